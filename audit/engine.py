@@ -1,0 +1,215 @@
+"""Trial engine: seeded, chunked, parallel Monte Carlo (DESIGN.md, "The auditor", step 3).
+
+Every Monte Carlo computation in privbound runs through :func:`map_chunks`:
+
+* the ``n`` trials are cut into fixed-size chunks (``chunk_size``, independent of
+  ``n_jobs`` and of the joblib backend);
+* chunk ``i`` draws all its randomness from the ``i``-th child of
+  ``numpy.random.SeedSequence(seed)`` (``SeedSequence(seed, spawn_key=(i,))``,
+  which is what ``SeedSequence(seed).spawn(i + 1)[i]`` returns);
+* chunks are dispatched with :class:`joblib.Parallel`, so any backend configured
+  with ``joblib.parallel_config`` (loky, threading, dask with a
+  ``dask.distributed.Client``) runs them, and the results are concatenated in
+  chunk order.
+
+A seed therefore gives bit-identical results on 1 or 16 cores, with any backend.
+
+:func:`run_trials` specialises this to a mechanism and a neighbouring pair: chunk
+``i`` splits its child seed into one generator for ``d0`` and one for ``d1``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable, Sequence
+
+import joblib
+import numpy as np
+
+from learners._validation import check_int
+
+__all__ = [
+    "DEFAULT_CHUNK_SIZE",
+    "MechanismError",
+    "TrialOutputs",
+    "chunk_sizes",
+    "chunk_seed",
+    "map_chunks",
+    "run_trials",
+    "sample_mechanism",
+]
+
+DEFAULT_CHUNK_SIZE = 5_000
+
+
+class MechanismError(RuntimeError):
+    """A mechanism raised or returned non-finite output during an audit."""
+
+
+def chunk_sizes(n: int, chunk_size: int = DEFAULT_CHUNK_SIZE) -> list[int]:
+    """Sizes of the chunks that ``n`` trials are cut into (all ``chunk_size`` but the last)."""
+    n = check_int(n, "trials", low=1)
+    chunk_size = check_int(chunk_size, "chunk_size", low=1)
+    full, rest = divmod(n, chunk_size)
+    return [chunk_size] * full + ([rest] if rest else [])
+
+
+def chunk_seed(seed: int, index: int) -> np.random.SeedSequence:
+    """The ``index``-th child of ``SeedSequence(seed)``."""
+    return np.random.SeedSequence(seed, spawn_key=(index,))
+
+
+def _check_seed(seed: Any) -> int:
+    return check_int(seed, "seed", low=0)
+
+
+def map_chunks(
+    fn: Callable[[int, np.random.SeedSequence], Any],
+    n: int,
+    *,
+    seed: int = 0,
+    chunk_size: int = DEFAULT_CHUNK_SIZE,
+    n_jobs: int | None = 1,
+    first_chunk: int = 0,
+) -> list[Any]:
+    """Run ``fn(size, seed_sequence)`` on every chunk of ``n`` trials, in chunk order.
+
+    ``fn`` must derive all of its randomness from the seed sequence it is given.
+    ``first_chunk`` skips chunks already computed elsewhere (resumable runs): the
+    chunk indices, hence the seeds, stay those of the full run.
+    """
+    seed = _check_seed(seed)
+    sizes = chunk_sizes(n, chunk_size)
+    first_chunk = check_int(first_chunk, "first_chunk", low=0, high=len(sizes))
+    tasks = [
+        joblib.delayed(fn)(size, chunk_seed(seed, i))
+        for i, size in enumerate(sizes)
+        if i >= first_chunk
+    ]
+    if n_jobs == 1 and _backend_is_default():
+        # Fast path: no pool start-up cost for the sequential case.
+        return [f(*a, **k) for f, a, k in tasks]
+    return list(joblib.Parallel(n_jobs=n_jobs)(tasks))
+
+
+def _backend_is_default() -> bool:
+    """True unless the caller configured a joblib backend (e.g. dask) explicitly."""
+    try:
+        from joblib.parallel import get_active_backend
+
+        backend, _ = get_active_backend()
+        return type(backend).__name__ in {"LokyBackend", "SequentialBackend"}
+    except Exception:  # pragma: no cover - very old joblib
+        return True
+
+
+# --------------------------------------------------------------------------- trials
+
+
+@dataclass(frozen=True)
+class TrialOutputs:
+    """Mechanism outputs on the two datasets of a neighbouring pair (stacked on axis 0)."""
+
+    out0: np.ndarray
+    out1: np.ndarray
+    seed: int
+    chunk_size: int
+
+
+def sample_mechanism(mechanism: Any, data: Any, rng: np.random.Generator, size: int) -> np.ndarray:
+    """``size`` independent outputs of ``mechanism`` on ``data``, stacked on axis 0.
+
+    Uses the vectorised ``mechanism.sample(data, rng, size)`` when present, else
+    calls ``mechanism(data, rng)`` ``size`` times.
+    """
+    if hasattr(mechanism, "sample"):
+        out = np.asarray(mechanism.sample(data, rng, size))
+        if out.ndim == 0 or out.shape[0] != size:
+            raise MechanismError(
+                f"mechanism.sample(data, rng, size={size}) must return {size} outputs stacked "
+                f"on axis 0, got shape {out.shape}"
+            )
+        return out
+    if not callable(mechanism):
+        raise TypeError(
+            "mechanism must be callable as mechanism(data, rng) or have a "
+            f"sample(data, rng, size) method, got {type(mechanism).__name__}"
+        )
+    return _stack([mechanism(data, rng) for _ in range(size)])
+
+
+def _stack(outputs: Sequence[Any]) -> np.ndarray:
+    """Stack single outputs (scalars, vectors, tuples, labels) on axis 0."""
+    first = outputs[0]
+    if isinstance(first, tuple):
+        try:
+            return np.asarray([np.concatenate([np.ravel(np.asarray(p, dtype=float)) for p in o]) for o in outputs])
+        except (TypeError, ValueError):
+            pass
+    try:
+        arr = np.asarray(outputs)
+        if arr.dtype != object:
+            return arr
+    except (TypeError, ValueError):
+        pass
+    arr = np.empty(len(outputs), dtype=object)
+    arr[:] = list(outputs)
+    return arr
+
+
+def _check_outputs(out: np.ndarray, side: int, chunk: int, seed: int, chunk_size: int) -> None:
+    if out.dtype.kind in "fc" and not np.all(np.isfinite(out)):
+        flat = np.reshape(~np.isfinite(out), (out.shape[0], -1)).any(axis=1)
+        trial = chunk * chunk_size + int(np.flatnonzero(flat)[0])
+        raise MechanismError(
+            f"mechanism returned a non-finite output on d{side} at trial {trial} "
+            f"(seed={seed}, chunk {chunk}, chunk_size={chunk_size})"
+        )
+
+
+def _trial_chunk(mechanism, d0, d1, seed: int, chunk_size: int, size: int, ss: np.random.SeedSequence):
+    chunk = ss.spawn_key[-1]
+    outs = []
+    for side, (data, child) in enumerate(zip((d0, d1), ss.spawn(2))):
+        rng = np.random.default_rng(child)
+        try:
+            out = sample_mechanism(mechanism, data, rng, size)
+        except MechanismError:
+            raise
+        except Exception as exc:
+            raise MechanismError(
+                f"mechanism raised {type(exc).__name__}: {exc} on d{side} in trials "
+                f"{chunk * chunk_size}..{chunk * chunk_size + size - 1} "
+                f"(seed={seed}, chunk {chunk}, chunk_size={chunk_size})"
+            ) from exc
+        _check_outputs(out, side, chunk, seed, chunk_size)
+        outs.append(out)
+    return outs
+
+
+def run_trials(
+    mechanism: Any,
+    d0: Any,
+    d1: Any,
+    trials: int,
+    *,
+    seed: int = 0,
+    n_jobs: int | None = 1,
+    chunk_size: int = DEFAULT_CHUNK_SIZE,
+) -> TrialOutputs:
+    """``trials`` outputs of ``mechanism`` on each of ``d0`` and ``d1``.
+
+    Chunk ``i`` uses the ``i``-th child of ``SeedSequence(seed)``, split in two
+    (``d0`` first, then ``d1``). Raises :class:`MechanismError` naming the trial
+    and the seed when the mechanism raises or returns non-finite output.
+    """
+    trials = check_int(trials, "trials", low=1)
+    seed = _check_seed(seed)
+
+    def fn(size, ss):
+        return _trial_chunk(mechanism, d0, d1, seed, chunk_size, size, ss)
+
+    parts = map_chunks(fn, trials, seed=seed, chunk_size=chunk_size, n_jobs=n_jobs)
+    out0 = np.concatenate([p[0] for p in parts], axis=0)
+    out1 = np.concatenate([p[1] for p in parts], axis=0)
+    return TrialOutputs(out0=out0, out1=out1, seed=seed, chunk_size=chunk_size)

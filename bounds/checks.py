@@ -1,0 +1,359 @@
+"""Check machinery: results, budgets and the four check kinds (DESIGN.md, "The theorems").
+
+A check is a function ``run(ctx: CheckContext) -> CheckOutcome``. The helpers here
+turn raw observations into outcomes with a status:
+
+* :func:`inequality` -- a deterministic inequality over instances / adversaries;
+* :func:`failure_rate` -- a probabilistic lemma: the observed failure count against
+  the stated probability, one-sided Clopper--Pearson / exact binomial test;
+* :func:`scaling` -- an OLS fit (statsmodels) of log y against log x, the slope's
+  confidence interval compared with the theorem's exponent;
+* :func:`exact` -- quadrature or enumeration compared with a closed form.
+
+:func:`run_checks` runs many checks and applies Holm's step-down correction to the
+p-values of the statistical checks, so that a run of many correct checks fails
+with probability at most ``1 - confidence`` in total.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+import zlib
+from dataclasses import asdict, dataclass, field
+from typing import Any, Iterable, Sequence
+
+import numpy as np
+from scipy import stats
+
+from learners._validation import check_confidence, check_int
+
+__all__ = [
+    "PROFILES",
+    "Profile",
+    "CheckContext",
+    "CheckOutcome",
+    "CheckResult",
+    "inequality",
+    "failure_rate",
+    "scaling",
+    "exact",
+    "inconclusive",
+    "check",
+    "run_checks",
+    "holm",
+]
+
+
+@dataclass(frozen=True)
+class Profile:
+    """A budget: ``scale`` multiplies each check's default number of trials."""
+
+    name: str
+    scale: float
+    confidence: float  # family-wise confidence of a run of checks (Holm)
+
+
+PROFILES = {
+    "smoke": Profile("smoke", 0.1, 0.999),
+    "default": Profile("default", 1.0, 0.999),
+    "full": Profile("full", 10.0, 0.999),
+}
+
+
+def _profile(profile: str | Profile) -> Profile:
+    if isinstance(profile, Profile):
+        return profile
+    try:
+        return PROFILES[profile]
+    except KeyError:
+        raise ValueError(f"profile must be one of {sorted(PROFILES)}, got {profile!r}") from None
+
+
+@dataclass
+class CheckContext:
+    """What a check gets: a seeded generator, the integer seed, the budget and n_jobs."""
+
+    rng: np.random.Generator
+    seed: int
+    profile: Profile
+    n_jobs: int | None = 1
+
+    def trials(self, default: int, *, minimum: int = 10) -> int:
+        """The number of trials for this profile: ``default`` times the profile's scale."""
+        return max(int(minimum), int(round(default * self.profile.scale)))
+
+
+@dataclass
+class CheckOutcome:
+    """What a check function returns; :func:`check` adds identity and timing."""
+
+    status: str  # "pass" | "fail" | "inconclusive"
+    observed: float
+    bound: float
+    kind: str
+    confidence: float | None = None
+    trials: int | None = None
+    p_value: float | None = None
+    details: dict[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if self.status not in ("pass", "fail", "inconclusive"):
+            raise ValueError(f"status must be 'pass', 'fail' or 'inconclusive', got {self.status!r}")
+
+
+@dataclass
+class CheckResult:
+    """The result of one check of one claim."""
+
+    claim_id: str
+    check: str
+    kind: str
+    status: str
+    observed: float
+    bound: float
+    ratio: float
+    confidence: float | None
+    trials: int | None
+    seed: int
+    wall_seconds: float
+    p_value: float | None = None
+    details: dict[str, Any] = field(default_factory=dict)
+    errata: tuple[str, ...] = ()
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-safe dict (non-finite floats become None)."""
+        return _json_safe(asdict(self))
+
+    def summary(self) -> str:
+        ratio = "n/a" if not math.isfinite(self.ratio) else f"{self.ratio:.4g}"
+        return (
+            f"{self.claim_id} [{self.check}, {self.kind}]: {self.status.upper()} "
+            f"observed={self.observed:.6g} bound={self.bound:.6g} ratio={ratio} "
+            f"trials={self.trials} seed={self.seed} ({self.wall_seconds:.2f}s)"
+        )
+
+
+def _json_safe(obj: Any) -> Any:
+    if isinstance(obj, dict):
+        return {str(k): _json_safe(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [_json_safe(v) for v in obj]
+    if isinstance(obj, (np.integer,)):
+        return int(obj)
+    if isinstance(obj, (float, np.floating)):
+        f = float(obj)
+        return f if math.isfinite(f) else None
+    if isinstance(obj, np.ndarray):
+        return _json_safe(obj.tolist())
+    if isinstance(obj, (np.bool_,)):
+        return bool(obj)
+    return obj
+
+
+# ----------------------------------------------------------------- outcome helpers
+
+
+def inequality(observed: float, bound: float, *, sense: str = "<=", rtol: float = 1e-9, **details: Any) -> CheckOutcome:
+    """A deterministic inequality ``observed <= bound`` (or ``>=``), up to float rounding ``rtol``."""
+    slack = rtol * max(1.0, abs(bound))
+    if sense == "<=":
+        ok = observed <= bound + slack
+    elif sense == ">=":
+        ok = observed >= bound - slack
+    else:
+        raise ValueError(f"sense must be '<=' or '>=', got {sense!r}")
+    return CheckOutcome("pass" if ok else "fail", float(observed), float(bound), "deterministic", details=dict(details, sense=sense))
+
+
+def exact(observed: float, bound: float, *, sense: str = "==", rtol: float = 1e-6, atol: float = 0.0, **details: Any) -> CheckOutcome:
+    """An exact numeric check: quadrature/enumeration against a closed form or bound."""
+    if sense == "==":
+        ok = math.isclose(observed, bound, rel_tol=rtol, abs_tol=atol)
+    elif sense in ("<=", ">="):
+        out = inequality(observed, bound, sense=sense, rtol=rtol)
+        ok = out.status == "pass" or abs(observed - bound) <= atol
+    else:
+        raise ValueError(f"sense must be '==', '<=' or '>=', got {sense!r}")
+    return CheckOutcome("pass" if ok else "fail", float(observed), float(bound), "exact", details=dict(details, sense=sense, rtol=rtol, atol=atol))
+
+
+def failure_rate(failures: int, trials: int, p_stated: float, *, confidence: float = 0.999, **details: Any) -> CheckOutcome:
+    """Test "failure probability <= p_stated" from ``failures`` out of ``trials``.
+
+    The p-value is the exact one-sided binomial tail ``P[Binom(trials, p_stated) >= failures]``;
+    the check fails when it is below ``1 - confidence`` (before any Holm correction).
+    ``observed`` is the empirical rate; ``details['rate_upper']`` is the one-sided
+    Clopper--Pearson upper confidence bound on the rate.
+    """
+    trials = check_int(trials, "trials", low=1)
+    failures = check_int(failures, "failures", low=0, high=trials)
+    confidence = check_confidence(confidence)
+    p_value = float(stats.binom.sf(failures - 1, trials, p_stated)) if failures > 0 else 1.0
+    rate_upper = float(stats.beta.ppf(confidence, failures + 1, trials - failures)) if failures < trials else 1.0
+    status = "fail" if p_value < 1 - confidence else "pass"
+    return CheckOutcome(
+        status,
+        failures / trials,
+        float(p_stated),
+        "probabilistic",
+        confidence=confidence,
+        trials=trials,
+        p_value=p_value,
+        details=dict(details, failures=failures, rate_upper=rate_upper),
+    )
+
+
+def scaling(
+    x: Sequence[float],
+    y: Sequence[float],
+    expected_exponent: float,
+    *,
+    confidence: float = 0.95,
+    parameter: str = "x",
+    **details: Any,
+) -> CheckOutcome:
+    """Fit ``log y = a + b log x`` by OLS (statsmodels) and compare ``b`` with the exponent.
+
+    Passes when the ``confidence`` interval of the slope contains ``expected_exponent``;
+    the p-value is the two-sided t-test of ``b == expected_exponent``.
+    """
+    import statsmodels.api as sm
+
+    x = np.asarray(x, dtype=float)
+    y = np.asarray(y, dtype=float)
+    if x.shape != y.shape or x.ndim != 1 or x.size < 3:
+        raise ValueError(f"scaling needs two 1-d arrays of equal length >= 3, got {x.shape} and {y.shape}")
+    if np.any(x <= 0) or np.any(y <= 0):
+        raise ValueError("scaling needs positive x and y (it fits on a log-log scale)")
+    model = sm.OLS(np.log(y), sm.add_constant(np.log(x))).fit()
+    lo, hi = model.conf_int(alpha=1 - confidence)[1]
+    slope = float(model.params[1])
+    t = model.t_test(([0.0, 1.0], expected_exponent))
+    p_value = float(np.squeeze(t.pvalue))
+    status = "pass" if lo <= expected_exponent <= hi else "fail"
+    return CheckOutcome(
+        status,
+        slope,
+        float(expected_exponent),
+        "scaling",
+        confidence=confidence,
+        trials=int(x.size),
+        p_value=p_value,
+        details=dict(details, parameter=parameter, slope_ci=[float(lo), float(hi)], intercept=float(model.params[0]),
+                     r_squared=float(model.rsquared), x=x.tolist(), y=y.tolist()),
+    )
+
+
+def inconclusive(observed: float, bound: float, kind: str, reason: str, **details: Any) -> CheckOutcome:
+    """An outcome that can neither pass nor fail (e.g. a vacuous bound); ``reason`` says why."""
+    return CheckOutcome("inconclusive", float(observed), float(bound), kind, details=dict(details, reason=reason))
+
+
+# ----------------------------------------------------------------------- running
+
+
+def _stable_seed(*parts: str) -> int:
+    return zlib.crc32("/".join(parts).encode()) & 0x7FFFFFFF
+
+
+def _run_one(claim, chk, *, seed: int | None, profile: Profile, n_jobs) -> CheckResult:
+    if seed is None:
+        seed = _stable_seed(claim.id, chk.name)
+    ctx = CheckContext(rng=np.random.default_rng(seed), seed=seed, profile=profile, n_jobs=n_jobs)
+    start = time.perf_counter()
+    outcome: CheckOutcome = chk.run(ctx)
+    wall = time.perf_counter() - start
+    if not isinstance(outcome, CheckOutcome):
+        raise TypeError(f"check {claim.id}:{chk.name} returned {type(outcome).__name__}, expected CheckOutcome")
+    ratio = outcome.observed / outcome.bound if outcome.bound not in (0.0,) and math.isfinite(outcome.bound) else float("nan")
+    return CheckResult(
+        claim_id=claim.id,
+        check=chk.name,
+        kind=outcome.kind,
+        status=outcome.status,
+        observed=outcome.observed,
+        bound=outcome.bound,
+        ratio=float(ratio),
+        confidence=outcome.confidence,
+        trials=outcome.trials,
+        seed=seed,
+        wall_seconds=wall,
+        p_value=outcome.p_value,
+        details=outcome.details,
+        errata=tuple(claim.errata),
+    )
+
+
+def check(claim_id: str, *, rng: np.random.Generator | None = None, profile: str | Profile = "default", n_jobs: int | None = 1) -> CheckResult:
+    """Run every check of one claim; several checks are combined (worst status wins).
+
+    With ``rng`` given, the seed is drawn from it; otherwise a stable seed derived
+    from the claim id and check name is used, so runs are reproducible.
+    """
+    from bounds.registry import get
+
+    claim = get(claim_id)
+    prof = _profile(profile)
+    if not claim.checks:
+        raise ValueError(f"claim {claim_id!r} has no checks: {claim.uncheckable_reason}")
+    results = []
+    for chk in claim.checks:
+        seed = None if rng is None else int(rng.integers(0, 2**31 - 1))
+        results.append(_run_one(claim, chk, seed=seed, profile=prof, n_jobs=n_jobs))
+    if len(results) == 1:
+        return results[0]
+    order = {"fail": 0, "inconclusive": 1, "pass": 2}
+    worst = min(results, key=lambda r: order[r.status])
+    combined = CheckResult(**{**worst.__dict__})
+    combined.check = "+".join(r.check for r in results)
+    combined.wall_seconds = sum(r.wall_seconds for r in results)
+    combined.details = {"checks": [r.to_dict() for r in results], "worst": worst.check}
+    return combined
+
+
+def holm(p_values: Sequence[float], alpha: float) -> list[bool]:
+    """Holm's step-down procedure: which hypotheses are rejected at family-wise level ``alpha``."""
+    p = np.asarray(p_values, dtype=float)
+    m = p.size
+    reject = [False] * m
+    for rank, idx in enumerate(np.argsort(p, kind="stable")):
+        if p[idx] <= alpha / (m - rank):
+            reject[idx] = True
+        else:
+            break
+    return reject
+
+
+def run_checks(
+    ids: Iterable[str] | None = None,
+    *,
+    profile: str | Profile = "default",
+    n_jobs: int | None = 1,
+    progress: Any = None,
+) -> list[CheckResult]:
+    """Run the checks of the given claims (all checkable claims by default).
+
+    Statistical checks (probabilistic and scaling, by their p-values) are re-judged
+    together by Holm's correction at family-wise level ``1 - profile.confidence``: a run of many correct
+    checks fails one with probability at most that level. Each result's
+    ``details['holm']`` records the adjusted decision.
+    """
+    from bounds.registry import claims as all_claims, get
+
+    prof = _profile(profile)
+    selected = [get(i) for i in ids] if ids is not None else [c for c in all_claims() if c.checks]
+    results: list[CheckResult] = []
+    for claim in selected:
+        for chk in claim.checks:
+            results.append(_run_one(claim, chk, seed=None, profile=prof, n_jobs=n_jobs))
+            if progress is not None:
+                progress(results[-1])
+    stat = [r for r in results if r.kind in ("probabilistic", "scaling") and r.p_value is not None and r.status != "inconclusive"]
+    if stat:
+        rejected = holm([r.p_value for r in stat], 1 - prof.confidence)
+        for r, rej in zip(stat, rejected):
+            r.details["holm"] = {"family_size": len(stat), "alpha": 1 - prof.confidence, "rejected": rej,
+                                 "unadjusted_status": r.status}
+            r.status = "fail" if rej else "pass"
+    return results

@@ -1,0 +1,225 @@
+"""Claim registry: every numbered statement of the three papers as data (DESIGN.md, "The theorems").
+
+A :class:`Claim` holds the statement (text and LaTeX), its kind, the formula of
+its main quantity with the paper's explicit constants (hidden constants are
+keyword arguments defaulting to 1 and listed in ``hidden_constants``), the
+exponent of each parameter for O/Omega statements, the regime in which it holds,
+errata notes, and its checks (or an ``uncheckable_reason``).
+
+Ids are ``<paper>/<kind>-<number>`` in lower case, e.g.
+``robust-halfspaces/lemma-21``, ``agnostic-halfspaces/lemma-b.10``,
+``decision-lists-winnow/theorem-12``. One module per paper registers its claims
+with :func:`register` at import time (``bounds/robust_halfspaces.py``,
+``bounds/agnostic_halfspaces.py``, ``bounds/decision_lists_winnow.py``).
+"""
+
+from __future__ import annotations
+
+import inspect
+import math
+import re
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import Any, Callable, Mapping
+
+__all__ = [
+    "PAPERS",
+    "ClaimKind",
+    "Condition",
+    "Claim",
+    "Check",
+    "register",
+    "unregister",
+    "claims",
+    "get",
+    "evaluate",
+]
+
+PAPERS = ("robust-halfspaces", "agnostic-halfspaces", "decision-lists-winnow")
+STATEMENT_KINDS = ("theorem", "lemma", "proposition", "claim", "fact", "observation", "corollary", "remark", "definition")
+_ID_RE = re.compile(r"^(%s)/(%s)-[0-9a-z]+(\.[0-9a-z]+)*$" % ("|".join(PAPERS), "|".join(STATEMENT_KINDS)))
+
+
+class ClaimKind(str, Enum):
+    """What a claim asserts."""
+
+    SAMPLE_COMPLEXITY_UPPER = "sample-complexity-upper"
+    SAMPLE_COMPLEXITY_LOWER = "sample-complexity-lower"
+    MISTAKE_BOUND = "mistake-bound"
+    UPDATE_BOUND = "update-bound"
+    PRIVACY = "privacy"
+    PROBABILISTIC_LEMMA = "probabilistic-lemma"
+    STRUCTURAL_IDENTITY = "structural-identity"
+    ACCURACY = "accuracy"
+
+
+@dataclass(frozen=True)
+class Condition:
+    """One condition of a claim's regime: ``holds(params) -> bool`` and its text.
+
+    ``text`` is the condition as a reader would write it (``"0 < eta < 2 (1 - c) rho"``);
+    it is quoted in the ``ValueError`` raised when the condition is violated.
+    """
+
+    text: str
+    holds: Callable[[Mapping[str, float]], bool]
+
+
+@dataclass(frozen=True)
+class Check:
+    """A check of a claim.
+
+    ``run(rng, profile) -> CheckOutcome`` does the work (see :mod:`bounds.checks`);
+    ``kind`` is one of ``deterministic``, ``probabilistic``, ``scaling``, ``exact``.
+    Probabilistic checks report a p-value so that :func:`bounds.run_checks` can apply
+    Holm's correction across a run.
+    """
+
+    name: str
+    kind: str
+    run: Callable[..., Any]
+    description: str = ""
+
+    def __post_init__(self) -> None:
+        if self.kind not in ("deterministic", "probabilistic", "scaling", "exact"):
+            raise ValueError(
+                "Check.kind must be one of 'deterministic', 'probabilistic', 'scaling', 'exact', "
+                f"got {self.kind!r}"
+            )
+
+
+@dataclass(frozen=True)
+class Claim:
+    """One numbered statement of a paper, encoded as executable data."""
+
+    id: str
+    statement: str
+    latex: str
+    kind: ClaimKind
+    source: str  # where in the paper / notes, e.g. "Sec. 3.2; notes Sec. 2"
+    formula: Callable[..., float] | None = None
+    quantity: str = ""  # what formula() returns, e.g. "number of updates"
+    hidden_constants: Mapping[str, float] = field(default_factory=dict)
+    exponents: Mapping[str, float] = field(default_factory=dict)
+    regime: tuple[Condition, ...] = ()
+    errata: tuple[str, ...] = ()
+    reconstructed: bool = False
+    checks: tuple[Check, ...] = ()
+    uncheckable_reason: str | None = None
+    # A check that needs a learner from a later issue: says which, e.g.
+    # "needs DPBatchPerceptron (issue 5)". Counts as neither checked nor uncheckable.
+    pending: str | None = None
+
+    def __post_init__(self) -> None:
+        if not _ID_RE.match(self.id):
+            raise ValueError(
+                f"claim id {self.id!r} must look like '<paper>/<kind>-<number>' with paper in "
+                f"{PAPERS} and kind in {STATEMENT_KINDS}, lower case"
+            )
+        if not isinstance(self.kind, ClaimKind):
+            object.__setattr__(self, "kind", ClaimKind(self.kind))
+        if not self.checks and not self.uncheckable_reason and not self.pending:
+            raise ValueError(
+                f"claim {self.id!r} needs at least one check, an uncheckable_reason, or a pending note"
+            )
+
+    @property
+    def paper(self) -> str:
+        return self.id.split("/", 1)[0]
+
+    @property
+    def number(self) -> str:
+        return self.id.split("/", 1)[1]
+
+    @property
+    def parameters(self) -> tuple[str, ...]:
+        """Names of the formula's parameters (hidden constants included)."""
+        if self.formula is None:
+            return ()
+        return tuple(inspect.signature(self.formula).parameters)
+
+    @property
+    def required_parameters(self) -> tuple[str, ...]:
+        if self.formula is None:
+            return ()
+        return tuple(
+            name
+            for name, p in inspect.signature(self.formula).parameters.items()
+            if p.default is inspect.Parameter.empty
+        )
+
+    def evaluate(self, **params: float) -> float:
+        """The claim's main quantity at ``params``; raises outside the regime."""
+        if self.formula is None:
+            raise ValueError(f"claim {self.id!r} has no formula to evaluate (it is {self.kind.value})")
+        known = set(self.parameters)
+        unknown = sorted(set(params) - known)
+        if unknown:
+            raise TypeError(
+                f"{self.id}: unknown parameter(s) {unknown}; the formula takes {sorted(known)}"
+            )
+        missing = [p for p in self.required_parameters if p not in params]
+        if missing:
+            raise TypeError(f"{self.id}: missing parameter(s) {missing}")
+        for name, value in params.items():
+            if isinstance(value, bool) or not isinstance(value, (int, float)):
+                raise TypeError(f"{self.id}: parameter {name} must be a real number, got {value!r}")
+            if math.isnan(value):
+                raise ValueError(f"{self.id}: parameter {name} is NaN")
+        full = dict(params)
+        sig = inspect.signature(self.formula)
+        for name, p in sig.parameters.items():
+            if name not in full and p.default is not inspect.Parameter.empty:
+                full[name] = p.default
+        for cond in self.regime:
+            if not cond.holds(full):
+                shown = ", ".join(f"{k}={v!r}" for k, v in params.items())
+                raise ValueError(f"{self.id}: outside the regime, violated condition: {cond.text} (got {shown})")
+        return float(self.formula(**params))
+
+
+_REGISTRY: dict[str, Claim] = {}
+
+
+def register(claim: Claim) -> Claim:
+    """Add ``claim`` to the registry; an id may be registered once."""
+    if claim.id in _REGISTRY:
+        raise ValueError(f"claim {claim.id!r} is already registered")
+    _REGISTRY[claim.id] = claim
+    return claim
+
+
+def unregister(claim_id: str) -> None:
+    """Remove a claim (used by tests that register deliberately false claims)."""
+    _REGISTRY.pop(claim_id, None)
+
+
+def _load_papers() -> None:
+    # Importing the per-paper modules registers their claims.
+    from bounds import _papers  # noqa: F401
+
+
+def claims(paper: str | None = None) -> list[Claim]:
+    """All registered claims, sorted by id; optionally only those of one paper."""
+    _load_papers()
+    if paper is not None and paper not in PAPERS:
+        raise ValueError(f"paper must be one of {PAPERS}, got {paper!r}")
+    return [c for k, c in sorted(_REGISTRY.items()) if paper is None or c.paper == paper]
+
+
+def get(claim_id: str) -> Claim:
+    """The claim with this id; ``KeyError`` with close matches otherwise."""
+    _load_papers()
+    try:
+        return _REGISTRY[claim_id]
+    except KeyError:
+        import difflib
+
+        close = difflib.get_close_matches(claim_id, list(_REGISTRY), n=3)
+        hint = f"; did you mean {close}?" if close else ""
+        raise KeyError(f"no claim {claim_id!r} is registered{hint}") from None
+
+
+def evaluate(claim_id: str, **params: float) -> float:
+    """Evaluate the main quantity of claim ``claim_id`` at ``params``."""
+    return get(claim_id).evaluate(**params)
