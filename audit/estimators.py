@@ -1,0 +1,507 @@
+"""Estimators: from attack scores on d0 and d1 to a lower confidence bound on epsilon.
+
+The hypothesis-testing view of differential privacy (Kairouz, Oh & Viswanath 2015;
+Jagielski, Ullman & Oprea 2020; Nasr et al. 2021): if a mechanism is
+(epsilon, delta)-DP, then for every event E and both orderings (a, b) of the
+neighbouring pair,
+
+    P_a(E) <= e^epsilon P_b(E) + delta,   so   epsilon >= ln((P_a(E) - delta) / P_b(E)).
+
+For a score s (higher meaning "came from d1") the candidate events are the
+threshold events {s >= t} and {s < t}, with d1 or d0 in the role of ``a``. Plugging
+in a one-sided Clopper--Pearson lower bound for P_a(E) and an upper bound for
+P_b(E), each at level (1 - confidence)/2, gives a lower confidence bound on
+epsilon that holds with probability >= ``confidence`` for that event.
+
+The event is chosen by a threshold strategy (a tiny frozen dataclass, in the style
+of ``jax_privacy.auditing``):
+
+* :class:`Split` (default): choose the event on a held-out *selection* part of the
+  trials and evaluate it on the rest; no multiplicity correction is needed because
+  the evaluation data never influenced the choice.
+* :class:`AllThresholds`: use every trial and take the best of all candidate events,
+  with a Bonferroni correction over all of them (``4 (n0 + n1 + 1)`` events).
+* :class:`Explicit`: one event fixed in advance.
+
+Directions: ``"two-sided"`` considers all four event families; ``"in-above"`` only
+the events that say d1 scores high ({s >= t} with d1 on top, {s < t} with d0 on top);
+``"in-below"`` the mirror image.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Literal
+
+import numpy as np
+from scipy import special
+
+from learners._validation import check_confidence, check_delta, check_real
+
+__all__ = [
+    "Split",
+    "AllThresholds",
+    "Explicit",
+    "Event",
+    "Estimate",
+    "clopper_pearson_lower",
+    "clopper_pearson_upper",
+    "epsilon_bound_from_counts",
+    "estimate_epsilon",
+    "epsilon_lower_bound",
+    "auroc",
+    "check_scores",
+]
+
+Direction = Literal["two-sided", "in-above", "in-below"]
+_DIRECTIONS = ("two-sided", "in-above", "in-below")
+
+# Event families: (event side, top dataset). side "ge" means {s >= t}; "lt" means {s < t}.
+# top 1 means P_d1(E) <= e^eps P_d0(E) + delta is tested (d1 on top).
+_FAMILIES = (("ge", 1), ("lt", 0), ("ge", 0), ("lt", 1))
+_FAMILIES_IN_ABOVE = (0, 1)
+_FAMILIES_IN_BELOW = (2, 3)
+
+
+# --------------------------------------------------------------------- strategies
+
+
+@dataclass(frozen=True)
+class Split:
+    """Choose the event on the first ``fraction`` of the trials, evaluate on the rest."""
+
+    fraction: float = 0.2
+
+    def __post_init__(self) -> None:
+        check_real(self.fraction, "Split.fraction", low=0.0, high=1.0, low_inclusive=False, high_inclusive=False)
+
+
+@dataclass(frozen=True)
+class AllThresholds:
+    """Best event over all thresholds on all trials, Bonferroni-corrected over every candidate."""
+
+
+@dataclass(frozen=True)
+class Explicit:
+    """One event fixed before seeing the data: ``{s >= threshold}`` or ``{s < threshold}``.
+
+    ``top`` is the dataset whose probability of the event is bounded above by
+    ``e^eps`` times the other's (1 = d1, 0 = d0).
+    """
+
+    threshold: float
+    side: Literal["ge", "lt"] = "ge"
+    top: int = 1
+
+    def __post_init__(self) -> None:
+        if self.side not in ("ge", "lt"):
+            raise ValueError(f"Explicit.side must be 'ge' or 'lt', got {self.side!r}")
+        if self.top not in (0, 1):
+            raise ValueError(f"Explicit.top must be 0 or 1, got {self.top!r}")
+
+
+Strategy = Split | AllThresholds | Explicit
+
+
+@dataclass(frozen=True)
+class Event:
+    """A threshold event and the ordering of the pair it is tested in."""
+
+    threshold: float
+    side: str  # "ge" or "lt"
+    top: int  # 1: P_d1(E) <= e^eps P_d0(E) + delta; 0: the reverse
+
+    def describe(self) -> str:
+        op = ">=" if self.side == "ge" else "<"
+        a, b = ("d1", "d0") if self.top == 1 else ("d0", "d1")
+        return f"P_{a}(score {op} {self.threshold:.6g}) <= e^eps P_{b}(same) + delta"
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """What an estimator found: the bound, the event and the counts behind it."""
+
+    epsilon_lower_bound: float
+    event: Event | None
+    confidence: float
+    delta: float
+    n_in: int  # d1 scores used for evaluation
+    n_out: int  # d0 scores used for evaluation
+    k_in: int  # d1 scores in the event
+    k_out: int  # d0 scores in the event
+    n_candidates: int  # events the confidence was corrected for (1 unless AllThresholds)
+    method: str
+
+    @property
+    def tpr(self) -> float:
+        """P_d1(E) estimated on the evaluation trials."""
+        return self.k_in / self.n_in if self.n_in else float("nan")
+
+    @property
+    def fpr(self) -> float:
+        """P_d0(E) estimated on the evaluation trials."""
+        return self.k_out / self.n_out if self.n_out else float("nan")
+
+
+# ----------------------------------------------------------------- Clopper-Pearson
+
+
+def clopper_pearson_lower(k, n, alpha):
+    """One-sided (1 - alpha) Clopper--Pearson lower bound on a binomial proportion (vectorised)."""
+    k = np.asarray(k, dtype=float)
+    n = np.asarray(n, dtype=float)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        out = special.betaincinv(k, n - k + 1.0, alpha)
+    return np.where(k <= 0, 0.0, out)
+
+
+def clopper_pearson_upper(k, n, alpha):
+    """One-sided (1 - alpha) Clopper--Pearson upper bound on a binomial proportion (vectorised)."""
+    k = np.asarray(k, dtype=float)
+    n = np.asarray(n, dtype=float)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        out = special.betaincinv(k + 1.0, n - k, 1.0 - alpha)
+    return np.where(k >= n, 1.0, out)
+
+
+def epsilon_bound_from_counts(k_top, n_top, k_bottom, n_bottom, *, delta: float, alpha: float):
+    """ln((CP_lower(k_top/n_top) - delta) / CP_upper(k_bottom/n_bottom)), each at level alpha/2.
+
+    Returns ``-inf`` where the lower bound on the top probability does not exceed delta.
+    Vectorised over counts. This is a valid (1 - alpha) lower confidence bound on epsilon
+    for one event fixed independently of these counts.
+    """
+    lo = clopper_pearson_lower(k_top, n_top, alpha / 2)
+    hi = clopper_pearson_upper(k_bottom, n_bottom, alpha / 2)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        val = np.log(lo - delta) - np.log(hi)
+    return np.where(lo > delta, val, -np.inf)
+
+
+# ------------------------------------------------------------------------ helpers
+
+
+def check_scores(scores, name: str) -> np.ndarray:
+    """A non-empty, finite, 1-d float array of scores."""
+    try:
+        arr = np.asarray(scores, dtype=float)
+    except (TypeError, ValueError):
+        raise TypeError(f"{name} must be a 1-d array of real scores") from None
+    if arr.ndim != 1:
+        raise ValueError(f"{name} must be 1-dimensional, got shape {arr.shape}")
+    if arr.size == 0:
+        raise ValueError(f"{name} must not be empty")
+    if not np.all(np.isfinite(arr)):
+        bad = int(np.flatnonzero(~np.isfinite(arr))[0])
+        raise ValueError(f"{name} must be finite; entry {bad} is {arr[bad]!r}")
+    return arr
+
+
+def _families(direction: str) -> tuple[int, ...]:
+    if direction == "two-sided":
+        return (0, 1, 2, 3)
+    if direction == "in-above":
+        return _FAMILIES_IN_ABOVE
+    if direction == "in-below":
+        return _FAMILIES_IN_BELOW
+    raise ValueError(f"direction must be one of {_DIRECTIONS}, got {direction!r}")
+
+
+def _event_counts(s_in: np.ndarray, s_out: np.ndarray, thresholds: np.ndarray):
+    """Counts of scores >= t for each threshold t (sorted inputs not required)."""
+    a = np.sort(s_in)
+    b = np.sort(s_out)
+    ge_in = a.size - np.searchsorted(a, thresholds, side="left")
+    ge_out = b.size - np.searchsorted(b, thresholds, side="left")
+    return ge_in, ge_out
+
+
+def _candidate_table(s_in, s_out, thresholds, families):
+    """(k_top, n_top, k_bottom, n_bottom, side, top, threshold index) for every candidate event."""
+    ge_in, ge_out = _event_counts(s_in, s_out, thresholds)
+    n_in, n_out = s_in.size, s_out.size
+    rows = []
+    for f in families:
+        side, top = _FAMILIES[f]
+        k_in = ge_in if side == "ge" else n_in - ge_in
+        k_out = ge_out if side == "ge" else n_out - ge_out
+        if top == 1:
+            rows.append((k_in, n_in, k_out, n_out, f))
+        else:
+            rows.append((k_out, n_out, k_in, n_in, f))
+    return rows
+
+
+def _wilson(k, n, z, sign):
+    """Wilson score bound for a proportion k/n: lower for sign -1, upper for +1."""
+    p = k / n
+    centre = p + z * z / (2 * n)
+    half = z * np.sqrt(np.maximum(p * (1 - p), 0.0) / n + z * z / (4 * n * n))
+    return np.clip((centre + sign * half) / (1 + z * z / n), 0.0, 1.0)
+
+
+def _wilson_bound(k_top, n_top, k_bot, n_bot, *, delta, alpha):
+    """Cheap normal (Wilson score) approximation of :func:`epsilon_bound_from_counts`.
+
+    Used only to choose among candidate events, never as the reported bound.
+    """
+    z = special.ndtri(1.0 - alpha / 2)
+    lo = _wilson(np.asarray(k_top, float), n_top, z, -1.0)
+    hi = _wilson(np.asarray(k_bot, float), n_bot, z, +1.0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        val = np.log(lo - delta) - np.log(hi)
+    return np.where(lo > delta, val, -np.inf)
+
+
+_SHORTLIST = 64
+
+
+def _shortlist(k_top, n_top, k_bot, n_bot, *, delta, alpha):
+    """Exact bound on a shortlist of candidates; returns (best value, index).
+
+    The shortlist holds the ``_SHORTLIST`` best candidates by the Wilson approximation
+    and their neighbours. Any rule for picking among candidates is valid for every
+    strategy here: Split evaluates its pick on fresh data, and AllThresholds corrects
+    for every candidate whether it was examined or not.
+    """
+    k_top = np.asarray(k_top)
+    k_bot = np.asarray(k_bot)
+    if k_top.size <= 4 * _SHORTLIST:
+        idx = np.arange(k_top.size)
+    else:
+        approx = _wilson_bound(k_top, n_top, k_bot, n_bot, delta=delta, alpha=alpha)
+        top = np.argpartition(-approx, _SHORTLIST)[:_SHORTLIST]
+        idx = np.unique(np.clip(np.concatenate([top - 1, top, top + 1]), 0, k_top.size - 1))
+    vals = epsilon_bound_from_counts(k_top[idx], n_top, k_bot[idx], n_bot, delta=delta, alpha=alpha)
+    j = int(np.argmax(vals))  # first maximum: the smallest threshold among the shortlist
+    return float(vals[j]), int(idx[j])
+
+
+def _thresholds(values: np.ndarray) -> np.ndarray:
+    """Candidate thresholds: every distinct value, plus +inf (the empty / full event)."""
+    return np.append(np.unique(values), np.inf)
+
+
+def _pick(candidates):
+    """The best (value, threshold, family) candidate.
+
+    Ties are broken by event side ({s >= t} first), then by the smallest threshold,
+    never by which dataset is on top: so swapping the two score samples selects the
+    mirror-image event and the two-sided bound is symmetric.
+    """
+    return max(candidates, key=lambda c: (c[0], _FAMILIES[c[2]][0] == "ge", -c[1]))
+
+
+# Number of candidate thresholds offered to the selection step (order statistics spaced
+# geometrically towards both tails). Tuned on Laplace and Gaussian score pairs at
+# N = 1e3..1e6 (see benchmarks/auditor_tightness.py): a coarse grid plus a one-step
+# Clopper--Pearson penalty beat both "all distinct values" and Bonferroni-style penalties.
+_SELECTION_GRID = 200
+
+
+def _threshold_grid(values: np.ndarray, size: int | None) -> np.ndarray:
+    """Candidate thresholds for selection: all distinct values, or about ``size`` order statistics
+    spaced geometrically towards both tails (so tail events are represented without
+    offering thousands of nearly identical noisy candidates)."""
+    u = np.unique(values)
+    if size is None or u.size <= size:
+        return np.append(u, np.inf)
+    v = np.sort(values)
+    m = v.size
+    half = np.geomspace(1.0 / m, 0.5, size // 2)
+    levels = np.concatenate([half, 1.0 - half])
+    idx = np.clip(np.round(levels * m).astype(int), 0, m - 1)
+    return np.append(np.unique(v[idx]), np.inf)
+
+
+def _best_candidate(s_in_sel, s_out_sel, n_in_eval, n_out_eval, *, delta, alpha, families):
+    """Pick the event predicted to give the largest bound on the evaluation data.
+
+    Maximising a noisy estimate over thousands of thresholds picks the luckiest tail
+    event (the winner's curse: a 3-sigma fluctuation somewhere in the tail is the rule,
+    not the exception). So the candidates are a grid of about ``_SELECTION_GRID``
+    order statistics, and the prediction is deliberately pessimistic: the selection
+    data give (Wilson) confidence bounds on the two probabilities at the audit's own
+    level, and the prediction is the evaluation-size bound at those pessimistic rates.
+    Any selection rule keeps the final bound valid, since it is evaluated on fresh data;
+    the approximation only affects which event is chosen.
+    """
+    thresholds = _threshold_grid(np.concatenate([s_in_sel, s_out_sel]), _SELECTION_GRID)
+    z_sel = special.ndtri(1.0 - alpha / 2)
+    candidates = []
+    for k_top, n_top, k_bot, n_bot, f in _candidate_table(s_in_sel, s_out_sel, thresholds, families):
+        top = _FAMILIES[f][1]
+        n_top_eval = n_in_eval if top == 1 else n_out_eval
+        n_bot_eval = n_out_eval if top == 1 else n_in_eval
+        rate_top = _wilson(np.asarray(k_top, float), n_top, z_sel, -1.0)
+        rate_bot = _wilson(np.asarray(k_bot, float), n_bot, z_sel, +1.0)
+        pred = _wilson_bound(rate_top * n_top_eval, n_top_eval, rate_bot * n_bot_eval, n_bot_eval,
+                             delta=delta, alpha=alpha)
+        i = int(np.argmax(pred))  # first maximum: the smallest threshold of this family
+        candidates.append((float(pred[i]), float(thresholds[i]), f))
+    return _pick(candidates)
+
+
+def _evaluate_event(s_in, s_out, event: Event, *, delta, alpha, n_candidates, method, confidence) -> Estimate:
+    ge_in, ge_out = _event_counts(s_in, s_out, np.array([event.threshold]))
+    k_in = int(ge_in[0]) if event.side == "ge" else s_in.size - int(ge_in[0])
+    k_out = int(ge_out[0]) if event.side == "ge" else s_out.size - int(ge_out[0])
+    if event.top == 1:
+        val = epsilon_bound_from_counts(k_in, s_in.size, k_out, s_out.size, delta=delta, alpha=alpha / n_candidates)
+    else:
+        val = epsilon_bound_from_counts(k_out, s_out.size, k_in, s_in.size, delta=delta, alpha=alpha / n_candidates)
+    return Estimate(
+        epsilon_lower_bound=max(0.0, float(val)),
+        event=event,
+        confidence=confidence,
+        delta=delta,
+        n_in=s_in.size,
+        n_out=s_out.size,
+        k_in=k_in,
+        k_out=k_out,
+        n_candidates=n_candidates,
+        method=method,
+    )
+
+
+def _null_estimate(n_in, n_out, *, delta, confidence, method, n_candidates=1) -> Estimate:
+    return Estimate(0.0, None, confidence, delta, n_in, n_out, 0, 0, n_candidates, method)
+
+
+# ---------------------------------------------------------------------- estimators
+
+
+def estimate_epsilon(
+    in_scores,
+    out_scores,
+    *,
+    delta: float = 0.0,
+    confidence: float = 0.95,
+    strategy: Strategy | None = None,
+    direction: Direction = "two-sided",
+) -> Estimate:
+    """Lower confidence bound on epsilon from scores on d1 (``in``) and d0 (``out``).
+
+    With :class:`Split`, the first ``fraction`` of each score array selects the event
+    and the rest evaluates it: pass the scores in trial order (the trials are i.i.d.,
+    so any split fixed in advance is valid).
+    """
+    s_in = check_scores(in_scores, "in_scores")
+    s_out = check_scores(out_scores, "out_scores")
+    delta = check_delta(delta)
+    confidence = check_confidence(confidence)
+    families = _families(direction)
+    strategy = Split() if strategy is None else strategy
+    alpha = 1.0 - confidence
+
+    if isinstance(strategy, Explicit):
+        event = Event(float(strategy.threshold), strategy.side, strategy.top)
+        return _evaluate_event(s_in, s_out, event, delta=delta, alpha=alpha, n_candidates=1,
+                               method="clopper-pearson/explicit", confidence=confidence)
+
+    if isinstance(strategy, AllThresholds):
+        thresholds = _thresholds(np.concatenate([s_in, s_out]))
+        # Correct for every event that could have been examined: a data-independent count,
+        # so the bound cannot shrink because ties merged thresholds.
+        n_candidates = len(families) * (s_in.size + s_out.size + 1)
+        candidates = []
+        for k_top, n_top, k_bot, n_bot, f in _candidate_table(s_in, s_out, thresholds, families):
+            value, i = _shortlist(k_top, n_top, k_bot, n_bot, delta=delta, alpha=alpha / n_candidates)
+            candidates.append((value, float(thresholds[i]), f))
+        value, threshold, f = _pick(candidates)
+        method = "clopper-pearson/all-thresholds"
+        if not value > 0.0:
+            return _null_estimate(s_in.size, s_out.size, delta=delta, confidence=confidence,
+                                  method=method, n_candidates=n_candidates)
+        return _evaluate_event(s_in, s_out, Event(threshold, *_FAMILIES[f]), delta=delta, alpha=alpha,
+                               n_candidates=n_candidates, method=method, confidence=confidence)
+
+    if isinstance(strategy, Split):
+        n_sel_in = int(math.floor(strategy.fraction * s_in.size))
+        n_sel_out = int(math.floor(strategy.fraction * s_out.size))
+        if min(n_sel_in, n_sel_out) < 1 or min(s_in.size - n_sel_in, s_out.size - n_sel_out) < 1:
+            raise ValueError(
+                f"Split(fraction={strategy.fraction}) needs at least one selection and one evaluation score "
+                f"on each side; got {s_in.size} in_scores and {s_out.size} out_scores"
+            )
+        sel_in, ev_in = s_in[:n_sel_in], s_in[n_sel_in:]
+        sel_out, ev_out = s_out[:n_sel_out], s_out[n_sel_out:]
+        pred, threshold, f = _best_candidate(sel_in, sel_out, ev_in.size, ev_out.size, delta=delta, alpha=alpha,
+                                             families=families)
+        method = f"clopper-pearson/split({strategy.fraction:g})"
+        if not pred > 0.0:
+            # The selection data see nothing to detect: report 0 (always a valid lower bound).
+            return _null_estimate(ev_in.size, ev_out.size, delta=delta, confidence=confidence, method=method)
+        return _evaluate_event(ev_in, ev_out, Event(threshold, *_FAMILIES[f]), delta=delta, alpha=alpha,
+                               n_candidates=1, method=method, confidence=confidence)
+
+    raise TypeError(f"strategy must be Split, AllThresholds or Explicit, got {type(strategy).__name__}")
+
+
+def epsilon_lower_bound(
+    in_scores,
+    out_scores,
+    *,
+    delta: float = 0.0,
+    confidence: float = 0.95,
+    strategy: Strategy | None = None,
+    direction: Direction = "two-sided",
+) -> float:
+    """A ``confidence`` lower confidence bound on epsilon from attack scores.
+
+    ``in_scores`` are scores of outputs on d1, ``out_scores`` on d0 (higher meaning
+    "came from d1"). See :func:`estimate_epsilon` for the strategies.
+    """
+    return estimate_epsilon(
+        in_scores, out_scores, delta=delta, confidence=confidence, strategy=strategy, direction=direction
+    ).epsilon_lower_bound
+
+
+def p_value(estimate: Estimate, epsilon: float) -> float:
+    """p-value of "the mechanism is (epsilon, delta)-DP" for the estimate's event and counts.
+
+    The smallest alpha at which the (1 - alpha) lower bound on epsilon for this event
+    (with the estimate's multiplicity correction) exceeds ``epsilon``; 1 when even the
+    point estimate does not exceed it.
+    """
+    epsilon = check_real(epsilon, "epsilon", low=0.0, low_inclusive=False)
+    e = estimate
+    if e.event is None:
+        return 1.0
+    if e.event.top == 1:
+        args = (e.k_in, e.n_in, e.k_out, e.n_out)
+    else:
+        args = (e.k_out, e.n_out, e.k_in, e.n_in)
+
+    def bound(alpha: float) -> float:
+        return float(epsilon_bound_from_counts(*args, delta=e.delta, alpha=alpha / e.n_candidates))
+
+    hi = 1.0 - 1e-12
+    if not bound(hi) > epsilon:
+        return 1.0
+    lo = 1e-300
+    if bound(lo) > epsilon:
+        return lo
+    # Bisection in log(alpha): bound(alpha) increases with alpha.
+    llo, lhi = math.log(lo), math.log(hi)
+    for _ in range(200):
+        mid = 0.5 * (llo + lhi)
+        if bound(math.exp(mid)) > epsilon:
+            lhi = mid
+        else:
+            llo = mid
+        if lhi - llo < 1e-10:
+            break
+    return float(math.exp(lhi))
+
+
+def auroc(in_scores, out_scores) -> float:
+    """Area under the ROC curve of the scores (probability an in-score beats an out-score, ties 1/2)."""
+    s_in = check_scores(in_scores, "in_scores")
+    s_out = check_scores(out_scores, "out_scores")
+    from scipy.stats import rankdata
+
+    ranks = rankdata(np.concatenate([s_in, s_out]))
+    r_in = ranks[: s_in.size].sum()
+    return float((r_in - s_in.size * (s_in.size + 1) / 2) / (s_in.size * s_out.size))
