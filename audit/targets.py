@@ -114,13 +114,30 @@ def register_target(target: Target) -> Target:
     return target
 
 
+_TARGET_MODULES = (
+    "audit.targets_decision_lists",
+    "audit.targets_robust_halfspaces",
+    "audit.targets_agnostic_halfspaces",
+)
+
+
+def _load_target_modules() -> None:
+    """Import the per-paper target modules (importing one registers its targets)."""
+    import importlib
+
+    for name in _TARGET_MODULES:
+        importlib.import_module(name)
+
+
 def targets(family: str | None = None) -> list[Target]:
     """Registered targets in registration order, optionally of one family."""
+    _load_target_modules()
     return [t for t in _TARGETS.values() if family is None or t.family == family]
 
 
 def get_target(name: str) -> Target:
     """The target called ``name``; ``KeyError`` listing close names otherwise."""
+    _load_target_modules()
     try:
         return _TARGETS[name]
     except KeyError:

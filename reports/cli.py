@@ -1,0 +1,318 @@
+"""The ``privbound`` command line.
+
+Commands::
+
+    privbound list [--json]
+    privbound audit NAME [--trials N] [--seed S] [--n-jobs J] [--confidence C]
+                         [--dask-scheduler ADDRESS] [--json]
+    privbound nightly [--profile smoke|default|full] [--out DIR] [--seed S] [--n-jobs J]
+                      [--dask-scheduler ADDRESS]
+    privbound bounds list [--json]
+    privbound bounds eval ID key=value ... [--json]
+    privbound bounds check [ID ...] [--profile smoke|default|full] [--json]
+    privbound experiment NAME [--dataset D] [--data PATH] [--quick] [--out DIR] [--seed S]
+
+Exit status: 0 when every claim holds (and every planted bug is caught), 1 when a
+claim is violated, a check fails or a planted bug is missed, 2 on an error or bad
+arguments (one line on stderr, no traceback).
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import importlib
+import json
+import math
+import sys
+from typing import Any, Sequence
+
+__all__ = ["main", "build_parser"]
+
+
+class CLIError(Exception):
+    """An error reported as one line with exit status 2."""
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str):  # one clear line, exit 2 (argparse prints usage too)
+        raise CLIError(f"{self.prog}: {message}")
+
+
+def _positive_int(name):
+    def parse(text):
+        try:
+            v = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{name} must be an integer, got {text!r}") from None
+        if v < 1:
+            raise argparse.ArgumentTypeError(f"{name} must be >= 1, got {v}")
+        return v
+
+    return parse
+
+
+def _nonneg_int(name):
+    def parse(text):
+        try:
+            v = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{name} must be an integer, got {text!r}") from None
+        if v < 0:
+            raise argparse.ArgumentTypeError(f"{name} must be >= 0, got {v}")
+        return v
+
+    return parse
+
+
+def _confidence(text):
+    try:
+        v = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"confidence must be a number in (0, 1), got {text!r}") from None
+    if not 0.0 < v < 1.0:
+        raise argparse.ArgumentTypeError(f"confidence must be in (0, 1), got {v}")
+    return v
+
+
+def _n_jobs(text):
+    try:
+        v = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"n-jobs must be an integer (-1 for all cores), got {text!r}") from None
+    if v == 0 or v < -1:
+        raise argparse.ArgumentTypeError(f"n-jobs must be >= 1 or -1 (all cores), got {v}")
+    return v
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = _Parser(prog="privbound", description="Audit differential privacy claims and check learning-theory bounds.")
+    sub = p.add_subparsers(dest="command", parser_class=_Parser)
+    sub.required = True
+
+    ls = sub.add_parser("list", help="list the audit targets")
+    ls.add_argument("--json", action="store_true", help="one JSON record per target")
+
+    au = sub.add_parser("audit", help="audit one target")
+    au.add_argument("name", help="target name (see `privbound list`)")
+    au.add_argument("--trials", type=_positive_int("trials"), default=None, help="trials per dataset (default: the target's)")
+    au.add_argument("--seed", type=_nonneg_int("seed"), default=0)
+    au.add_argument("--n-jobs", type=_n_jobs, default=1)
+    au.add_argument("--confidence", type=_confidence, default=0.95)
+    au.add_argument("--dask-scheduler", default=None, metavar="ADDRESS", help="run the trials on a Dask cluster")
+    au.add_argument("--json", action="store_true", help="print AuditResult.to_dict() as JSON")
+
+    ni = sub.add_parser("nightly", help="audit every target and run the bound checks")
+    ni.add_argument("--profile", choices=["smoke", "default", "full"], default="default")
+    ni.add_argument("--out", default=None, help="output directory (default reports/out/<UTC date>/)")
+    ni.add_argument("--seed", type=_nonneg_int("seed"), default=0)
+    ni.add_argument("--n-jobs", type=_n_jobs, default=1)
+    ni.add_argument("--dask-scheduler", default=None, metavar="ADDRESS")
+
+    bo = sub.add_parser("bounds", help="the theorem registry")
+    bsub = bo.add_subparsers(dest="bounds_command", parser_class=_Parser)
+    bsub.required = True
+    bl = bsub.add_parser("list", help="list the registered claims")
+    bl.add_argument("--json", action="store_true")
+    be = bsub.add_parser("eval", help="evaluate a claim's formula")
+    be.add_argument("id")
+    be.add_argument("params", nargs="*", metavar="key=value")
+    be.add_argument("--json", action="store_true")
+    bc = bsub.add_parser("check", help="run the checks of claims (all by default)")
+    bc.add_argument("ids", nargs="*", metavar="ID")
+    bc.add_argument("--profile", choices=["smoke", "default", "full"], default="default")
+    bc.add_argument("--n-jobs", type=_n_jobs, default=1)
+    bc.add_argument("--json", action="store_true")
+
+    ex = sub.add_parser("experiment", help="run a paper's experiment")
+    ex.add_argument("name", help="experiment name, e.g. robust-halfspaces")
+    ex.add_argument("--dataset", default="digits")
+    ex.add_argument("--data", default=None, help="path of the data files (mnist, usps)")
+    ex.add_argument("--quick", action="store_true")
+    ex.add_argument("--out", default=None)
+    ex.add_argument("--seed", type=_nonneg_int("seed"), default=0)
+    return p
+
+
+@contextlib.contextmanager
+def _dask_backend(address: str | None):
+    """Run joblib work on the Dask cluster at ``address`` (nothing when None)."""
+    if address is None:
+        yield
+        return
+    try:
+        from dask.distributed import Client
+    except ImportError:
+        raise CLIError("--dask-scheduler needs the dask extra: pip install 'privbound[dask]'") from None
+    import joblib
+
+    try:
+        client = Client(address, timeout="10s")
+    except Exception as exc:
+        raise CLIError(f"cannot connect to the Dask scheduler at {address!r}: {exc}") from None
+    try:
+        with joblib.parallel_config(backend="dask"):
+            yield
+    finally:
+        client.close()
+
+
+def _cmd_list(args) -> int:
+    from audit.targets import targets
+
+    recs = [t.record() for t in targets()]
+    if args.json:
+        print(json.dumps(recs, indent=1))
+        return 0
+    print(f"{'name':32s} {'family':20s} {'epsilon':>9s} {'delta':>8s}  planted_bug")
+    for r in recs:
+        print(f"{r['name']:32s} {r['family']:20s} {r['epsilon']:9.4g} {r['delta']:8.2g}  {r['planted_bug']}")
+    return 0
+
+
+def _cmd_audit(args) -> int:
+    from audit.targets import get_target
+
+    try:
+        target = get_target(args.name)
+    except KeyError as exc:
+        raise CLIError(str(exc.args[0])) from None
+    n_jobs = -1 if (args.dask_scheduler and args.n_jobs == 1) else args.n_jobs
+    with _dask_backend(args.dask_scheduler):
+        result = target.audit(trials=args.trials, seed=args.seed, n_jobs=n_jobs, confidence=args.confidence)
+    if args.json:
+        print(json.dumps(result.to_dict(), sort_keys=True))
+    else:
+        print(result.summary())
+        if target.planted_bug:
+            print(f"  planted bug         : {'caught' if result.violation else 'MISSED'}")
+    if target.planted_bug:
+        return 0 if result.violation else 1
+    return 1 if result.violation else 0
+
+
+def _cmd_nightly(args) -> int:
+    from reports.nightly import main_status, run_nightly
+
+    n_jobs = -1 if (args.dask_scheduler and args.n_jobs == 1) else args.n_jobs
+    with _dask_backend(args.dask_scheduler):
+        results, out_dir = run_nightly(args.profile, args.out, seed=args.seed, n_jobs=n_jobs)
+    c = results["counts"]
+    print(f"{'target':32s} {'claim':>8s} {'eps_lb':>8s}  status")
+    for a in results["audits"]:
+        r = a["result"] or {}
+        claim = r.get("epsilon_claimed")
+        lb = r.get("epsilon_lower_bound")
+        print(f"{a['target']:32s} {claim if claim is None else f'{claim:8.4g}':>8} "
+              f"{lb if lb is None else f'{lb:8.4f}':>8}  {a['status']}")
+    print(f"checks: {c['checks_pass']} pass, {c['checks_fail']} fail, {c['checks_inconclusive']} inconclusive, "
+          f"{c['checks_expected_fail']} expected failures (documented errata)")
+    print(f"audits: {c['holds']} hold, {c['violated']} violated, {c['caught']} planted bugs caught, "
+          f"{c['missed']} missed, {c['error']} errors")
+    print(f"wrote {out_dir / 'results.json'} and {out_dir / 'summary.md'} ({results['wall_seconds']:.1f} s)")
+    return main_status(results)
+
+
+def _parse_value(text: str) -> float:
+    try:
+        v = float(text)
+    except ValueError:
+        raise CLIError(f"parameter value must be a number, got {text!r}") from None
+    return v
+
+
+def _cmd_bounds(args) -> int:
+    import bounds
+
+    if args.bounds_command == "list":
+        cs = bounds.claims()
+        if args.json:
+            print(json.dumps([
+                {"id": c.id, "kind": c.kind.value, "reconstructed": c.reconstructed, "parameters": list(c.parameters),
+                 "checks": [k.name for k in c.checks], "uncheckable_reason": c.uncheckable_reason,
+                 "pending": c.pending, "statement": c.statement} for c in cs], indent=1))
+        else:
+            for c in cs:
+                state = (f"{len(c.checks)} check(s)" if c.checks else
+                         ("uncheckable" if c.uncheckable_reason else f"pending: {c.pending}"))
+                print(f"{c.id:48s} {c.kind.value:26s} {state}")
+        return 0
+    if args.bounds_command == "eval":
+        params = {}
+        for item in args.params:
+            if "=" not in item:
+                raise CLIError(f"parameters are key=value, got {item!r}")
+            k, v = item.split("=", 1)
+            params[k.strip()] = _parse_value(v)
+        try:
+            value = bounds.evaluate(args.id, **params)
+        except KeyError as exc:
+            raise CLIError(str(exc.args[0])) from None
+        except (TypeError, ValueError) as exc:
+            raise CLIError(str(exc)) from None
+        if args.json:
+            print(json.dumps({"id": args.id, "params": params, "value": value if math.isfinite(value) else None}))
+        else:
+            print(f"{value:.10g}")
+        return 0
+    # check
+    try:
+        results = bounds.run_checks(args.ids or None, profile=args.profile, n_jobs=args.n_jobs)
+    except KeyError as exc:
+        raise CLIError(str(exc.args[0])) from None
+    from reports.nightly import expected_failure
+
+    bad = 0
+    if args.json:
+        print(json.dumps([r.to_dict() for r in results], indent=1))
+    for r in results:
+        d = r.to_dict()
+        expected = expected_failure(d)
+        if r.status == "fail" and not expected:
+            bad += 1
+        if not args.json:
+            tag = " [expected: documented erratum]" if expected else ""
+            print(r.summary() + tag)
+    return 1 if bad else 0
+
+
+def _cmd_experiment(args) -> int:
+    module_name = "reports.experiments." + args.name.replace("-", "_")
+    try:
+        module = importlib.import_module(module_name)
+    except ModuleNotFoundError:
+        raise CLIError(f"no experiment named {args.name!r}") from None
+    from pathlib import Path
+
+    out = args.out or str(Path("reports") / "out" / "experiments" / args.name)
+    summary = module.run(dataset=args.dataset, quick=args.quick, out=out, data=args.data, seed=args.seed)
+    print(json.dumps(summary, indent=1, default=str))
+    return 0
+
+
+_COMMANDS = {"list": _cmd_list, "audit": _cmd_audit, "nightly": _cmd_nightly, "bounds": _cmd_bounds,
+             "experiment": _cmd_experiment}
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the ``privbound`` console script; returns the exit status."""
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+        return _COMMANDS[args.command](args)
+    except CLIError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 2
+    except (ValueError, TypeError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    except Exception as exc:  # an unexpected failure: one line, exit 2
+        print(f"error: {type(exc).__name__}: {exc}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

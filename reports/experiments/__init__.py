@@ -1,0 +1,1 @@
+"""Experiments run by `privbound experiment NAME` (one module per paper)."""
