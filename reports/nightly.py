@@ -95,6 +95,11 @@ def write_atomic(path: Path, text: str) -> None:
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
             fh.write(text)
+            fh.flush()
+            os.fsync(fh.fileno())
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)
         os.replace(tmp, path)
     except BaseException:
         try:
@@ -164,6 +169,12 @@ def render_summary(results: dict[str, Any]) -> str:
         f"- bound checks: pass **{c['checks_pass']}**, fail **{c['checks_fail']}**, "
         f"inconclusive **{c['checks_inconclusive']}**",
         "",
+    ]
+    if results.get("changes"):
+        lines += ["## Changes since the previous run", ""]
+        lines += [f"- {ch['kind']} `{ch['name']}`: {ch['change']}" for ch in results["changes"]]
+        lines += [""]
+    lines += [
         "## Privacy audits",
         "",
         "| target | family | claimed (eps, delta) | eps lower bound | trials | attack | status |",
@@ -246,6 +257,28 @@ def run_nightly(
         "counts": _counts(audits, counted),
     }
     results["counts"]["checks_expected_fail"] = len(checks) - len(counted)
+    finish_run(results, out_dir)
+    return results, out_dir
+
+
+def claims_info() -> list[dict[str, Any]]:
+    """id, checks, uncheckable reason and pending note of every registered claim."""
+    from bounds import claims
+
+    return [{"id": c.id, "checks": [k.name for k in c.checks], "uncheckable_reason": c.uncheckable_reason,
+             "pending": c.pending} for c in claims()]
+
+
+def finish_run(results: dict[str, Any], out_dir: Path) -> None:
+    """Compare with the history, record the run, and write results.json, summary.md, report.html."""
+    from reports.history import HISTORY_NAME, compare, previous_run, record_run
+    from reports.html import render_html
+
+    history = out_dir.parent / HISTORY_NAME
+    changes = compare(results, previous_run(history, results["profile"], results["started_utc"]))
+    results["changes"] = changes
+    experiments = sorted((out_dir.parent / "experiments").glob("**/*.png"))
     write_atomic(out_dir / "results.json", json.dumps(results, indent=1, sort_keys=True, allow_nan=False))
     write_atomic(out_dir / "summary.md", render_summary(results))
-    return results, out_dir
+    write_atomic(out_dir / "report.html", render_html(results, changes, claims_info(), experiments))
+    record_run(history, results, out_dir)

@@ -91,7 +91,7 @@ def test_nightly_writes_schema_and_exit_status(tmp_path):
     assert (out / "summary.md").read_text().startswith("# privbound nightly")
     assert main_status(data) == 0
     # No temporary files are left behind.
-    assert sorted(p.name for p in out.iterdir()) == ["results.json", "summary.md"]
+    assert sorted(p.name for p in out.iterdir()) == ["report.html", "results.json", "summary.md"]
 
 
 def test_nightly_exit_1_when_a_planted_bug_is_missed(tmp_path, monkeypatch):

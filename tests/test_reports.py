@@ -1,0 +1,123 @@
+"""Nightly reports: history, comparison with the previous run, HTML, Dask."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import subprocess
+
+import pytest
+
+from reports import history as H
+from reports.html import render_html
+from reports.nightly import run_nightly
+
+
+def _results(started, audits, checks=()):
+    return {
+        "schema": "privbound.nightly/1", "profile": "smoke", "started_utc": started, "finished_utc": started,
+        "wall_seconds": 1.0, "code_version": "test", "seed": 0, "audits": audits, "checks": list(checks),
+        "counts": {"holds": 0, "violated": 0, "caught": 0, "missed": 0, "error": 0, "checks_pass": 0,
+                   "checks_fail": 0, "checks_inconclusive": 0, "checks_expected_fail": 0},
+    }
+
+
+def _audit(name, status, lb, claim=1.0):
+    return {"target": name, "family": "f", "paper": None, "planted_bug": status in ("caught", "missed"),
+            "status": status, "error": None,
+            "result": {"epsilon_lower_bound": lb, "epsilon_claimed": claim, "p_value": 0.5, "delta": 0.0}}
+
+
+def _check(cid, status):
+    return {"claim_id": cid, "check": "c", "kind": "probabilistic", "status": status, "observed": 0.1, "bound": 0.2,
+            "ratio": 0.5, "p_value": 0.3, "details": {}, "trials": 10}
+
+
+def test_compare_lists_new_violations_first(tmp_path):
+    db = tmp_path / "history.sqlite"
+    first = _results("2026-01-01T00:00:00+00:00",
+                     [_audit("a", "holds", 0.5), _audit("b", "holds", 0.2), _audit("c", "caught", 2.0)],
+                     [_check("robust-halfspaces/lemma-9", "pass")])
+    H.record_run(db, first, tmp_path)
+    second = _results("2026-01-02T00:00:00+00:00",
+                      [_audit("a", "holds", 0.9), _audit("b", "violated", 1.3), _audit("c", "caught", 2.0)],
+                      [_check("robust-halfspaces/lemma-9", "fail")])
+    prev = H.previous_run(db, "smoke", second["started_utc"])
+    changes = H.compare(second, prev)
+    assert [c["name"] for c in changes] == ["b", "robust-halfspaces/lemma-9:c", "a"]
+    assert changes[0]["change"] == "holds -> violated"
+    assert "rose 0.500 -> 0.900" in changes[2]["change"]
+    # A rise below max(0.05 * claim, 0.02) is not significant.
+    third = _results("2026-01-03T00:00:00+00:00", [_audit("a", "holds", 0.91), _audit("b", "violated", 1.3),
+                                                   _audit("c", "caught", 2.0)], [_check("robust-halfspaces/lemma-9", "fail")])
+    H.record_run(db, second, tmp_path)
+    assert H.compare(third, H.previous_run(db, "smoke", third["started_utc"])) == []
+    assert len(H.load_history(db)) == 8
+
+
+def test_no_previous_run_means_no_changes(tmp_path):
+    assert H.previous_run(tmp_path / "none.sqlite", "smoke", "2030") is None
+    assert H.compare(_results("x", []), None) == []
+
+
+def test_html_is_self_contained():
+    res = _results("2026-01-01T00:00:00+00:00", [_audit("a", "holds", 0.5)])
+    res["audits"][0]["result"]["details"] = {"roc": {"fpr": [0, 0.5, 1], "tpr": [0, 0.7, 1]}}
+    res["audits"][0]["result"].update(fpr=0.5, tpr=0.7)
+    page = render_html(res, [], [{"id": "robust-halfspaces/theorem-2", "checks": [], "uncheckable_reason": "lower bound",
+                                  "pending": None}])
+    assert page.startswith("<!DOCTYPE html>")
+    assert "<script" not in page
+    assert not re.search(r"(src|href)=\"(https?:)?//", page)
+    assert page.count("data:image/png;base64,") >= 2  # the epsilon plot and the ROC curve
+    assert "Reference mechanisms" in page and "theorem-2" in page
+
+
+@pytest.fixture(scope="module")
+def small_run(tmp_path_factory):
+    out = tmp_path_factory.mktemp("night") / "2026-01-01"
+    results, out = run_nightly("smoke", out, target_names=["randomized-response", "report-noisy-max-value"],
+                               claim_ids=["decision-lists-winnow/lemma-3"], progress=False)
+    return results, out
+
+
+def test_nightly_writes_html_and_history(small_run):
+    results, out = small_run
+    page = (out / "report.html").read_text()
+    assert "randomized-response" in page and "report-noisy-max-value" in page
+    assert (out.parent / "history.sqlite").exists()
+
+
+def test_html_renders_in_headless_chromium(small_run):
+    browser = shutil.which("chromium") or shutil.which("chromium-browser") or shutil.which("google-chrome")
+    if browser is None:
+        pytest.skip("no Chromium installed: the headless rendering check needs one (apt-get install chromium)")
+    _, out = small_run
+    proc = subprocess.run(
+        [browser, "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+         "--disable-component-update", "--disable-sync", "--no-first-run", "--enable-logging=stderr", "--v=0",
+         f"--user-data-dir={out.parent / 'chrome-profile'}", "--dump-dom", (out / "report.html").as_uri()],
+        capture_output=True, text=True, timeout=120,
+    )
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert "privbound nightly report" in proc.stdout
+    console = [ln for ln in proc.stderr.splitlines() if "CONSOLE" in ln or "Uncaught" in ln]
+    assert console == [], console
+
+
+def test_same_results_on_a_dask_local_cluster(tmp_path):
+    distributed = pytest.importorskip("dask.distributed")
+    import joblib
+
+    names = ["laplace-eps1", "above-threshold", "svt-no-cutoff"]
+    local, _ = run_nightly("smoke", tmp_path / "local", target_names=names, claim_ids=[], progress=False, n_jobs=2)
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None) as cluster, \
+            distributed.Client(cluster), joblib.parallel_config(backend="dask"):
+        remote, _ = run_nightly("smoke", tmp_path / "dask", target_names=names, claim_ids=[], progress=False, n_jobs=-1)
+
+    def strip(audits):
+        return json.dumps([{k: v for k, v in (a["result"] or {}).items() if k not in ("wall_seconds", "details")}
+                           for a in audits], sort_keys=True)
+
+    assert strip(local["audits"]) == strip(remote["audits"])
