@@ -89,21 +89,32 @@ def test_nightly_writes_html_and_history(small_run):
     assert (out.parent / "history.sqlite").exists()
 
 
-def test_html_renders_in_headless_chromium(small_run):
+def _chromium_console(browser, page, profile_dir):
+    """Render ``page`` headless; return (exit code, DOM, console lines logged by the page)."""
+    proc = subprocess.run(
+        [browser, "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+         "--disable-component-update", "--disable-sync", "--no-first-run", "--enable-logging=stderr", "--v=0",
+         f"--user-data-dir={profile_dir}", "--dump-dom", page.as_uri()],
+        capture_output=True, text=True, timeout=120,
+    )
+    console = [ln for ln in proc.stderr.splitlines() if "CONSOLE" in ln or "Uncaught" in ln]
+    return proc.returncode, proc.stdout, console
+
+
+def test_html_renders_in_headless_chromium(small_run, tmp_path):
     browser = shutil.which("chromium") or shutil.which("chromium-browser") or shutil.which("google-chrome")
     if browser is None:
         pytest.skip("no Chromium installed: the headless rendering check needs one (apt-get install chromium)")
     _, out = small_run
-    proc = subprocess.run(
-        [browser, "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-         "--disable-component-update", "--disable-sync", "--no-first-run", "--enable-logging=stderr", "--v=0",
-         f"--user-data-dir={out.parent / 'chrome-profile'}", "--dump-dom", (out / "report.html").as_uri()],
-        capture_output=True, text=True, timeout=120,
-    )
-    assert proc.returncode == 0, proc.stderr[-2000:]
-    assert "privbound nightly report" in proc.stdout
-    console = [ln for ln in proc.stderr.splitlines() if "CONSOLE" in ln or "Uncaught" in ln]
+    code, dom, console = _chromium_console(browser, out / "report.html", tmp_path / "profile")
+    assert code == 0
+    assert "privbound nightly report" in dom
     assert console == [], console
+    # Negative control: the same detector sees the errors of a broken page.
+    bad = tmp_path / "bad.html"
+    bad.write_text('<html><body><script>console.error("boom"); undefinedFn();</script></body></html>')
+    _, _, console = _chromium_console(browser, bad, tmp_path / "profile2")
+    assert any("boom" in ln for ln in console) and any("Uncaught" in ln for ln in console)
 
 
 def test_same_results_on_a_dask_local_cluster(tmp_path):
