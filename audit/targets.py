@@ -283,7 +283,7 @@ def _register_reference_targets() -> None:
         "gaussian-sensitivity-2", "gaussian", M.GaussianMechanism(1.0, 1e-5, sensitivity=1.0, query=np.sum),
         np.zeros(4), np.array([2.0, 0, 0, 0]), 1.0, 1e-5, planted_bug=True,
         description="BUG: Gaussian calibrated for sensitivity 1 fed a sensitivity-2 query",
-        claim_source="claims Balle & Wang 2018", default_trials=100_000,
+        claim_source="claims Balle & Wang 2018", default_trials=500_000,
     ))
     register_target(Target(
         "report-noisy-max-value", "report-noisy-max", ReportNoisyMaxWithValue(1.0, score=np.asarray),

@@ -121,16 +121,29 @@ def audit_status(target: Target, violation: bool) -> str:
     return "violated" if violation else "holds"
 
 
+FAMILY_CONFIDENCE = 0.95
+
+
+def audit_confidence(n_audits: int, family_confidence: float = FAMILY_CONFIDENCE) -> float:
+    """Per-audit confidence so that all ``n_audits`` audits of a run together hold at ``family_confidence``.
+
+    Bonferroni: a run of correct targets reports a false violation with probability
+    at most ``1 - family_confidence``, however many targets are registered.
+    """
+    return 1.0 - (1.0 - family_confidence) / max(1, n_audits)
+
+
 def run_audits(
     selected: list[Target], profile: NightlyProfile, *, seed: int = 0, n_jobs: int | None = 1,
     progress: Callable[[dict], None] | None = None,
 ) -> list[dict[str, Any]]:
-    """Audit each target; an error in one target is recorded, not fatal."""
+    """Audit each target at the Bonferroni-corrected confidence; an error in one target is recorded, not fatal."""
     records = []
+    confidence = audit_confidence(len(selected))
     for t in selected:
         rec: dict[str, Any] = {"target": t.name, "family": t.family, "paper": t.paper, "planted_bug": t.planted_bug}
         try:
-            result = t.audit(trials=trials_for(t, profile), seed=seed, n_jobs=n_jobs)
+            result = t.audit(trials=trials_for(t, profile), seed=seed, n_jobs=n_jobs, confidence=confidence)
             rec.update(status=audit_status(t, result.violation), result=result.to_dict(), error=None)
         except Exception as exc:  # recorded and reported; the run exits 1
             rec.update(status="error", result=None, error=f"{type(exc).__name__}: {exc}")
@@ -252,6 +265,8 @@ def run_nightly(
         "wall_seconds": time.perf_counter() - t0,
         "code_version": code_version(),
         "seed": seed,
+        "audit_family_confidence": FAMILY_CONFIDENCE,
+        "audit_confidence": audit_confidence(len(selected)),
         "audits": audits,
         "checks": checks,
         "counts": _counts(audits, counted),
