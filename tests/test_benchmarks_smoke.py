@@ -1,0 +1,128 @@
+"""Smoke tests for the benchmark scripts (issue 2, item 6): they run, print their table
+and reach lines, and the exact single-threshold limit they report is right.
+
+The scripts are run as subprocesses with ``--quick`` (as a user would run them), and
+the limit computation is imported from the script file to be checked against hand
+derivations. All deterministic: no statistical error rate to state, except where noted.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import math
+import subprocess
+import sys
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from scipy import stats
+
+BENCH = Path(__file__).resolve().parents[1] / "benchmarks"
+
+
+def _load(name: str):
+    spec = importlib.util.spec_from_file_location(f"_bench_{name}", BENCH / f"{name}.py")
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = mod  # dataclasses look their module up in sys.modules
+    spec.loader.exec_module(mod)
+    return mod
+
+
+@pytest.fixture(scope="module")
+def tight():
+    return _load("auditor_tightness")
+
+
+def _case(tight, prefix: str):
+    return next(c for c in tight.cases() if c.name.startswith(prefix))
+
+
+def _run(script: str, *args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, str(BENCH / script), *args], capture_output=True, text=True,
+                          timeout=120, cwd=BENCH.parent)
+
+
+def test_auditor_tightness_quick_runs(tight, tmp_path, capsys):
+    # In-process (the script's main(argv)) to save an interpreter start-up.
+    csv = tmp_path / "tight.csv"
+    assert tight.main(["--quick", "--seeds", "1", "--csv", str(csv)]) == 0
+    out = capsys.readouterr().out
+    for name in ("Laplace eps=0.1", "Laplace eps=1", "RandResp eps=1", "Gaussian eps=1 delta=1e-5"):
+        assert name in out
+    assert "Reach (issue 2, item 6):" in out
+    # Six reach lines, each marked; quick sizes cannot judge the N-specific targets.
+    marks = [line for line in out.splitlines() if line.strip().startswith("[")]
+    assert len(marks) == 6
+    assert sum("[n/a ]" in m for m in marks) == 4
+    df = pd.read_csv(csv)
+    assert len(df) == 4 * 2  # four mechanisms x two quick sizes
+    assert set(df["n"]) == {1_000, 3_000}
+    # Deterministic facts (not statistical): bounds are clipped at 0, and the limit is a
+    # Clopper-Pearson bound at expected counts, strictly below ln(p_top/p_bot) <= eps.
+    assert (df["lb_min"] >= 0).all() and (df["all_thr_min"] >= 0).all()
+    assert (df["limit"] < df["true_eps"]).all()
+    assert (df["limit_eval"] <= df["limit"]).all()
+
+
+def test_trial_engine_quick_runs():
+    proc = _run("trial_engine.py", "--quick")
+    assert proc.returncode == 0, proc.stderr
+    assert "outputs bit-identical: True" in proc.stdout
+    assert "[PASS] n_jobs=1 and n_jobs=2 outputs bit-identical" in proc.stdout
+
+
+def test_randomized_response_limit_matches_independent_clopper_pearson(tight):
+    # Binary RR at eps = 1 on inputs 0 / 1 keeps the input w.p. q = e/(1+e). The best event is
+    # {o = 1} with d1 on top (or its mirror {o = 0} with d0 on top, same numbers):
+    # expected counts k_top = N q, k_bot = N (1 - q). Clopper-Pearson bounds from the beta
+    # quantiles (scipy.stats.beta.ppf, not the betaincinv used by the code), each at 0.025:
+    #   lo = Beta(k_top, N - k_top + 1).ppf(0.025),  hi = Beta(k_bot + 1, N - k_bot).ppf(0.975),
+    # limit = ln(lo / hi).
+    case = _case(tight, "RandResp")
+    q = math.e / (1 + math.e)
+    for n in (1_000, 10_000):
+        k_top, k_bot = n * q, n * (1 - q)
+        lo = stats.beta.ppf(0.025, k_top, n - k_top + 1)
+        hi = stats.beta.ppf(0.975, k_bot + 1, n - k_bot)
+        limit, t = tight.single_threshold_limit(case, n)
+        assert t == 0.5
+        assert limit == pytest.approx(math.log(lo / hi), rel=1e-9)
+    # Normal-approximation sanity at N = 1e3: lo ~ q - 1.96 sqrt(q(1-q)/N) = 0.7036,
+    # hi ~ 0.2964, ln(0.7036 / 0.2964) = 0.8645; exact CP is slightly wider, so a bit lower.
+    assert 0.85 < tight.single_threshold_limit(case, 1_000)[0] < 0.8645
+
+
+@pytest.mark.parametrize("name, eps", [("Laplace eps=1", 1.0), ("Laplace eps=0.1", 0.1)])
+def test_laplace_limit_tends_to_eps(tight, name, eps):
+    # For t >= 1 the event {x >= t} has P_d1 / P_d0 = e^{1/b} = e^eps exactly (b = 1/eps).
+    # At N = 1e10 the event {x >= 1} has p_top = 1/2 and p_bot = e^-eps / 2 >= 0.18; the
+    # Clopper-Pearson bounds at 0.025 each are ~ z sqrt((1-p)/(N p)) off in relative terms,
+    # z = 1.96: 1.96 (sqrt(0.5/5e9) + sqrt(0.82/1.8e9)) = 6.1e-5 for eps = 1 (less for 0.1).
+    # The limit is a max over events including that one, so eps - 2e-4 < limit, and it is a
+    # CP bound at expected counts, so limit < ln(p_top/p_bot) <= eps.
+    (case,) = [c for c in tight.cases() if c.name == name]
+    assert case.epsilon == eps
+    limit, _ = tight.single_threshold_limit(case, 10 ** 10)
+    assert eps - 2e-4 < limit < eps
+    # It increases with N (more trials, narrower intervals).
+    lims = [tight.single_threshold_limit(case, n)[0] for n in (10 ** 4, 10 ** 5, 10 ** 6)]
+    assert lims[0] < lims[1] < lims[2] < eps
+
+
+def test_gaussian_limit_tends_to_eps_at_the_tight_event(tight):
+    # Analytic Gaussian (Balle & Wang 2018, Thm 8): sigma is the smallest with
+    # delta(eps) = Phi(1/(2s) - eps s) - e^eps Phi(-1/(2s) - eps s) = 1e-5 at eps = 1, and that
+    # sup is attained by the event {x >= t*} where the privacy loss (2x - 1)/(2 s^2) equals eps:
+    # t* = 1/2 + eps s^2 (s ~ 3.73, t* ~ 14.4). There (P_d1 - delta)/P_d0 = e exactly, so the
+    # limit -> 1 from below. At N = 1e12: p0 = Phi(-t*/s) ~ 5.6e-5, so the CP relative error on
+    # p0 is ~ 1.96/sqrt(5.6e7) = 2.6e-4, and on p1 - delta (p1 = e p0 + delta ~ 1.6e-4) it is
+    # 1.96 sqrt(p1/N)/(p1 - delta) ~ 1.6e-4: limit ~ 1 - 4.2e-4, so 1 - 1e-3 < limit < 1 (the
+    # mechanism is (1, 1e-5)-DP, so never >= 1).
+    case = _case(tight, "Gaussian")
+    s = case.mechanism.sigma
+    t_star = 0.5 + 1.0 * s * s
+    limit, t = tight.single_threshold_limit(case, 10 ** 12)
+    assert 1 - 1e-3 < limit < 1.0
+    # The optimum is flat, and the CP penalty moves it a little; within 0.02 s of t*.
+    assert abs(t - t_star) < 0.02 * s
