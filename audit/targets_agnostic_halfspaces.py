@@ -1,4 +1,4 @@
-"""Audit targets of the agnostic-halfspaces paper (notes Sec. 10, P1, P2, P4).
+"""Audit targets of the agnostic-halfspaces paper (notes Sec. 10, P1-P5).
 
 Families and targets (registered at import):
 
@@ -14,6 +14,18 @@ Families and targets (registered at import):
 * ``semi-agnostic`` -- Algorithm 3's Laplace label mean, Gaussian initial direction and one
   Gaussian gradient step (noise in w-perp) (P4). Planted bug: Claim 4.3's printed sigma without
   the factor L (notes Sec. 11 item 3) at d = 4 (L = 4).
+
+* ``polynomial-regression`` (P3) -- Algorithm 1 end to end (``alg1-end-to-end``): the released
+  hypothesis ``[v_j^, t_l^]`` of the whole learner (DP-ERM, thresholds, selection), batched by
+  :func:`learners.agnostic.alg1_release_batch`; neighbours differ in the label of one training point
+  (x = 50, d = 1, p = 1, so its clipped features have norm T = 1; the other block points sit at x = 0 with
+  balanced labels, so their subgradients cancel and the canary's push is the whole signal). The attack is
+  the projection of the released coefficients on the canary's feature direction. Planted bugs: the ERM
+  noise calibrated for ONE step (composition over the K iterations forgotten) and features not clipped.
+* ``semi-agnostic`` (P5) -- Algorithm 4 end to end (:func:`learners.agnostic.alg4_release_batch`): the
+  selected ``[w^, tau^]`` with the neighbour in part 1's D_tau (attack: tau^) or in part 1's D_init
+  (``n_iter=0`` so the initial direction is released; attack: its coordinate along the canary). Planted
+  bugs: Laplace scale for sensitivity 1/m_0 instead of 2/m_0; Claim 4.3's printed sigma (no L).
 
 Each correct target's exact privacy curve is below its claim (the classical calibrations are
 loose); each bug's true epsilon at the claimed delta is well above the claim, so the audits at
@@ -262,4 +274,153 @@ def _register() -> None:
     ))
 
 
+
+# ---------------------------------------------------------------- end-to-end targets (P3, P5)
+
+
+@dataclass(frozen=True)
+class Alg1EndToEnd:
+    """Algorithm 1's released hypothesis ``[v_j^, t_l^]`` (P3), batched; ``__call__`` runs the learner itself."""
+
+    epsilon: float
+    delta: float
+    compose: bool = True
+    clip: bool = True
+    params: tuple = (("degree", 1), ("alpha", 0.2), ("n_blocks", 1), ("n_grid", 4), ("n_validation", 20),
+                     ("clip_radius", 1.0))
+
+    def sample(self, data, rng, size):
+        X, y = data
+        return A.alg1_release_batch(X, y, epsilon=self.epsilon, delta=self.delta, rng=rng, size=size,
+                                    compose=self.compose, clip=self.clip, **dict(self.params))
+
+    def __call__(self, data, rng):
+        if not (self.compose and self.clip):
+            return self.sample(data, rng, 1)[0]
+        X, y = data
+        est = A.PrivatePolynomialRegression(epsilon=self.epsilon, delta=self.delta, random_state=rng,
+                                            **dict(self.params)).fit(X, y)
+        return np.r_[est.selected_coef_, est.threshold_]
+
+
+@dataclass(frozen=True)
+class Alg4EndToEnd:
+    """Algorithm 4's released ``[w^, tau^]`` (P5), batched; ``__call__`` runs the learner itself."""
+
+    epsilon: float
+    delta: float
+    alpha: float = 0.3
+    n_validation: int = 50
+    dpsas_params: tuple = ()
+    bugs: tuple = ()
+
+    def sample(self, data, rng, size):
+        X, y = data
+        return A.alg4_release_batch(X, y, alpha=self.alpha, epsilon=self.epsilon, delta=self.delta,
+                                    n_validation=self.n_validation, dpsas_params=dict(self.dpsas_params), rng=rng,
+                                    size=size, **dict(self.bugs))
+
+    def __call__(self, data, rng):
+        if self.bugs:
+            return self.sample(data, rng, 1)[0]
+        X, y = data
+        est = A.SemiAgnosticHalfspace(alpha=self.alpha, epsilon=self.epsilon, delta=self.delta,
+                                      n_validation=self.n_validation, dpsas_params=dict(self.dpsas_params),
+                                      random_state=rng).fit(X, y)
+        return np.r_[est.coef_, est.threshold_]
+
+
+def alg1_end_to_end_pair(n_zero: int = 20, m: int = 20, seed: int = 3):
+    """One block: the canary x = 50 (row 0, label +1; flipped in d1) and ``n_zero`` points at x = 0 with
+    alternating labels; then ``m`` Gaussian validation points labelled by sign(x). d = 1, p = 1: psi = (1, x)."""
+    rng = np.random.default_rng(seed)
+    Xb = np.r_[[[50.0]], np.zeros((n_zero, 1))]
+    yb = np.r_[1.0, np.tile([1.0, -1.0], n_zero // 2)]
+    Xv = rng.standard_normal((m, 1))
+    X = np.r_[Xb, Xv]
+    y0 = np.r_[yb, np.where(Xv[:, 0] >= 0, 1.0, -1.0)]
+    y1 = y0.copy()
+    y1[0] = -1.0
+    return (X, y0), (X, y1)
+
+
+ALG4_D, ALG4_M0 = 4, 25
+
+
+def alg4_pair(where: str, seed: int = 5):
+    """n = 250 rows of a d = 4 Gaussian problem (10% noise); K = 2 parts of 100 (part 1: DPSAS at eta = 0.33,
+    T = 2 iterations, m_0 = 25), |D_val| = 50. The canary is row m_0 (first of part 1's D_tau) for
+    ``where="tau"`` or row 0 (first of D_init, moved to x = L e_4, ||x|| = L) for ``where="init"``; d1 flips its label."""
+    rng = np.random.default_rng(seed)
+    prob = A.HalfspaceProblem(ALG4_D, (1.0, 0.5, -0.5, 0.0), t=0.2, rate=0.1)
+    X, y = prob.sample(250, rng)
+    i = ALG4_M0 if where == "tau" else 0
+    if where == "init":
+        X[i] = 0.0
+        X[i, -1] = 2 * math.sqrt(ALG4_D)
+    y1 = y.copy()
+    y1[i] = -y[i]
+    return (X, y), (X, y1)
+
+
+def _register_end_to_end() -> None:
+    # ------------------------------------------------------------ Algorithm 1 end to end (P3)
+    eps1, delta1 = 1.0, 1e-3
+    a0, a1 = alg1_end_to_end_pair()
+    u = np.array([1.0, 50.0]) / math.hypot(1.0, 50.0)  # direction of psi_bar(50) = (1, 50)/||(1, 50)|| (T = 1)
+
+    def alg1_score(o, u=u):
+        return -np.asarray(o, dtype=float)[:, :2] @ u  # d1 (label -1) pushes v towards -u
+
+    for name, mech, bug, desc in (
+        ("alg1-end-to-end", Alg1EndToEnd(eps1, delta1), False,
+         "Algorithm 1 end to end: DP-ERM (sigma_g = (2T/n_0) sqrt(K) s(eps, delta)), thresholds, selection; "
+         "one training label flipped"),
+        ("alg1-erm-noise-one-step", Alg1EndToEnd(eps1, delta1, compose=False), True,
+         "BUG: ERM noise calibrated for one step (composition over K iterations forgotten; mu x sqrt(K))"),
+        ("alg1-features-unclipped", Alg1EndToEnd(eps1, delta1, clip=False), True,
+         "BUG: features not clipped at T (the canary's ||psi|| = 50 > T = 1)"),
+    ):
+        register_target(Target(
+            name, "polynomial-regression", mech, a0, a1, eps1, delta1,
+            neighbouring="replace-one (label of one training point with ||psi_p(x)|| >= T flipped)", planted_bug=bug,
+            description=desc, paper=PAPER, score=alg1_score, default_trials=200_000,
+            claim_source="Prop. C.1 / Thm 2.1 (notes Sec. 10 P3)",
+        ))
+
+    # ------------------------------------------------------------ Algorithm 4 end to end (P5)
+    eps4, delta4 = 0.9, 1e-3
+    t0, t1 = alg4_pair("tau")
+    s_tau = -t0[1][ALG4_M0]  # flipping that label moves y^ (hence tau^) by 2 s_tau/m_0
+
+    def tau_score(o, s=s_tau):
+        return s * np.asarray(o, dtype=float)[:, -1]
+
+    i0, i1 = alg4_pair("init")
+    s_init = -i0[1][0]
+
+    def init_score(o, s=s_init):
+        return s * np.asarray(o, dtype=float)[:, ALG4_D - 1]
+
+    for name, mech, pair, score, bug, desc in (
+        ("alg4-end-to-end-threshold", Alg4EndToEnd(eps4, delta4), (t0, t1), tau_score, False,
+         "Algorithm 4 end to end (K = 2 DPSAS runs + selection), neighbour in part 1's D_tau (Laplace step)"),
+        ("alg4-laplace-sensitivity-1", Alg4EndToEnd(eps4, delta4, bugs=(("laplace_factor", 1.0),)), (t0, t1),
+         tau_score, True, "BUG: DPSAS's Laplace scale 1/(eps m_0) (sensitivity of a mean of +-1 labels is 2/m_0)"),
+        ("alg4-end-to-end-direction", Alg4EndToEnd(eps4, delta4, dpsas_params=(("n_iter", 0),)), (i0, i1),
+         init_score, False,
+         "Algorithm 4 end to end with DPSAS n_iter = 0 (released direction = private initializer), "
+         "neighbour in part 1's D_init"),
+        ("alg4-printed-sigma", Alg4EndToEnd(eps4, delta4, dpsas_params=(("n_iter", 0),), bugs=(("with_L", False),)),
+         (i0, i1), init_score, True, "BUG: Claim 4.3's printed sigma without L = 4 in every DPSAS run (d = 4)"),
+    ):
+        register_target(Target(
+            name, "semi-agnostic", mech, pair[0], pair[1], eps4, delta4,
+            neighbouring="replace-one (one label of part 1 flipped)", planted_bug=bug, description=desc, paper=PAPER,
+            score=score, default_trials=200_000 if "direction" in name or "sigma" in name else 100_000,
+            claim_source="Thm 4.1 / Prop. F.1 (notes Sec. 10 P5)",
+        ))
+
+
 _register()
+_register_end_to_end()

@@ -431,7 +431,8 @@ register(Claim(
     regime=(_int_ge("d", 1), _cond("q", 0, 1), _cond("eta", 0, 0.5, hi_open=True), _pos("epsilon"),
             _cond("delta", 0, 1, hi_open=True), _cond("beta_0", 0, 1, hi_open=True)),
     errata=("notes Sec. 7 [revised]: q depends on the iteration (q_t shrinks with phi_t); use a lower bound over all t.",),
-    pending=PENDING_DPSAS,
+    checks=(Check("noisy-gradient-event", "probabilistic", AH.check_44_noisy_gradient,
+                  "at m_0 = the bound with C = 4 (derived) and exact q: Pr[the two inequalities fail for some u] <= beta_0, O(eta) = eta"),),
 ))
 
 
@@ -857,7 +858,8 @@ register(Claim(
             "notes Sec. 3.4/7 [revised]: C >= max(2, C_B4) (the proof adds 2 R_0 sqrt(D_p/n_0)); R_0 = sqrt(C_D3) + 1 >= 2.",
             "notes Sec. 11 item 12: the projection ball is B_2^{D_p}(R_0), printed B_{D_p^2}(R_0)."),
     reconstructed=True,
-    pending=PENDING_ALG1 + " (log-concave variant)",
+    checks=(Check("accuracy-log-concave", "probabilistic", AH.check_d1_accuracy,
+                  "A1 for Laplace/logistic/uniform marginals, d = 3, p = 2, T from Eq. (25): Pr[err > OPT + alpha] <= beta"),),
 ))
 
 register(Claim(
@@ -866,7 +868,8 @@ register(Claim(
     latex=r"\text{Algorithm 1 (log-concave variant) is }(\varepsilon_{\rm DP},\delta_{\rm DP})\text{-DP}",
     kind=ClaimKind.PRIVACY,
     source="App. D, Proposition D.2; notes Sec. 3.4",
-    pending=PENDING_ALG1 + " (log-concave variant)",
+    checks=(Check("premises-exact-and-accounting", "exact", AH.check_d2_privacy,
+                  "clipped norms <= T, exact selection log ratios <= eps, PLD eps of the ERM <= eps (G_p^{-1/2} basis)"),),
 ))
 
 

@@ -398,6 +398,84 @@ def dpsas_gradient_release(X, y, w, a: float, b: float, sigma: float, rng: np.ra
 # ====================================================================== Algorithm 1
 
 
+def alg1_erm_schedule(n0: int, D: int, T: float, R: float, epsilon: float, delta: float, max_iter: int,
+                      compose: bool = True):
+    """Algorithm 1's DP-ERM schedule (Lemma B.4 stand-in, notes Sec. 4.1): ``(K, sigma_g, step, s)``.
+
+    ``s = get_sigma_gaussian(eps, delta)`` (one exactly calibrated Gaussian of sensitivity 1), ``K =
+    min(max_iter, ceil(n0^2 / (4 D s^2)))`` steps, ``sigma_g = (2T/n0) sqrt(K) s`` (K adaptive Gaussian
+    steps are exactly (sqrt(K) z^-1)-GDP), step ``R / sqrt(K (T^2 + D sigma_g^2))``. ``compose=False`` is a
+    planted bug for the audits only (noise for ONE step: the composition over K iterations forgotten).
+    """
+    s_unit = float(dp_accounting.get_sigma_gaussian(epsilon, delta))
+    K = int(min(max_iter, max(1, math.ceil(n0**2 / (4 * D * s_unit**2)))))
+    sigma_g = (2 * T / n0) * (math.sqrt(K) if compose else 1.0) * s_unit
+    step = R / math.sqrt(K * (T**2 + D * sigma_g**2))
+    return K, sigma_g, step, s_unit
+
+
+def dp_erm_l1(Fb, yb, K: int, sigma_g: float, step: float, R: float, rng: np.random.Generator,
+              size: int | None = None) -> np.ndarray:
+    """Noisy projected subgradient descent on the clipped L1 loss (4), averaged iterate (Algorithm 1 step 3).
+
+    ``Fb`` (k, n0, D) clipped block features, ``yb`` (k, n0). Returns (k, D) (``size=None``, the learner's
+    path) or (size, k, D): ``size`` independent runs on the same blocks, as array operations (each step's
+    noise has the same shape as the iterate, so a batch is ``size`` independent single runs).
+    """
+    Fb = np.asarray(Fb, dtype=float)
+    yb = np.asarray(yb, dtype=float)
+    k, n0, D = Fb.shape
+    shape = (k, D) if size is None else (check_int(size, "size", low=1), k, D)
+    V = np.zeros(shape)
+    Vsum = np.zeros(shape)
+    for _ in range(K):
+        r = np.einsum("knd,...kd->...kn", Fb, V) - yb
+        g = np.einsum("...kn,knd->...kd", np.sign(r), Fb) / n0
+        V = V - step * (g + rng.normal(0.0, sigma_g, size=V.shape))
+        V /= np.maximum(1.0, np.linalg.norm(V, axis=-1, keepdims=True) / R)
+        Vsum += V
+    return Vsum / K
+
+
+def alg1_validation_errors(Fv, yv, coefs, thresholds) -> np.ndarray:
+    """Error counts of ``h_{j,l}(x) = sign(<v_j, psi_bar(x)> - t_l)`` on the validation set.
+
+    ``coefs`` (..., k, D) -> counts (..., k, M) (sign(0) = +1), vectorised over any leading batch axes.
+    """
+    S = np.einsum("md,...kd->...km", np.asarray(Fv, dtype=float), np.asarray(coefs, dtype=float))
+    pred = S[..., None] - np.asarray(thresholds, dtype=float) >= 0  # (..., k, m, M)
+    return np.sum(pred != (np.asarray(yv) > 0)[:, None], axis=-2)
+
+
+def alg1_release_batch(X, y, *, degree, epsilon, delta, alpha=0.1, beta=0.1, c=0.25, n_blocks=None, n_grid=None,
+                       n_validation=None, clip_radius=None, basis="hermite", radius=1.0, max_iter=300,
+                       rng: np.random.Generator, size: int, compose: bool = True, clip: bool = True) -> np.ndarray:
+    """``size`` independent end-to-end runs of Algorithm 1 on one dataset, as array operations (notes P3).
+
+    Same parameters, partition and steps as :class:`PrivatePolynomialRegression` (the released output is
+    the selected hypothesis): returns (size, D_p + 1) rows ``[v_j^, t_l^]``. ``compose=False`` (noise
+    for one ERM step) and ``clip=False`` (features not clipped) are planted bugs for the audits only.
+    """
+    est = PrivatePolynomialRegression(degree=degree, epsilon=epsilon, delta=delta, alpha=alpha, beta=beta, c=c,
+                                      n_blocks=n_blocks, n_grid=n_grid, n_validation=n_validation,
+                                      clip_radius=clip_radius, basis=basis, radius=radius, max_iter=max_iter)
+    plan = est._plan(*_check_xy(X, y))
+    F = plan["F"] if clip else plan["F_unclipped"]
+    k, n0, M, m, D = plan["k"], plan["n0"], plan["M"], plan["m"], plan["D"]
+    y = np.asarray(y, dtype=float)
+    Fb, yb = F[: k * n0].reshape(k, n0, D), y[: k * n0].reshape(k, n0)
+    Fv, yv = F[k * n0: k * n0 + m], y[k * n0: k * n0 + m]
+    K, sigma_g, step, _ = alg1_erm_schedule(n0, D, plan["T"], plan["R"], epsilon, delta, max_iter, compose)
+    V = dp_erm_l1(Fb, yb, K, sigma_g, step, plan["R"], rng, size)  # (size, k, D)
+    ts = -1 + (2 * np.arange(1, M + 1) - 1) / M
+    errs = alg1_validation_errors(Fv, yv, V, ts).reshape(size, k * M)
+    flat = np.argmax(-0.5 * epsilon * errs + rng.gumbel(size=errs.shape), axis=1)
+    j, l = np.divmod(flat, M)
+    return np.concatenate([V[np.arange(size), j], ts[l][:, None]], axis=1)
+
+
+
+
 class PrivatePolynomialRegression(ClassifierMixin, BaseEstimator):
     """Algorithm 1: private polynomial L^1 regression with thresholds (Sec. 2, Thm 2.1; App. C, D).
 
@@ -465,15 +543,14 @@ class PrivatePolynomialRegression(ClassifierMixin, BaseEstimator):
             return 2 * math.sqrt(D)
         return check_real(self.clip_radius, "clip_radius", low=0.0, low_inclusive=False)
 
-    def fit(self, X, y):
-        X, y = _check_xy(X, y)
+    def _plan(self, X, y) -> dict:
+        """Validated parameters, the data-independent partition sizes and the (clipped) features."""
         eps = check_real(self.epsilon, "epsilon", low=0.0, low_inclusive=False)
         delta = check_real(self.delta, "delta", low=0.0, high=1.0, low_inclusive=False, high_inclusive=False)
         alpha = check_real(self.alpha, "alpha", low=0.0, high=1.0, low_inclusive=False, high_inclusive=False)
         beta = check_real(self.beta, "beta", low=0.0, high=1.0, low_inclusive=False, high_inclusive=False)
         c = check_real(self.c, "c", low=0.0, high=0.25, low_inclusive=False)
         R = check_real(self.radius, "radius", low=0.0, low_inclusive=False)
-        rng = _rng(self.random_state)
         if isinstance(self.basis, MonomialBasis):
             if self.basis.d != X.shape[1]:
                 raise ValueError(f"basis.d = {self.basis.d} but X has {X.shape[1]} columns")
@@ -489,30 +566,29 @@ class PrivatePolynomialRegression(ClassifierMixin, BaseEstimator):
         if n0 < 2 or m < 1:
             raise ValueError(f"n = {n} too small for k = {k} blocks of n_0 >= 2 and a validation set of m = {m}")
         T = self._resolve_T(D)
+        F0 = self._features(X)
+        return dict(eps=eps, delta=delta, R=R, n=n, d=d, D=D, k=k, M=M, m=m, n0=n0, T=T, F=clip_features(F0, T),
+                    F_unclipped=F0)
+
+    def fit(self, X, y):
+        X, y = _check_xy(X, y)
+        plan = self._plan(X, y)
+        eps, delta, R, d, D, k, M, m, n0, T, F = (plan[key] for key in
+                                                   ("eps", "delta", "R", "d", "D", "k", "M", "m", "n0", "T", "F"))
+        rng = _rng(self.random_state)
         self.n_features_in_ = d
         self.n_features_poly_ = D
         self.clip_radius_ = T
         self.n_blocks_, self.n_grid_, self.block_size_, self.n_validation_ = k, M, n0, m
 
-        F = clip_features(self._features(X), T)
         Fb = F[: k * n0].reshape(k, n0, D)
         yb = y[: k * n0].reshape(k, n0)
         Fv, yv = F[k * n0: k * n0 + m], y[k * n0: k * n0 + m]
 
         # DP convex ERM, all k blocks at once (independent noise per block).
-        s_unit = float(dp_accounting.get_sigma_gaussian(eps, delta))
-        K = int(min(check_int(self.max_iter, "max_iter", low=1), max(1, math.ceil(n0**2 / (4 * D * s_unit**2)))))
+        K, sigma_g, step, s_unit = alg1_erm_schedule(n0, D, T, R, eps, delta, check_int(self.max_iter, "max_iter", low=1))
         sens = 2 * T / n0
-        sigma_g = sens * math.sqrt(K) * s_unit
-        step = R / math.sqrt(K * (T**2 + D * sigma_g**2))
-        V = np.zeros((k, D))
-        Vsum = np.zeros((k, D))
-        for _ in range(K):
-            r = np.einsum("knd,kd->kn", Fb, V) - yb
-            g = np.einsum("kn,knd->kd", np.sign(r), Fb) / n0
-            V = V - step * (g + rng.normal(0.0, sigma_g, size=V.shape))
-            V /= np.maximum(1.0, np.linalg.norm(V, axis=1, keepdims=True) / R)
-            Vsum += V
+        Vsum = dp_erm_l1(Fb, yb, K, sigma_g, step, R, rng) * K
         self.coef_ = Vsum / K
         self.erm_iterations_ = K
         self.erm_sigma_ = sigma_g
@@ -843,3 +919,81 @@ class SemiAgnosticHalfspace(ClassifierMixin, BaseEstimator):
 
     def predict(self, X):
         return _sign(self.decision_function(X))
+
+
+# ====================================================================== batched end-to-end releases (audits)
+
+
+def dpsas_release_batch(X, y, *, eta=0.1, epsilon=0.5, delta=1e-5, C_s=1.0, C_T=1.0, C_kappa=1.0,
+                        step_size="adaptive", n_iter=None, rng: np.random.Generator, size: int,
+                        laplace_factor: float = 2.0, with_L: bool = True):
+    """``size`` independent runs of :class:`DPSAS` (Algorithm 3) on one dataset, as array operations.
+
+    Same partition, parameters and steps as ``DPSAS.fit``; returns ``(W, tau)`` with ``W`` (size, d)
+    the final unit directions and ``tau`` (size,) the thresholds. ``laplace_factor=1`` (Laplace scale
+    for sensitivity 1/m_0 instead of 2/m_0) and ``with_L=False`` (Claim 4.3's printed sigma) are planted
+    bugs for the audits only.
+    """
+    X, y = _check_xy(X, y)
+    size = check_int(size, "size", low=1)
+    eta = check_real(eta, "eta", low=0.0, high=1.0, low_inclusive=False, high_inclusive=False)
+    n0, d = X.shape
+    lg = math.log(1 / eta)
+    s = C_s / lg**1.5
+    T = max(1, math.ceil(C_T * lg**4)) if n_iter is None else int(n_iter)
+    m0 = n0 // (T + 2)
+    if m0 < 1:
+        raise ValueError(f"n_0 = {n0} too small for T + 2 = {T + 2} batches")
+    L = 2 * math.sqrt(d)
+    Xc, yc = clip_rows(X[: (T + 2) * m0], L), y[: (T + 2) * m0]
+    kappa = min(C_kappa * eta, 0.5 - 1e-6)
+    yhat = yc[m0: 2 * m0].mean() + rng.laplace(0.0, laplace_factor / (epsilon * m0), size=size)
+    tau = stats.norm.ppf(np.clip((1 + yhat) / 2, kappa, 1 - kappa))
+    sigma = dpsas_sigma(L, epsilon, delta, m0, with_L)
+    W = dpsas_initial_direction(Xc[:m0], yc[:m0], sigma, rng, size)
+    W = W / np.linalg.norm(W, axis=1, keepdims=True)
+    lam = math.exp(math.pi**2 / 2) * s if step_size == "paper" else (s if step_size == "adaptive" else float(step_size))
+    for t in range(T):
+        phi = (math.pi / 2) * (1 - s**2 / 64) ** t
+        a, b = math.sin(phi), -tau * math.cos(phi)  # b per run (tau is private, per run)
+        Xb, yb = Xc[(t + 2) * m0: (t + 3) * m0], yc[(t + 2) * m0: (t + 3) * m0]
+        Z = Xb @ W.T  # (m0, size)
+        band = (np.abs(Z - b[None, :]) <= a) * yb[:, None]
+        G = -(band.T @ Xb - np.sum(band * Z, axis=0)[:, None] * W) / m0
+        noise = rng.normal(0.0, sigma, size=W.shape)
+        noise -= np.sum(noise * W, axis=1, keepdims=True) * W
+        U = W - lam * (G + noise)
+        W = U / np.linalg.norm(U, axis=1, keepdims=True)
+    return W, tau
+
+
+def alg4_release_batch(X, y, *, alpha=0.05, epsilon=0.5, delta=1e-5, C_K=1.0, C_eta=1.1, n_validation=None,
+                       dpsas_params=None, rng: np.random.Generator, size: int, **bugs) -> np.ndarray:
+    """``size`` independent runs of :class:`SemiAgnosticHalfspace` (Algorithm 4) on one dataset (notes P5).
+
+    Same grid, partition and selection as ``SemiAgnosticHalfspace.fit``; returns (size, d + 1) rows
+    ``[w_k^, tau_k^]`` of the selected candidate. ``bugs`` are passed to :func:`dpsas_release_batch`.
+    """
+    X, y = _check_xy(X, y)
+    n, d = X.shape
+    K = max(1, math.ceil(C_K * math.log2(1 / alpha)))
+    m = n // 5 if n_validation is None else int(n_validation)
+    part = (n - m) // K
+    if part < 4:
+        raise ValueError(f"n = {n} too small for K = {K} parts")
+    etas = C_eta * alpha * 2.0 ** np.arange(K)
+    Xv, yv = X[n - m:], y[n - m:]
+    Ws, taus, errs = [], [], []
+    for k in range(K):
+        W, tau = dpsas_release_batch(X[k * part: (k + 1) * part], y[k * part: (k + 1) * part],
+                                     eta=min(float(etas[k]), 0.999), epsilon=epsilon, delta=delta, rng=rng, size=size,
+                                     **dict(dpsas_params or {}), **bugs)
+        pred = (Xv @ W.T + tau[None, :]) >= 0  # (m, size)
+        errs.append(np.sum(pred != (yv > 0)[:, None], axis=0))
+        Ws.append(W)
+        taus.append(tau)
+    E = np.stack(errs, axis=1)  # (size, K)
+    sel = np.argmax(-0.5 * epsilon * E + rng.gumbel(size=E.shape), axis=1)
+    Wsel = np.stack(Ws, axis=1)[np.arange(size), sel]
+    tsel = np.stack(taus, axis=1)[np.arange(size), sel]
+    return np.concatenate([Wsel, tsel[:, None]], axis=1)

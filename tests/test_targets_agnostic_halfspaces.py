@@ -25,10 +25,22 @@ def test_families_and_bugs_present():
     fams = {t.family for t in targets() if t.paper == PAPER}
     assert fams == {"polynomial-regression", "proper-halfspace", "semi-agnostic"}
     bugs = {t.name for t in targets() if t.paper == PAPER and t.planted_bug}
-    assert bugs == {"alg2-coefficients-sensitivity-2T", "alg2-coefficients-unclipped", "dpsas-printed-sigma"}
+    assert bugs == {"alg2-coefficients-sensitivity-2T", "alg2-coefficients-unclipped", "dpsas-printed-sigma",
+                    "alg1-erm-noise-one-step", "alg1-features-unclipped", "alg4-laplace-sensitivity-1",
+                    "alg4-printed-sigma"}
 
 
-@pytest.mark.parametrize("name", NAMES)
+# End-to-end targets (P3, P5; ~4-7 s each, ~38 s together) run in the slow suite; one correct target and
+# one bug of each family stay in the default suite. Measured at seed 0 (lower bound vs claim):
+# alg1-end-to-end 0.65 vs 1.0; alg1-erm-noise-one-step 2.63; alg1-features-unclipped 4.92;
+# alg4-end-to-end-threshold 0.82 vs 0.9 (the Laplace step is tight: pure eps); alg4-laplace-sensitivity-1 1.71;
+# alg4-end-to-end-direction 0.15 vs 0.9; alg4-printed-sigma 1.11 vs 0.9.
+END_TO_END_SLOW = {"alg1-features-unclipped", "alg4-end-to-end-direction", "alg4-printed-sigma",
+                   "alg4-end-to-end-threshold"}
+
+
+@pytest.mark.parametrize("name", [pytest.param(n, marks=pytest.mark.slow) if n in END_TO_END_SLOW else n
+                                  for n in NAMES])
 def test_target_verdict_at_default_trials(name):
     t = get_target(name)
     r = t.audit(seed=0)
@@ -59,3 +71,21 @@ def test_batched_release_matches_single_runs():
     single = np.array([t.mechanism(t.d0, np.random.default_rng(1000 + i)) for i in range(500)])
     s = t.score
     assert stats.ks_2samp(s(batch), s(single)).pvalue > 1e-3
+
+
+@pytest.mark.parametrize("name,n_batch,n_single", [("alg1-end-to-end", 1500, 300), ("alg4-end-to-end-threshold", 1500, 300)])
+def test_end_to_end_batch_matches_learner_runs(name, n_batch, n_single):
+    # The batched end-to-end release and the learner's own fit() (the target's __call__) are the same law:
+    # two-sample KS on every output coordinate; each test has false-failure rate 1e-3 at a fixed seed
+    # (Bonferroni over <= 5 coordinates: 5e-3 per test).
+    from scipy import stats
+
+    t = get_target(name)
+    batch = t.mechanism.sample(t.d0, np.random.default_rng(11), n_batch)
+    single = np.array([t.mechanism(t.d0, np.random.default_rng(5000 + i)) for i in range(n_single)])
+    assert batch.shape[1] == single.shape[1]
+    for j in range(batch.shape[1]):
+        if np.ptp(batch[:, j]) == 0 and np.ptp(single[:, j]) == 0:
+            assert batch[0, j] == single[0, j]
+            continue
+        assert stats.ks_2samp(batch[:, j], single[:, j]).pvalue > 1e-3, j
