@@ -109,7 +109,7 @@ def _json_safe(v: Any) -> Any:
     return v
 
 
-def _resolve_attack(attack, score, log_likelihood_ratio, out0, out1) -> _attacks.Attack:
+def _resolve_attack(attack, score, log_likelihood_ratio, out0, out1, max_look=None) -> _attacks.Attack:
     given = [a is not None for a in (attack, score, log_likelihood_ratio)]
     if sum(given) > 1:
         raise ValueError("give at most one of attack, score and log_likelihood_ratio")
@@ -123,6 +123,9 @@ def _resolve_attack(attack, score, log_likelihood_ratio, out0, out1) -> _attacks
         return _attacks.LikelihoodRatioAttack(log_likelihood_ratio)
     # Decide from the first 10% of the trials, which every attack uses for training/selection.
     n_look = max(1, min(2000, len(out0) // 10))
+    if max_look is not None:
+        # Never let the choice look at trials that a user-given Split keeps for evaluation.
+        n_look = max(1, min(n_look, max_look))
     return _attacks.choose_attack(out0[:n_look], out1[:n_look])
 
 
@@ -148,7 +151,14 @@ def audit_outputs(
     n = min(len(out0), len(out1))
     if n < 10:
         raise ValueError(f"trials must be at least 10 for an audit, got {n}")
-    atk = _resolve_attack(attack, score, log_likelihood_ratio, out0, out1)
+    shape0, shape1 = np.shape(out0)[1:], np.shape(out1)[1:]
+    if shape0 != shape1:
+        raise ValueError(
+            f"out0 and out1 must hold outputs of the same shape, got {shape0} per trial in out0 "
+            f"and {shape1} in out1"
+        )
+    max_look = int(math.floor(strategy.fraction * n)) if isinstance(strategy, Split) else None
+    atk = _resolve_attack(attack, score, log_likelihood_ratio, out0, out1, max_look)
     if strategy is None:
         strategy = Split(atk.train_fraction if atk.needs_training else 0.2)
     if atk.needs_training:

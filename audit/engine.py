@@ -205,6 +205,13 @@ def run_trials(
     """
     trials = check_int(trials, "trials", low=1)
     seed = _check_seed(seed)
+    if not (hasattr(mechanism, "sample") or callable(mechanism)):
+        # Checked here, before any trial runs: a wrong argument is a TypeError, not a
+        # MechanismError raised from inside the first chunk.
+        raise TypeError(
+            "mechanism must be callable as mechanism(data, rng) or have a "
+            f"sample(data, rng, size) method, got {type(mechanism).__name__}"
+        )
 
     def fn(size, ss):
         return _trial_chunk(mechanism, d0, d1, seed, chunk_size, size, ss)
