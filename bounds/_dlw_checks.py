@@ -22,6 +22,13 @@ Checks implemented here, by claim:
 * Proposition 6: the proof's witness lists, checked on random realizable samples.
 * Theorems 2 and 12: formula-level exponents, the vacuity of the calibrated bound
   (inconclusive), and the per-window count erratum.
+
+Checks on the issue-4 learners (``learners.decision_lists``, ``learners.winnow``):
+Theorem 1 sample-size scaling of DPGreedyCover (G4c); Prop. 6 along the EM's own choices
+(G1c); Theorem 7 training error (G3c), exact privacy by enumeration (G5c) and the audit
+of the canary target against the exact epsilon (G6c); Lemma 9 over G1-G5 and the greedy
+adversary (W1-W3); the relaxed parametric DP-Winnow runs for Theorem 12 (D3), Lemma 13
+(D1) and Lemma 14 (D2); and the white-box replay audit of DP-Winnow for Lemma 11 (D5).
 """
 
 from __future__ import annotations
@@ -674,7 +681,7 @@ def check_calibrated_vacuity(ctx: CheckContext) -> CheckOutcome:
         cal["mistakes"], T, "deterministic",
         "the calibrated Theorem 12 / Theorem 2 bound exceeds the horizon T by many orders of magnitude, "
         "so it is vacuous at practical sizes (notes Sec. 5.5, D7); an empirical pass would not be evidence "
-        "for the theorem. The parametric check needs DPWinnow (issue 4).",
+        "for the theorem. The parametric check (relaxed parameters) is decision-lists-winnow/theorem-12:parametric.",
         parameters=_CALIBRATED, calibration=cal, bound_over_T=cal["mistakes"] / T,
     )
 
@@ -744,3 +751,317 @@ def check_theorem2_exponents(ctx: CheckContext) -> CheckOutcome:
             worst = max(worst, abs(slope - expo) / tol)
     return inequality(worst, 1.0, sense="<=", slopes=rows,
                       note="observed = max |slope - exponent| / tolerance over pairs")
+
+
+# ============================================================================ checks on the issue-4 learners
+# (learners.decision_lists, learners.winnow; notes Sec. 8 checks W1-W3, G1c-G6c, D1-D3, D5)
+
+
+def _noisy_block_instance(F: int, r: int) -> tuple[np.ndarray, np.ndarray]:
+    """A realizable sample for the sample-size scaling of DP-GreedyCover (checks G3c/G4c).
+
+    Feature 0 fires on every label-0 record (target list [(f_0, 0), (T, 1)]); features 1..F-1 each
+    fire on their own block of r label-0 and r label-1 records, so every rule built on them makes
+    r errors. A DP-GreedyCover round picks such a rule with probability ~ 2F e^{-eps r/2}, so the
+    training error rate is small once r ~ (2/eps) ln F, i.e. n = 2r(F-1) ~ F ln F / eps (Theorem 1).
+    """
+    k = F - 1
+    n = 2 * r * k
+    Phi = np.zeros((n, F + 1), dtype=bool)
+    Phi[:, -1] = True
+    y = np.tile(np.r_[np.zeros(r, dtype=np.int64), np.ones(r, dtype=np.int64)], k)
+    Phi[:, 0] = y == 0
+    for i in range(k):
+        Phi[2 * r * i:2 * r * (i + 1), 1 + i] = True
+    return Phi, y
+
+
+def _greedy_error_rate(F: int, r: int, eps: float, runs: int, seed: int, n_jobs) -> float:
+    from learners.decision_lists import greedy_cover_sample
+
+    Phi, y = _noisy_block_instance(F, r)
+
+    def fn(size, ss):
+        _, _, e = greedy_cover_sample(Phi, y, eps, np.random.default_rng(ss), size)
+        return float(e.sum())
+
+    tot = sum(map_chunks(fn, runs, seed=seed, chunk_size=max(runs, 1), n_jobs=n_jobs))
+    return tot / (runs * y.size)
+
+
+def greedy_cover_needed_samples(F: int, eps: float, alpha: float, runs: int, seed: int, n_jobs=1) -> int:
+    """Smallest n = 2r(F-1) (bisection over r) whose mean training-error rate is <= alpha."""
+    hi = 1
+    while _greedy_error_rate(F, hi, eps, runs, seed, n_jobs) > alpha:
+        hi *= 2
+    lo = hi // 2
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if _greedy_error_rate(F, mid, eps, runs, seed, n_jobs) > alpha:
+            lo = mid
+        else:
+            hi = mid
+    return 2 * hi * (F - 1)
+
+
+def check_theorem1_scaling(ctx: CheckContext) -> CheckOutcome:
+    """Theorem 1 scaling (notes G4c): needed n vs |F| (exponent 1 up to the hidden log) and vs 1/eps (exponent 1).
+
+    n* is the smallest sample of the noisy-block family whose mean training-error rate is <= 0.05.
+    Two OLS fits of ln n* (statsmodels); the |F| slope must be compatible with the O~(|F|) range
+    [1, 1 + 1/ln(2(F_min + 1))] (the local slope of F ln F), the eps slope with -1.
+    """
+    from bounds.checks import scaling
+
+    runs = ctx.trials(200, minimum=40)
+    full = ctx.profile.scale >= 1
+    Fs = (4, 8, 16, 32, 64) if full else (4, 8, 16)
+    nF = [greedy_cover_needed_samples(F, 1.0, 0.05, runs, ctx.seed + F, ctx.n_jobs) for F in Fs]
+    eps_grid = (0.125, 0.25, 0.5, 1.0) if full else (0.25, 0.5, 1.0)
+    ne = [greedy_cover_needed_samples(16, e, 0.05, runs, ctx.seed + 100 + i, ctx.n_jobs) for i, e in enumerate(eps_grid)]
+    fF = scaling(Fs, nF, 1.0, confidence=0.999, parameter="|F|")
+    fe = scaling(eps_grid, ne, -1.0, confidence=0.999, parameter="epsilon_step")
+    top = 1.0 + 1.0 / math.log(2 * (Fs[0] + 1))
+    loF, hiF = fF.details["slope_ci"]
+    okF = loF <= top and hiF >= 1.0
+    status = "pass" if (okF and fe.status == "pass") else "fail"
+    return CheckOutcome(status, fF.observed, 1.0, "scaling", confidence=0.999, trials=runs,
+                        p_value=None,
+                        details=dict(F=list(Fs), n_star_F=nF, slope_F=fF.observed, slope_F_ci=[loF, hiF],
+                                     allowed_F_range=[1.0, top], eps=list(eps_grid), n_star_eps=ne,
+                                     slope_eps=fe.observed, slope_eps_ci=fe.details["slope_ci"],
+                                     note="n* = smallest 2r(F-1) with mean training-error rate <= 0.05"))
+
+
+def check_prop6_em_choices(ctx: CheckContext) -> CheckOutcome:
+    """Prop. 6 consequence (G1c) along DP-GreedyCover's own EM choices: max_{(f,b)} q(S_j,(f,b)) = 0 every round."""
+    from learners.decision_lists import feature_matrix, greedy_cover_sample
+
+    rng = ctx.rng
+    violations = rounds = 0
+    for rep in range(ctx.trials(40, minimum=8)):
+        X = rng.integers(0, 2, size=(60, 6))
+        y = np.where(X[:, 0] == 1, 1, np.where(X[:, 1] == 1, 0, np.where(X[:, 3] == 1, 1, 0)))  # [(x0,1),(x1,0),(x3,1),(T,0)]
+        Phi = feature_matrix(X)
+        order, _, _ = greedy_cover_sample(Phi, y, float(rng.choice((0.1, 1.0, 5.0))), rng, 5)
+        for run in order:
+            alive = np.ones(len(y), dtype=bool)
+            for j, f in enumerate(run):
+                rem = run[j:]
+                best = max(-np.count_nonzero(alive & Phi[:, g] & (y != b)) for g in rem for b in (0, 1))
+                rounds += 1
+                violations += best != 0
+                alive &= ~Phi[:, f]
+    return inequality(violations, 0, sense="<=", rounds=rounds,
+                      note="observed = rounds (along EM choices) whose best remaining rule makes an error")
+
+
+def check_theorem7_training_error(ctx: CheckContext) -> CheckOutcome:
+    """G3c: total training error of DP-GreedyCover <= E = (2M/eps)(ln 2M + ln(2M/beta)) w.p. >= 1 - beta/2."""
+    from learners.decision_lists import greedy_cover_sample
+
+    # n = 2 * 8 * 7 = 112 > E = (18/2)(ln 18 + ln 90) = 66.5, so the bound is not vacuous here.
+    beta, eps, F = 0.2, 2.0, 8
+    Phi, y = _noisy_block_instance(F, 8)
+    E = greedy_cover_train_error(F, eps, beta)
+    runs = ctx.trials(4000, minimum=200)
+
+    def fn(size, ss):
+        _, _, e = greedy_cover_sample(Phi, y, eps, np.random.default_rng(ss), size)
+        tot = e.sum(axis=1)
+        return int(np.count_nonzero(tot > E)), int(tot.max())
+
+    parts = map_chunks(fn, runs, seed=ctx.seed, chunk_size=2000, n_jobs=ctx.n_jobs)
+    fails = sum(p[0] for p in parts)
+    out = failure_rate(fails, runs, beta / 2, confidence=0.999, E=E, max_errors=max(p[1] for p in parts),
+                       F=F, epsilon_step=eps, n=int(y.size))
+    out.details["looseness"] = E / max(1, out.details["max_errors"])
+    return out
+
+
+def check_theorem7_exact_privacy(ctx: CheckContext) -> CheckOutcome:
+    """G5c: exact hockey-stick delta at the claimed replace-one epsilon <= delta, by enumeration.
+
+    Random realizable samples (|F| = 3, n = 6) and every replacement of record 0 by any point and
+    label (non-realizable neighbours included); plus the pure exact epsilon vs M eps_step.
+    """
+    from learners.decision_lists import exact_epsilon, feature_matrix, greedy_cover_exact_logprobs, hockey_stick_delta
+
+    rng = ctx.rng
+    worst_ratio, worst_pure, rows = 0.0, 0.0, []
+    for eps_step, delta in ((0.5, 1e-4), (1.0, 1e-3), (2.0, 1e-6)):
+        claim = greedy_cover_epsilon_replace(eps_step, delta)
+        for _ in range(ctx.trials(4, minimum=1)):
+            X = rng.integers(0, 2, size=(6, 3))
+            y = np.where(X[:, 0] == 1, 1, np.where(X[:, 1] == 1, 0, 1))
+            Phi = feature_matrix(X)
+            for xr in itertools.product((0, 1), repeat=3):
+                for lab in (0, 1):
+                    X1, y1 = X.copy(), y.copy()
+                    X1[0], y1[0] = xr, lab
+                    lp0, lp1, _ = greedy_cover_exact_logprobs(Phi, y, feature_matrix(X1), y1, eps_step)
+                    worst_ratio = max(worst_ratio, hockey_stick_delta(lp0, lp1, claim) / delta)
+                    worst_pure = max(worst_pure, exact_epsilon(lp0, lp1, 0.0) / (4 * eps_step))
+        rows.append(dict(epsilon_step=eps_step, delta=delta, claimed_epsilon=claim))
+    return exact(worst_ratio, 1.0, sense="<=", rtol=1e-9, grid=rows,
+                 max_exact_pure_epsilon_over_M_eps_step=worst_pure,
+                 note="observed = max exact delta(claimed eps) / claimed delta over samples and replacements")
+
+
+def check_theorem7_audit(ctx: CheckContext) -> CheckOutcome:
+    """G6c: the auditor on the greedy-cover targets: lower bound <= claim, and <= exact eps on the canary pair."""
+    from audit.targets import get_target
+    from audit.targets_decision_lists import greedy_cover_canary_pair
+    from learners.decision_lists import exact_epsilon, greedy_cover_exact_logprobs
+
+    t = get_target("greedy-cover-canary")
+    r = t.audit(trials=ctx.trials(t.default_trials, minimum=2000), seed=ctx.seed % 2**31)
+    (P0, y0), (P1, y1) = greedy_cover_canary_pair()
+    lp0, lp1, _ = greedy_cover_exact_logprobs(P0, y0, P1, y1, t.mechanism.epsilon_step)
+    eps_exact = exact_epsilon(lp0, lp1, t.delta)
+    return inequality(r.epsilon_lower_bound, eps_exact, sense="<=", claimed_epsilon=t.epsilon,
+                      exact_epsilon=eps_exact, auditor=r.to_dict(),
+                      note="observed = auditor's epsilon lower bound; bound = exact epsilon at the claimed delta")
+
+
+def check_lemma9_sequences(ctx: CheckContext) -> CheckOutcome:
+    """W1-W3: Winnow (c = 0) and ConfidentWinnow (c in {0.1, 0.25, 0.45}, bits all ones / random) on
+    generators G1-G5 and against the greedy adaptive adversary: updates <= Lemma 9 bound, and every
+    update lowers KL(v||w) by >= (1-c) eta rho - eta^2/2. observed = largest count/bound ratio."""
+    from learners.winnow import ConfidentWinnow, GENERATORS, confident_winnow_batch, generate_instance
+
+    B = ctx.trials(300, minimum=25)  # default profile: 5 x 7 x 300 + 4 x 300 = 11,700 sequences
+    T, d = 300, 16
+    ratios: dict[str, float] = {}
+    drop_viol = 0
+    n_seq = 0
+    rng = ctx.rng
+    for gen in GENERATORS:
+        insts = [generate_instance(gen, rng, d, T) for _ in range(B)]
+        rho = min(i.rho for i in insts)
+        X = np.stack([i.X for i in insts])
+        y = np.stack([i.y for i in insts])
+        V = np.stack([i.v for i in insts])
+        dd = X.shape[2]
+        for c in (0.0, 0.1, 0.25, 0.45):
+            eta = (1 - c) * rho
+            for bits in ((None,) if c == 0 else (None, rng.integers(0, 2, size=(B, T)))):
+                tr = confident_winnow_batch(X, y, eta, c, rho, bits, V)
+                den = (1 - c) * eta * rho - eta * eta / 2
+                bound = math.log(dd) / den
+                key = f"{gen}/c={c}"
+                ratios[key] = max(ratios.get(key, 0.0), float(tr.updates.max() / bound))
+                upd = tr.updates > 0
+                drop_viol += int(np.count_nonzero(tr.min_potential_drop[upd] < den - 1e-12))
+                n_seq += B
+    for k in (3, 7):  # greedy adaptive adversary on majority-of-k pools
+        insts = [generate_instance("majority", rng, d, 80, k=k) for _ in range(B)]
+        X = np.stack([i.X for i in insts])
+        y = np.stack([i.y for i in insts])
+        rho = 1.0 / k
+        for c in (0.0, 0.25):
+            tr = ConfidentWinnow(eta=(1 - c) * rho, c=c, rho=rho).run_greedy(X, y, 400)
+            bound = math.log(d) / ((1 - c) ** 2 * rho * rho / 2)
+            ratios[f"greedy-majority{k}/c={c}"] = float(tr.updates.max() / bound)
+            n_seq += B
+    worst = max(ratios.values())
+    out = inequality(worst, 1.0, sense="<=", ratios=ratios, sequences=n_seq, potential_drop_violations=drop_viol,
+                     note="observed = max over generators/c/bits of (updates / Lemma 9 bound)")
+    if drop_viol:
+        out.status = "fail"
+    return out
+
+
+# ---------------------------------------------------------------- DP-Winnow runs (D1-D3)
+
+_D3 = dict(d=50, T=20_000, c=0.25, beta=0.05, epsilon_hat=2.0)
+
+
+def dp_winnow_relaxed(T: int | None = None):
+    """The relaxed parametric DP-Winnow of notes D3: G1 majority of 3, d = 50, rho = 1/3, eps_hat = 2,
+    eta = (1-c) rho / 2, m = lemma13_m, K = ceil(Lemma 14 bound), L = alpha = 8 ln(2T^2/beta)/eps_hat."""
+    from learners.winnow import DPWinnow, generate_instance
+
+    p = dict(_D3)
+    if T is not None:
+        p["T"] = T
+    inst = generate_instance("majority", np.random.default_rng(20240), p["d"], p["T"], k=3)
+    rho, c, beta = inst.rho, p["c"], p["beta"]
+    eta = 0.5 * (1 - c) * rho
+    m = lemma13_m(p["T"], beta, c, rho)
+    K = int(math.ceil(winnow_update_bound(p["d"], rho, eta, c)))
+    L = 8.0 * math.log(2.0 * p["T"] ** 2 / beta) / p["epsilon_hat"]
+    return DPWinnow(p["epsilon_hat"], eta, m, L, K, beta=beta, c=c, rho=rho), inst
+
+
+_D_CACHE: dict = {}
+_D_SEED = 424242  # one shared simulation for D1-D3 (lemma-13, lemma-14, theorem-12): fixed seed, cached
+
+
+def _dp_winnow_runs(ctx: CheckContext, runs: int, T: int):
+    """``runs`` independent relaxed DP-Winnow runs (chunk engine), shared by the D1-D3 checks."""
+    key = (runs, T)
+    if key in _D_CACHE:
+        return _D_CACHE[key]
+    dw, inst = dp_winnow_relaxed(T)
+
+    def fn(size, ss):
+        b = dw.run_batch(inst.X, inst.y, np.random.default_rng(ss), size)
+        return b.mistakes, b.updates, b.lemma13_violations, b.capped
+
+    parts = map_chunks(fn, runs, seed=_D_SEED, chunk_size=500, n_jobs=ctx.n_jobs)
+    cat = [np.concatenate([p[i] for p in parts]) for i in range(4)]
+    _D_CACHE.clear()
+    _D_CACHE[key] = (dw, inst, cat)
+    return _D_CACHE[key]
+
+
+def _d_runs(ctx):
+    return ctx.trials(1000, minimum=100), (_D3["T"] if ctx.profile.scale >= 1 else 5_000)
+
+
+def check_theorem12_parametric(ctx: CheckContext) -> CheckOutcome:
+    """D3: mistakes <= (U+1)(L + alpha + 1) (U = realised updates, L = alpha) w.p. >= 1 - 2 beta.
+
+    Relaxed parameters (the calibrated bound is vacuous, D7); one-sided exact binomial test of the
+    failure rate against 2 beta over >= 1000 runs (default profile)."""
+    runs, T = _d_runs(ctx)
+    dw, inst, (mist, upd, viol, capped) = _dp_winnow_runs(ctx, runs, T)
+    alpha = dw.alpha(T)
+    bound = (upd + 1) * (dw.L + alpha + 1)
+    fails = int(np.count_nonzero(mist > bound))
+    paper = 16 * math.log(2 * T * T / dw.beta) / dw.epsilon_hat * dw.K
+    return failure_rate(fails, runs, 2 * dw.beta, confidence=0.999, T=T, d=inst.X.shape[1], rho=inst.rho,
+                        epsilon_hat=dw.epsilon_hat, eta=dw.eta, m=dw.m, K=dw.K, L=dw.L,
+                        max_mistakes=int(mist.max()), mean_mistakes=float(mist.mean()),
+                        max_ratio_to_careful_bound=float((mist / bound).max()),
+                        paper_form_bound=paper, max_updates=int(upd.max()))
+
+
+def check_lemma13_runs(ctx: CheckContext) -> CheckOutcome:
+    """D1: in a run, every released-vector mistake has y<w,x> <= c rho, w.p. >= 1 - beta at m = lemma13_m."""
+    runs, T = _d_runs(ctx)
+    dw, inst, (mist, upd, viol, capped) = _dp_winnow_runs(ctx, runs, T)
+    fails = int(np.count_nonzero(viol > 0))
+    return failure_rate(fails, runs, dw.beta, confidence=0.999, T=T, m=dw.m, c=dw.c, rho=inst.rho,
+                        total_violating_rounds=int(viol.sum()))
+
+
+def check_lemma14_runs(ctx: CheckContext) -> CheckOutcome:
+    """D2: DP-Winnow makes fewer than K = ln d/((1-c) eta rho - eta^2/2) updates w.p. >= 1 - beta."""
+    runs, T = _d_runs(ctx)
+    dw, inst, (mist, upd, viol, capped) = _dp_winnow_runs(ctx, runs, T)
+    fails = int(np.count_nonzero((upd >= dw.K) | capped))
+    return failure_rate(fails, runs, dw.beta, confidence=0.999, T=T, K=dw.K, max_updates=int(upd.max()),
+                        mean_updates=float(upd.mean()), ratio_max_updates_to_K=float(upd.max() / dw.K))
+
+
+def check_lemma11_audit(ctx: CheckContext) -> CheckOutcome:
+    """D5: privacy audit of DP-Winnow's released weights (target dp-winnow-replay): lower bound <= claim."""
+    from audit.targets import get_target
+
+    t = get_target("dp-winnow-replay")
+    r = t.audit(trials=ctx.trials(t.default_trials, minimum=2000), seed=ctx.seed % 2**31)
+    return inequality(r.epsilon_lower_bound, t.epsilon, sense="<=", auditor=r.to_dict(),
+                      note="observed = auditor's epsilon lower bound (white-box replay statistic); "
+                           "bound = the learner's own accounting for the relaxed parameters")

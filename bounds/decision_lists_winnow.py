@@ -131,8 +131,6 @@ def _lemma15_margin(r, D, C_15=1.0):
 
 # ------------------------------------------------------------------- claims
 
-_PENDING_GC = "needs DPGreedyCover (issue 4)"
-_PENDING_DPW = "needs DPWinnow (issue 4)"
 
 register(Claim(
     id="decision-lists-winnow/theorem-1",
@@ -151,7 +149,8 @@ register(Claim(
             Condition("0 < delta < 1", _delta_01)),
     errata=("The accuracy parameter alpha is suppressed in the statement; the natural full form is "
             "O~(|F| log(1/delta)/(alpha epsilon)) (notes Sec. 2).",),
-    pending=_PENDING_GC,
+    checks=(Check("sample-size-scaling", "scaling", C.check_theorem1_scaling,
+                  "needed n of DPGreedyCover vs |F| (O~(|F|)) and vs epsilon_step (exponent -1), OLS fits"),),
 ))
 
 register(Claim(
@@ -182,7 +181,7 @@ register(Claim(
                   "log-log slopes of the calibrated bound in rho (-6) and epsilon (-4)"),
             Check("calibrated-vacuity", "deterministic", C.check_calibrated_vacuity,
                   "calibrated value vs T (inconclusive: vacuous at practical sizes)")),
-    pending=_PENDING_DPW,
+    # The empirical (parametric) check of the mistake bound is registered under theorem-12.
 ))
 
 register(Claim(
@@ -218,8 +217,9 @@ register(Claim(
     source="Sec. 3.1, Proposition 6; notes Sec. 2",
     quantity="(existence statement; consequence: max score 0 in every round)",
     checks=(Check("proof-witness", "deterministic", C.check_prop6_witness,
-                  "the proof's witness lists are consistent for random and adversarial choice sequences"),),
-    pending="run on DP-GreedyCover's own choices " + _PENDING_GC,
+                  "the proof's witness lists are consistent for random and adversarial choice sequences"),
+            Check("em-choices", "deterministic", C.check_prop6_em_choices,
+                  "max score 0 in every round along DPGreedyCover's own exponential-mechanism choices")),
 ))
 
 register(Claim(
@@ -243,7 +243,12 @@ register(Claim(
             "Replace-one epsilon is eps_AR + eps_step/2 with the same delta [revised].",
             "Gupta et al.'s epsilon' corresponds to eps_step/2 (notes Sec. 4.8 [revised])."),
     reconstructed=True,
-    pending=_PENDING_GC,
+    checks=(Check("training-error", "probabilistic", C.check_theorem7_training_error,
+                  "G3c: training errors <= E w.p. >= 1 - beta/2 (Monte Carlo over EM coins)"),
+            Check("exact-privacy", "exact", C.check_theorem7_exact_privacy,
+                  "G5c: exact hockey-stick delta at the claimed replace-one epsilon <= delta (enumeration)"),
+            Check("audit", "deterministic", C.check_theorem7_audit,
+                  "G6c: auditor's lower bound on the canary target <= exact epsilon <= claim")),
 ))
 
 register(Claim(
@@ -260,7 +265,8 @@ register(Claim(
     regime=(Condition("d >= 2", lambda p: p["d"] >= 2),
             Condition("0 < eta < 2 (1 - c) rho", lambda p: 0 < p["eta"] < 2 * (1 - p["c"]) * p["rho"]),
             Condition("0 <= c < 1/2", lambda p: 0 <= p["c"] < 0.5)),
-    pending="needs ConfidentWinnow (issue 4)",
+    checks=(Check("sequences", "deterministic", C.check_lemma9_sequences,
+                  "W1-W3: Winnow/ConfidentWinnow on G1-G5 and the greedy adversary; KL drop per update"),),
 ))
 
 register(Claim(
@@ -308,8 +314,9 @@ register(Claim(
     checks=(Check("calibration-grid", "deterministic", C.check_lemma11_grid,
                   "reconstructed totals <= epsilon over a grid of (epsilon, delta, K, m)"),
             Check("dp-accounting", "deterministic", C.check_lemma11_accountants,
-                  "RDP and PLD accountants on a randomized-response model of the composition")),
-    pending="privacy audit of the released weights " + _PENDING_DPW,
+                  "RDP and PLD accountants on a randomized-response model of the composition"),
+            Check("audit", "deterministic", C.check_lemma11_audit,
+                  "D5: white-box replay audit of the released weights (relaxed parameters) <= own accounting")),
 ))
 
 register(Claim(
@@ -335,8 +342,9 @@ register(Claim(
     checks=(Check("window-count", "deterministic", C.check_theorem12_window_count,
                   "worst case consistent with Lemmas 10 and 14 vs the printed count (erratum)"),
             Check("calibrated-vacuity", "deterministic", C.check_calibrated_vacuity,
-                  "calibrated value vs T (inconclusive)")),
-    pending="parametric mistake-bound check " + _PENDING_DPW,
+                  "calibrated value vs T (inconclusive)"),
+            Check("parametric", "probabilistic", C.check_theorem12_parametric,
+                  "D3: mistakes <= (U+1)(L+alpha+1) w.p. >= 1 - 2 beta, relaxed parameters, >= 1000 runs")),
 ))
 
 register(Claim(
@@ -357,8 +365,9 @@ register(Claim(
             "<= T^2 of them; use ln(T^2/beta) (notes Sec. 2 [revised]).",),
     reconstructed=True,
     checks=(Check("single-draw-hoeffding", "exact", C.check_lemma13_single_draw,
-                  "exact binomial tail <= e^{-m mu^2/2}; T^2 e^{-m c^2 rho^2/2} <= beta at the registered m"),),
-    pending="run-level agreement of shadow and sampled weights " + _PENDING_DPW,
+                  "exact binomial tail <= e^{-m mu^2/2}; T^2 e^{-m c^2 rho^2/2} <= beta at the registered m"),
+            Check("runs", "probabilistic", C.check_lemma13_runs,
+                  "D1: runs where a released-vector mistake has shadow margin > c rho, rate vs beta")),
 ))
 
 register(Claim(
@@ -377,8 +386,9 @@ register(Claim(
     errata=("K depends on eta (Lemma 14) and eta on K (Lemma 11); the text does not solve this. Closed form "
             "K* = ceil(((ln d + a^2/2)/((1-c) a rho))^2), a = eps/(8 sqrt(2 m ln(2/delta))) (notes).",),
     checks=(Check("k-star", "deterministic", C.check_lemma14_k_star,
-                  "g(K) <= K at K*, 2K*, 10K* over a grid"),),
-    pending="probabilistic update count " + _PENDING_DPW,
+                  "g(K) <= K at K*, 2K*, 10K* over a grid"),
+            Check("runs", "probabilistic", C.check_lemma14_runs,
+                  "D2: runs with >= K updates (or the cap reached), rate vs beta")),
 ))
 
 register(Claim(

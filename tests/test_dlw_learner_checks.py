@@ -1,0 +1,82 @@
+"""The checks of bounds/decision_lists_winnow.py that run on the issue-4 learners (smoke budget).
+
+Each check's own docstring (bounds/_dlw_checks.py) derives its bound. Probabilistic checks
+use exact binomial tests at confidence 0.999 (false-failure rate <= 0.001 each when the
+claim holds); seeds are fixed. Negative controls show the checks can fail.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import bounds
+from bounds import _dlw_checks as C
+from bounds.checks import PROFILES, CheckContext
+
+P = "decision-lists-winnow/"
+
+
+def _ctx(seed: int = 777, profile: str = "smoke") -> CheckContext:
+    return CheckContext(rng=np.random.default_rng(seed), seed=seed, profile=PROFILES[profile])
+
+
+def test_no_pending_claims_left():
+    assert [c.id for c in bounds.claims("decision-lists-winnow") if c.pending] == []
+
+
+@pytest.mark.parametrize("cid,check", [
+    ("theorem-1", "sample-size-scaling"),
+    ("proposition-6", "em-choices"),
+    ("theorem-7", "training-error"),
+    ("theorem-7", "exact-privacy"),
+    ("theorem-7", "audit"),
+    ("lemma-9", "sequences"),
+    ("theorem-12", "parametric"),
+    ("lemma-13", "runs"),
+    ("lemma-14", "runs"),
+])
+def test_learner_checks_pass_smoke(cid, check):
+    claim = bounds.get(P + cid)
+    chk = next(c for c in claim.checks if c.name == check)
+    out = chk.run(_ctx())
+    assert out.status == "pass", out.details
+
+
+def test_theorem12_parametric_reports_numbers():
+    out = C.check_theorem12_parametric(_ctx())
+    d = out.details
+    # mistakes are positive and below the careful bound in every run (ratio < 1)
+    assert d["max_mistakes"] > 0 and d["max_ratio_to_careful_bound"] < 1.0
+    assert d["K"] == 167  # ceil(ln 50 / (0.75 * 0.125/3 - 0.125^2/2)) = ceil(166.9) (notes D3: K = 167)
+
+
+def test_training_error_check_fails_for_literal_sign():
+    # Negative control (Lemma 3 erratum): with the paper's literal sign the EM picks the worst rules,
+    # the training error exceeds E in every run and the G3c check must fail.
+    from learners.decision_lists import greedy_cover_sample
+
+    # Same instance as the check: n = 112 records, E = 66.5 (not vacuous).
+    Phi, y = C._noisy_block_instance(8, 8)
+    E = C.greedy_cover_train_error(8, 2.0, 0.2)
+    assert E < y.size
+    _, _, e = greedy_cover_sample(Phi, y, 2.0, np.random.default_rng(0), 200, sign=-1.0)
+    fails = int(np.count_nonzero(e.sum(axis=1) > E))
+    from bounds.checks import failure_rate
+
+    assert failure_rate(fails, 200, 0.1).status == "fail"
+
+
+def test_lemma9_check_detects_a_wrong_learning_rate_bound():
+    # Negative control: the Lemma 9 bound computed with the margin overstated 8-fold (8 rho instead of
+    # rho = 1/7) is ln 16/(8 rho^2 - rho^2/2) = 2.7726 * 49/7.5 = 18.1, and Winnow exceeds it on G1.
+    from learners.winnow import confident_winnow_batch, generate_instance
+
+    rng = np.random.default_rng(1)
+    insts = [generate_instance("majority", rng, 16, 300, k=7) for _ in range(50)]
+    X = np.stack([i.X for i in insts])
+    y = np.stack([i.y for i in insts])
+    rho = 1 / 7
+    tr = confident_winnow_batch(X, y, rho, 0.0, rho)
+    wrong = C.winnow_update_bound(16, 8 * rho, rho, 0.0)
+    assert tr.updates.max() > wrong
