@@ -833,3 +833,195 @@ __all__ = [name for name in dir() if name.startswith("check_")] + [
     "adv_composition_epsilon", "lemma19_parameters", "gaussian_delta", "gaussian_sigma_for", "gdp_mu_of_pure_dp",
     "lemma12_bound", "margin_error", "obs8_runs", "lemma18_T",
 ]
+
+
+# ======================================================= learner checks (issue 5)
+# These run the learners of learners/perceptron.py and learners/sphere.py.
+
+
+def check_novikoff(ctx: C.CheckContext) -> C.CheckOutcome:
+    """Novikoff (R/gamma)^2 on Perceptron runs: random gamma-margin data (d in [2, 60], gamma in [0.02, 0.5]),
+    natural and adversarial (smallest margin first) orders, cycled to convergence; R = max ||x||, gamma = the
+    realised minimum margin of the unit realiser. Observed: max over runs of mistakes / (R/gamma)^2 (<= 1)."""
+    from learners.perceptron import Perceptron
+    from learners.robustness import margin_realizable
+
+    rng = ctx.rng
+    worst, runs = 0.0, 0
+    for _ in range(ctx.trials(60, minimum=6)):
+        d, g = int(rng.integers(2, 61)), float(rng.uniform(0.02, 0.5))
+        X, y, w = margin_realizable(int(rng.integers(50, 500)), d, g, rng)
+        R, gam = float(np.linalg.norm(X, axis=1).max()), float(np.min(y * (X @ w)))
+        for order in (rng.permutation(len(y)), np.argsort(y * (X @ w))):
+            p = Perceptron(max_epochs=100_000).fit(X[order], y[order])
+            worst = max(worst, p.n_mistakes_ / (R / gam) ** 2)
+            runs += 1
+    return C.inequality(worst, 1.0, sense="<=", runs=runs)
+
+
+def check_lemma18_noiseless(ctx: C.CheckContext) -> C.CheckOutcome:
+    """Plan U2: the noiseless margin perceptron (sigma = 0, b -> 0, p = 1 and p = 0.5) stops within Lemma 18's
+    T = ceil(6e5/(alpha gamma^2)) iterations with err^X_{gamma'}(w) <= 0.5 alpha. Observed: max over runs of
+    max(iterations / T, err / (0.5 alpha)) (<= 1). The heuristic ~1250/gamma^2 (notes Sec. 3.1) is reported only."""
+    from learners.perceptron import MarginPerceptron, lemma18_iterations
+    from learners.robustness import margin_realizable
+
+    rng = ctx.rng
+    worst, heur, runs = 0.0, 0.0, 0
+    for _ in range(ctx.trials(40, minimum=4)):
+        g, alpha = float(rng.uniform(0.02, 0.5)), float(rng.uniform(0.02, 0.4))
+        X, y, _ = margin_realizable(int(rng.integers(100, 2000)), int(rng.integers(2, 100)), g, rng)
+        for p in (1.0, 0.5):
+            m = MarginPerceptron(g, alpha=alpha, sampling_rate=p, random_state=int(rng.integers(2**31))).fit(X, y)
+            err = float(np.mean(y * (X @ m.coef_) <= 0.95 * g))
+            T = lemma18_iterations(alpha, g)
+            # p < 1: the stopping test sees a sample, so err <= 0.5 alpha holds only w.h.p.; count it as a run
+            # of the deterministic bound only for p = 1.
+            r = max(m.n_iter_ / T, err / (0.5 * alpha) if p == 1.0 else 0.0, 0.0 if m.stopped_ else 2.0)
+            worst = max(worst, r)
+            heur = max(heur, m.n_iter_ / (1250 / g**2))
+            runs += 1
+    return C.inequality(worst, 1.0, sense="<=", runs=runs, max_iterations_over_heuristic_1250_over_gamma2=heur)
+
+
+THEOREM6_SCALED = dict(d=16, gamma=0.3, alpha=0.2, epsilon=1.0, delta=1e-5, n=50_000, kappa=0.01, kappa_T=1e-4)
+
+
+def theorem6_scaled_parameters(d, gamma, alpha, epsilon, delta, n, kappa, kappa_T):
+    """Scaled-down Theorem 6 parameters: T = ceil(1500 kappa_T/(alpha gamma_gap^2)), p = 1/sqrt(T),
+    sigma = 100 kappa ln(T/delta)/epsilon, b = 100 kappa sqrt(ln(T/delta))/epsilon (the paper: kappa = kappa_T = 1)."""
+    T = math.ceil(1500 * kappa_T / (alpha * (0.05 * gamma) ** 2))
+    L = math.log(T / delta)
+    return dict(T=T, p=1 / math.sqrt(T), sigma=100 * kappa * L / epsilon, b=100 * kappa * math.sqrt(L) / epsilon)
+
+
+def _theorem6_chunk(X, y, params, P):
+    from learners.perceptron import DPBatchPerceptron
+
+    est = DPBatchPerceptron(params["gamma"], epsilon=params["epsilon"], delta=params["delta"], alpha=params["alpha"],
+                            n_iter=P["T"], sampling_rate=P["p"], noise_std=P["sigma"], laplace_scale=P["b"], n_nominal=len(y))
+
+    def fn(size, ss):
+        r = est.run_batch(X, y, np.random.default_rng(ss), size)
+        err = np.mean(y[:, None] * (X @ r["coef"].T) <= 0.95 * params["gamma"], axis=0)
+        return np.c_[r["failed"] | (err > 0.5 * params["alpha"]), r["n_iter"], err]
+
+    return fn
+
+
+def check_theorem6_scaled(ctx: C.CheckContext) -> C.CheckOutcome:
+    """Plan U1 at scaled constants: DP Batch Perceptron on gamma-margin-realizable data (d = 16, gamma = 0.3,
+    alpha = 0.2, n = 5e4) outputs w with err^X_{0.95 gamma}(w) <= 0.5 alpha with probability >= 0.99 (Lemma 18's
+    good events; FAIL counts as a failure). Parameters of :func:`theorem6_scaled_parameters` (kappa = 0.01,
+    kappa_T = 1e-4). Failure count vs 0.01, one-sided exact binomial test."""
+    params = THEOREM6_SCALED
+    P = theorem6_scaled_parameters(**params)
+    X, y, _ = _margin_data(params["n"], params["d"], params["gamma"], ctx.seed)
+    runs = ctx.trials(200, minimum=20)
+    parts = map_chunks(_theorem6_chunk(X, y, params, P), runs, seed=ctx.seed, chunk_size=20, n_jobs=ctx.n_jobs)
+    res = np.vstack(parts)
+    fails = int(res[:, 0].sum())
+    return C.failure_rate(fails, runs, 0.01, confidence=ctx.profile.confidence, parameters=dict(params, **P),
+                          mean_iterations=float(res[:, 1].mean()), max_iterations=int(res[:, 1].max()),
+                          mean_error=float(res[:, 2].mean()))
+
+
+def _margin_data(n, d, gamma, seed):
+    from learners.robustness import margin_realizable
+
+    return margin_realizable(n, d, gamma, np.random.default_rng([seed, 7]))
+
+
+THEOREM5_SCALED = dict(gamma=0.3, alpha=0.2, epsilon=1.0, c=4.0)
+
+
+def check_theorem5_scaled(ctx: C.CheckContext) -> C.CheckOutcome:
+    """Plan U3 at scaled constants in d = 2 (exact angular sampler): with n = ceil(c max{d, 1/gamma^2} ln(1/alpha)/(alpha eps)),
+    c = 4, the sphere exponential mechanism's output has err^X_{0.95 gamma} <= 0.5 alpha with probability >= 0.99
+    (the proof's final step, erratum E6: <= 0.01). Failures over independent data sets and outputs vs 0.01."""
+    from learners.sphere import SphereExponentialMechanism
+
+    g, a, eps, c = (THEOREM5_SCALED[k] for k in ("gamma", "alpha", "epsilon", "c"))
+    n = math.ceil(c * max(2, 1 / g**2) * math.log(1 / a) / (a * eps))
+    runs = ctx.trials(2000, minimum=200)
+    em = SphereExponentialMechanism(g, eps)
+
+    def fn(size, ss):
+        rng = np.random.default_rng(ss)
+        out = []
+        for _ in range(size // 10 + (size % 10 > 0)):
+            X, y, _ = margin_realizable_2d(n, g, rng)
+            W = em.sample((X, y), rng, 10)
+            out.append(np.mean(y[:, None] * (X @ W.T) <= 0.95 * g, axis=0))
+        return np.concatenate(out)[:size]
+
+    err = np.concatenate(map_chunks(fn, runs, seed=ctx.seed, chunk_size=200, n_jobs=ctx.n_jobs))
+    fails = int(np.sum(err > 0.5 * a))
+    return C.failure_rate(fails, runs, 0.01, confidence=ctx.profile.confidence, n=n, mean_error=float(err.mean()),
+                          scaled_constant_c=c, paper_n=None)
+
+
+def margin_realizable_2d(n, g, rng):
+    from learners.robustness import margin_realizable
+
+    w = rng.standard_normal(2)
+    return margin_realizable(n, 2, g, rng, w_star=w)
+
+
+SCALING6 = dict(gamma=0.3, alpha=0.2, T=8, p=0.25, sigma=2.0, b=2.0, dims=(32, 128, 512, 2048))
+
+
+def _success_rate(d: int, n: int, runs: int, seed: int, P=SCALING6) -> float:
+    from learners.perceptron import DPBatchPerceptron
+    from learners.robustness import margin_realizable
+
+    rng = np.random.default_rng([seed, d, n])
+    X, y, _ = margin_realizable(n, d, P["gamma"], rng)
+    est = DPBatchPerceptron(P["gamma"], alpha=P["alpha"], n_iter=P["T"], sampling_rate=P["p"], noise_std=P["sigma"],
+                            laplace_scale=P["b"], n_nominal=n)
+    W = est.run_batch(X, y, rng, runs)["coef"]
+    err = np.mean(y[:, None] * (X @ W.T) <= 0.95 * P["gamma"], axis=0)
+    return float(np.mean(err <= 0.5 * P["alpha"]))
+
+
+def required_n(d: int, runs: int, seed: int, P=SCALING6, level: float = 0.5) -> float:
+    """Smallest n (log-interpolated on a grid of ratio sqrt 2) at which DP Batch Perceptron reaches
+    err^X_{0.95 gamma} <= 0.5 alpha with probability ``level``."""
+    # Start near the noise scale sigma sqrt(d)/p (data-independent) and step down while already successful.
+    n = max(16, int(P["sigma"] * math.sqrt(d) / P["p"]))
+    prev = (n, _success_rate(d, n, runs, seed, P))
+    while prev[1] >= level and prev[0] > 16:
+        n = max(16, int(round(prev[0] / math.sqrt(2))))
+        cur = (n, _success_rate(d, n, runs, seed, P))
+        if cur[1] < level:
+            prev = cur
+            break
+        prev = cur
+    if prev[1] >= level:
+        return float(prev[0])
+    while prev[1] < level:
+        n = int(round(prev[0] * math.sqrt(2)))
+        cur = (n, _success_rate(d, n, runs, seed, P))
+        if cur[1] >= level:
+            (n0, s0), (n1, s1) = prev, cur
+            t = (level - s0) / (s1 - s0)
+            return float(math.exp(math.log(n0) + t * (math.log(n1) - math.log(n0))))
+        prev = cur
+        if n > 10**6:
+            raise RuntimeError(f"no n <= 1e6 reaches success {level} at d = {d}")
+    return float(prev[0])
+
+
+def check_theorem6_scaling_d(ctx: C.CheckContext) -> C.CheckOutcome:
+    """Plan U1/L4 scaling: for d >= 1/gamma^2 (gamma = 0.3), the sample size DP Batch Perceptron needs at fixed
+    (scaled) privacy parameters grows like sqrt(d) (Theorem 6). The needed n at d in {32, 128, 512, 2048} (success
+    probability 1/2 of err^X_{0.95 gamma} <= 0.5 alpha, 60 runs per point) is fitted by OLS on a log-log scale;
+    the 95% CI of the slope must contain 0.5."""
+    runs = ctx.trials(60, minimum=20)
+    dims = SCALING6["dims"]
+    ns = [required_n(d, runs, ctx.seed) for d in dims]
+    # Non-private reference (sigma = 0, b = 0: the noiseless margin perceptron, same T and p): flat in d.
+    noiseless = dict(SCALING6, sigma=0.0, b=0.0)
+    ns0 = [required_n(d, runs, ctx.seed, noiseless) for d in dims]
+    return C.scaling(dims, ns, 0.5, confidence=0.95, parameter="d", parameters=dict(SCALING6, runs=runs), required_n=ns,
+                     noiseless_required_n=ns0)

@@ -254,8 +254,10 @@ register(Claim(
     errata=("E6: Eq. (7) should read -0.01 Lambda gamma and < -1e4 sqrt(log(1/alpha)); the final step gives <= 0.01, not <= 0.99; "
             "'xi = 0.9' is not an erratum (the proof gives success ~0.9).",),
     checks=(Check("proof-tail-facts", "exact", K.check_theorem5_tails,
-                  "proof steps (7), (8), (10) and the final EM step, exact in log space (not the learner)"),),
-    pending="needs SphereExponentialMechanism (issue 5)",
+                  "proof steps (7), (8), (10) and the final EM step, exact in log space (not the learner)"),
+            Check("em-accuracy-scaled", "probabilistic", K.check_theorem5_scaled,
+                  "SphereExponentialMechanism in d = 2 (exact angular sampler), n = 4 max{d, 1/gamma^2} ln(1/alpha)/(alpha eps): "
+                  "err^X_{0.95 gamma} <= 0.5 alpha with probability >= 0.99 (scaled constants)")),
 ))
 
 register(Claim(
@@ -277,7 +279,12 @@ register(Claim(
     errata=("E25: the per-iteration good events E_opt-noise / E_parallel fail at small epsilon with the F.3 constants; "
             "use their summed form or raise 1000 to ~4000.",
             "E15 (remark): O~ hides ln(T/delta) and (log T)^2.", "E22: running time is O~_alpha(n d/gamma)."),
-    pending="needs DPBatchPerceptron (issue 5)",
+    checks=(Check("accuracy-scaled", "probabilistic", K.check_theorem6_scaled,
+                  "DPBatchPerceptron at scaled constants (kappa = 0.01 on sigma, b; 1e-4 on T): err^X_{0.95 gamma} <= 0.5 alpha "
+                  "with probability >= 0.99 (FAIL counts as failure)"),
+            Check("scaling-sqrt-d", "scaling", K.check_theorem6_scaling_d,
+                  "needed n vs d (d >= 1/gamma^2) at fixed scaled privacy parameters: log-log slope CI contains 1/2; "
+                  "the noiseless reference is reported (flat)")),
 ))
 
 register(Claim(
@@ -472,8 +479,9 @@ register(Claim(
     errata=("E7: m_i = sum_{j <= i} |M_j|.", "E19: Line 10 returns w_{i-1}/||w_{i-1}||.",
             "E20: Eq. (12) needs err_gamma(w*) = 0.", "E13: w_0/||w_0|| undefined at i = 1."),
     checks=(Check("proof-arithmetic", "deterministic", K.check_lemma18_arithmetic,
-                  "proof step: the mistake bound 250 B/gamma_gap^2 contradicts 0.2 alpha B T (not the learner)"),),
-    pending="needs DPBatchPerceptron (issue 5)",
+                  "proof step: the mistake bound 250 B/gamma_gap^2 contradicts 0.2 alpha B T (not the learner)"),
+            Check("noiseless-margin-perceptron", "deterministic", K.check_lemma18_noiseless,
+                  "plan U2: MarginPerceptron (sigma = 0, b -> 0) stops within T iterations with err_{gamma'} <= 0.5 alpha")),
 ))
 
 register(Claim(
@@ -557,5 +565,6 @@ register(Claim(
     exponents={"gamma": -2.0},
     regime=(Condition("0 < gamma <= R", lambda p: 0 < p["gamma"] <= p["R"]),),
     reconstructed=True,
-    pending="needs Perceptron (issue 5)",
+    checks=(Check("perceptron-runs", "deterministic", K.check_novikoff,
+                  "Perceptron on random gamma-margin data, natural and adversarial orders: mistakes <= (R/gamma)^2"),),
 ))
