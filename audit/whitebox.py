@@ -1,0 +1,423 @@
+"""White-box privacy-loss estimation: epsilon lower bounds from the privacy-loss variable.
+
+Issue 8, item 1. A target that knows its output density supplies the privacy-loss
+random variable ``L(o) = log p_d0(o) / p_d1(o)``. The hockey-stick divergence of the
+pair at ``e^eps`` (Balle & Wang 2018, Thm 5; Balle, Barthe & Gaboardi 2018, Sec. 2),
+
+    delta_0(eps) = sup_E P_d0(E) - e^eps P_d1(E) = E_{o ~ d0}[(1 - e^{eps - L(o)})_+],
+    delta_1(eps) = E_{o ~ d1}[(1 - e^{eps + L(o)})_+]           (the reverse direction),
+
+is the smallest delta for which the pair satisfies the (eps, delta)-DP inequalities;
+the mechanism is (eps, delta)-DP on this pair iff delta_0(eps) <= delta and
+delta_1(eps) <= delta. Each summand ``X_i(eps) = (1 - e^{eps - L_i})_+`` lies in [0, 1].
+
+Test by betting (Waudby-Smith & Ramdas 2023, "Estimating means of bounded random
+variables by betting", JRSS-B, Sec. 4 and Thm 3 with a discrete mixture of constant
+bets; Shafer & Vovk): for a bet ``lambda in [0, 1/delta)`` the capital
+
+    K_lambda(eps) = prod_i (1 + lambda (X_i(eps) - delta))
+
+has expectation <= 1 whenever E[X(eps)] <= delta (a product of independent factors of
+mean <= 1), so by Markov P(K >= 1/alpha) <= alpha. We average K over a fixed
+logarithmic grid of bets and over three ways of using the two samples (d0 only, d1
+only, and the product of both sides with a shared bet -- the d0 and d1 samples are
+independent, so the product also has mean <= 1 under the joint null "delta_0 <= delta
+and delta_1 <= delta"). The average is again an e-value.
+
+Monotonicity and simultaneous validity. ``X_i(eps)`` is non-increasing in eps and every
+factor is increasing in X_i (bets are >= 0), so the combined capital ``K(eps)`` is
+non-increasing in eps: the set of rejected eps is an interval ``[0, eps_hat)`` and the
+reported bound is ``eps_hat`` (found by bisection, reported at the rejected end). If the
+pair truly satisfies (eps*, delta), then ``eps_hat > eps*`` implies ``K(eps*) >= 1/alpha``,
+an event of probability <= alpha for the single, data-independent eps*: so the bound is
+valid no matter which eps the data single out -- no grid, no union bound. The same
+monotone construction gives a lower confidence curve on delta_0(eps)
+(:func:`hockey_stick_lower_bound`): LCB(eps) = sup{m : K(eps, m) >= 1/alpha} is
+non-increasing in eps, and ``LCB(eps) > delta`` exactly when ``eps`` is rejected.
+That curve is pointwise valid at every eps (and monotone); it is not claimed to be a
+simultaneous band, which the epsilon bound does not need.
+
+Pure DP (delta = 0): under the null ``X(eps) = 0`` almost surely, so a single output
+with ``L > eps`` refutes (eps, 0)-DP with certainty; the bound is then the largest
+observed privacy loss (minus a 1e-9 numerical tolerance).
+
+Importance sampling (optional): when a target samples outputs from a proposal ``q``
+instead of ``p_d0`` (e.g. an exponentially tilted output distribution concentrated where
+L is large), pass the weights ``w = p_d0/q`` and a bound ``weight_bound`` B with
+``w(o) <= B`` wherever ``L(o) > 0``. The summands become ``w X / B`` (still in [0, 1],
+mean delta_0(eps)/B) and the test is run against ``delta/B``.
+
+Soundness requires the supplied log-likelihood ratio to be exact: it is the target's
+own claim about its output density. A wrong density makes this estimator unsound,
+whereas the black-box Clopper--Pearson estimators never depend on it.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from learners._validation import check_confidence, check_delta, check_real
+
+__all__ = [
+    "WhiteBoxEstimate",
+    "whitebox_epsilon_lower_bound",
+    "whitebox_log_capital",
+    "hockey_stick_lower_bound",
+    "hockey_stick_divergence",
+]
+
+# Numerical tolerance on the privacy loss: an output refutes (eps, .) only if L > eps + _TOL.
+_TOL = 1e-9
+# Largest epsilon the bisection explores (privacy loss +inf gives an infinite bound).
+_EPS_CAP = 1e3
+_BISECTION_STEPS = 60
+
+
+@dataclass(frozen=True)
+class WhiteBoxEstimate:
+    """Result of :func:`whitebox_epsilon_lower_bound` (fields shaped like ``audit.estimators.Estimate``).
+
+    ``p_value`` is ``min(1, 1/K)`` with K the betting capital at ``epsilon_claimed``
+    (a valid p-value of "the pair is (epsilon_claimed, delta)-DP" by Markov's inequality);
+    ``nan`` when no claimed epsilon was given.
+    """
+
+    epsilon_lower_bound: float
+    confidence: float
+    delta: float
+    n_in: int  # d1 outputs
+    n_out: int  # d0 outputs
+    method: str
+    p_value: float = float("nan")
+    epsilon_claimed: float | None = None
+    log_capital_at_bound: float = float("nan")
+    event: Any = None  # no threshold event: the white-box test uses the whole privacy-loss sample
+    k_in: int = 0
+    k_out: int = 0
+    n_candidates: int = 1
+    details: dict = field(default_factory=dict, compare=False)
+
+    @property
+    def tpr(self) -> float:
+        return float("nan")
+
+    @property
+    def fpr(self) -> float:
+        return float("nan")
+
+    def summary(self) -> str:
+        return (
+            f"white-box epsilon lower bound {self.epsilon_lower_bound:.4f} at {self.confidence:.1%} "
+            f"confidence (delta={self.delta:g}, n0={self.n_out}, n1={self.n_in}, method {self.method}"
+            + ("" if self.epsilon_claimed is None else f", p-value of the claim {self.p_value:.3g}")
+            + ")"
+        )
+
+
+# ------------------------------------------------------------------ input handling
+
+
+def _check_llr(values, name: str) -> np.ndarray:
+    try:
+        arr = np.asarray(values, dtype=float)
+    except (TypeError, ValueError):
+        raise TypeError(f"{name} must be a 1-d array of log-likelihood ratios") from None
+    if arr.ndim != 1 or arr.size == 0:
+        raise ValueError(f"{name} must be a non-empty 1-d array, got shape {arr.shape}")
+    if np.any(np.isnan(arr)):
+        bad = int(np.flatnonzero(np.isnan(arr))[0])
+        raise ValueError(f"{name} must not contain NaN; entry {bad} is NaN")
+    return arr
+
+
+def _check_weights(weights, loss: np.ndarray, bound: float | None, name: str, floor: float = 0.0) -> np.ndarray | None:
+    if weights is None:
+        return None
+    if bound is None:
+        raise ValueError(f"{name} given without weight_bound: importance weights need a bound B >= w on {{L > 0}}")
+    w = np.asarray(weights, dtype=float)
+    if w.shape != loss.shape:
+        raise ValueError(f"{name} must have one weight per output, shape {loss.shape}; got {w.shape}")
+    if not np.all(np.isfinite(w)) or np.any(w < 0):
+        raise ValueError(f"{name} must be finite and >= 0")
+    over = (loss > floor) & (w > bound * (1 + 1e-12))
+    if np.any(over):
+        i = int(np.flatnonzero(over)[0])
+        raise ValueError(
+            f"{name}[{i}] = {w[i]!r} exceeds weight_bound = {bound!r} at an output with positive privacy "
+            f"loss above epsilon_floor={floor!r}; weight_bound must bound p_d0/q wherever L > epsilon_floor"
+        )
+    return w / bound
+
+
+class _Side:
+    """The summands of one direction, sorted so that the positive ones form a prefix for any eps."""
+
+    def __init__(self, loss: np.ndarray, scaled_weights: np.ndarray | None):
+        order = np.argsort(-loss, kind="stable")
+        self.loss = loss[order]
+        self.w = None if scaled_weights is None else scaled_weights[order]
+        self.n = loss.size
+
+    def summands(self, eps: float) -> np.ndarray:
+        """The nonzero-able summands ``w (1 - e^{eps - L})_+ / B`` (only those with L > eps + tol)."""
+        k = int(np.searchsorted(-self.loss, -(eps + _TOL), side="left"))
+        top = self.loss[:k]
+        with np.errstate(over="ignore", invalid="ignore"):
+            x = np.where(np.isposinf(top), 1.0, -np.expm1(eps - top))
+        x = np.clip(x, 0.0, 1.0)
+        if self.w is not None:
+            x = x * self.w[:k]
+        return x
+
+    def max_loss(self) -> float:
+        return float(self.loss[0])
+
+
+def _lse(a) -> float:
+    """log(sum(exp(a))) for a small 1-d array (numpy; scipy's logsumexp is slow on tiny inputs)."""
+    a = np.asarray(a, dtype=float)
+    top = float(np.max(a))
+    if not math.isfinite(top):
+        return top
+    return top + math.log(float(np.sum(np.exp(a - top))))
+
+
+def _bet_grid(m: float, size: int = 40) -> np.ndarray:
+    """Fixed, data-independent bets ``lambda`` in [1/4, 1/(2m)] (geometric), so each factor >= 1/2."""
+    hi = 0.5 / m
+    lo = min(0.25, hi)
+    return np.geomspace(lo, hi, size)
+
+
+def _side_log_capital(side: _Side, eps: float, m: float, bets: np.ndarray) -> np.ndarray:
+    """log K_lambda for every bet: n_zero log(1 - lambda m) + sum log(1 + lambda (X_i - m))."""
+    x = side.summands(eps)
+    n_zero = side.n - x.size
+    out = n_zero * np.log1p(-bets * m)
+    if x.size:
+        out = out + np.log1p(np.outer(x - m, bets)).sum(axis=0)
+    return out
+
+
+def _combined_log_capital(sides: list[_Side], eps: float, m: float, bets: np.ndarray) -> float:
+    """log of the averaged e-value: 1/3 [mean_l K0_l + mean_l K1_l + mean_l K0_l K1_l] (two sides)."""
+    logs = [_side_log_capital(s, eps, m, bets) for s in sides]
+    nb = bets.size
+    if len(logs) == 1:
+        return float(_lse(logs[0]) - math.log(nb))
+    parts = [
+        _lse(logs[0]) - math.log(nb),
+        _lse(logs[1]) - math.log(nb),
+        _lse(logs[0] + logs[1]) - math.log(nb),
+    ]
+    return float(_lse(parts) - math.log(3.0))
+
+
+# --------------------------------------------------------------------- public API
+
+
+def whitebox_log_capital(
+    llr_out0,
+    llr_out1=None,
+    *,
+    epsilon: float,
+    delta: float,
+    weights0=None,
+    weights1=None,
+    weight_bound: float | None = None,
+) -> float:
+    """log of the betting e-value against "the pair is (epsilon, delta)-DP" (``+inf`` for a certain refutation).
+
+    ``llr_out0`` are ``L(o) = log p_d0(o)/p_d1(o)`` on outputs drawn from d0 (or the
+    importance proposal, with ``weights0``), ``llr_out1`` the same function on outputs
+    from d1; either may be ``None`` to use one direction only.
+    """
+    epsilon = check_real(epsilon, "epsilon", low=0.0)
+    delta = check_delta(delta)
+    sides, scale = _build_sides(llr_out0, llr_out1, weights0, weights1, weight_bound)
+    m = delta / scale
+    if m <= 0.0:
+        return math.inf if any(s.summands(epsilon).size for s in sides) else 0.0
+    if m >= 1.0:
+        return 0.0
+    return _combined_log_capital(sides, epsilon, m, _bet_grid(m))
+
+
+def _build_sides(llr_out0, llr_out1, weights0, weights1, weight_bound, floor=0.0):
+    if llr_out0 is None and llr_out1 is None:
+        raise ValueError("give at least one of llr_out0 and llr_out1")
+    scale = 1.0
+    if weight_bound is not None:
+        scale = check_real(weight_bound, "weight_bound", low=0.0, low_inclusive=False)
+    sides = []
+    if llr_out0 is not None:
+        l0 = _check_llr(llr_out0, "llr_out0")
+        sides.append(_Side(l0, _check_weights(weights0, l0, weight_bound, "weights0", floor)))
+    if llr_out1 is not None:
+        l1 = -_check_llr(llr_out1, "llr_out1")  # privacy loss of the reverse direction
+        sides.append(_Side(l1, _check_weights(weights1, l1, weight_bound, "weights1", floor)))
+    if weight_bound is not None and weights0 is None and weights1 is None:
+        raise ValueError("weight_bound given without weights0/weights1")
+    if weight_bound is not None and ((llr_out0 is not None and weights0 is None)
+                                     or (llr_out1 is not None and weights1 is None)):
+        raise ValueError("with importance sampling give weights for every side used (weights0 / weights1)")
+    return sides, scale
+
+
+def whitebox_epsilon_lower_bound(
+    llr_out0,
+    llr_out1=None,
+    *,
+    delta: float = 0.0,
+    confidence: float = 0.95,
+    epsilon_claimed: float | None = None,
+    weights0=None,
+    weights1=None,
+    weight_bound: float | None = None,
+    epsilon_floor: float = 0.0,
+) -> WhiteBoxEstimate:
+    """A ``confidence`` lower confidence bound on epsilon at ``delta`` from the privacy-loss variable.
+
+    ``llr_out0``: ``L(o) = log p_d0(o)/p_d1(o)`` for outputs sampled on d0; ``llr_out1``:
+    the same function for outputs sampled on d1 (``None`` to use d0 only). The bound is
+    the largest eps at which the betting e-value against "(eps, delta)-DP on this pair"
+    reaches ``1/(1 - confidence)`` (module docstring: Waudby-Smith & Ramdas 2023 betting
+    test on the hockey-stick divergence, monotone in eps). Valid at level ``confidence``
+    whenever the log-likelihood ratio is exact.
+
+    Importance sampling: ``weights0``/``weights1`` are ``p_d0/q`` (resp. ``p_d1/q``) for
+    outputs drawn from a proposal q, and ``weight_bound`` B must bound them wherever the
+    privacy loss exceeds ``epsilon_floor``; the search then runs over
+    ``[epsilon_floor, inf)`` and the bound is 0 if ``epsilon_floor`` itself is not rejected.
+    """
+    delta = check_delta(delta)
+    confidence = check_confidence(confidence)
+    if epsilon_claimed is not None:
+        epsilon_claimed = check_real(epsilon_claimed, "epsilon_claimed", low=0.0)
+    floor = check_real(epsilon_floor, "epsilon_floor", low=0.0)
+    sides, scale = _build_sides(llr_out0, llr_out1, weights0, weights1, weight_bound, floor)
+    n_out = sides[0].n if llr_out0 is not None else 0
+    n_in = sides[-1].n if llr_out1 is not None else 0
+    m = delta / scale
+    log_target = math.log(1.0 / (1.0 - confidence))
+    eps_hi = min(max(s.max_loss() for s in sides), _EPS_CAP)
+
+    if m <= 0.0:
+        # Pure DP: any output with L > eps refutes (eps, 0) with certainty.
+        bound = max(0.0, float(eps_hi) - _TOL) if eps_hi > _TOL else 0.0
+        method = "white-box/pure-dp-max-loss"
+
+        def logk(e):
+            return math.inf if any(s.summands(e).size for s in sides) else 0.0
+    elif m >= 1.0:
+        bound, method = 0.0, "white-box/betting"
+
+        def logk(e):
+            return 0.0
+    else:
+        bets = _bet_grid(m)
+        method = "white-box/betting" + ("-importance" if weight_bound is not None else "")
+
+        def logk(e):
+            return _combined_log_capital(sides, e, m, bets)
+
+        if not eps_hi > floor or logk(floor) < log_target:
+            bound = 0.0
+        elif logk(eps_hi) >= log_target:
+            bound = float(eps_hi)
+        else:
+            lo, hi = floor, float(eps_hi)  # invariant: lo rejected, hi not rejected
+            for _ in range(_BISECTION_STEPS):
+                mid = 0.5 * (lo + hi)
+                if logk(mid) >= log_target:
+                    lo = mid
+                else:
+                    hi = mid
+                if hi - lo < 1e-6:
+                    break
+            bound = lo
+    # Below epsilon_floor the importance weights are not bounded: no valid e-value there (p = 1).
+    p = float("nan") if epsilon_claimed is None else 1.0
+    if epsilon_claimed is not None and epsilon_claimed >= floor:
+        lk = logk(epsilon_claimed)
+        p = 1.0 if lk <= 0 else float(math.exp(-lk))
+    return WhiteBoxEstimate(
+        epsilon_lower_bound=float(bound),
+        confidence=confidence,
+        delta=delta,
+        n_in=n_in,
+        n_out=n_out,
+        method=method,
+        p_value=p,
+        epsilon_claimed=epsilon_claimed,
+        log_capital_at_bound=float(logk(bound)) if bound > 0 else 0.0,
+    )
+
+
+def hockey_stick_lower_bound(
+    llr,
+    epsilons,
+    *,
+    confidence: float = 0.95,
+    weights=None,
+    weight_bound: float | None = None,
+    m_floor: float = 1e-12,
+) -> np.ndarray:
+    """Lower confidence curve on delta(eps) = E[(1 - e^{eps - L})_+] at each of ``epsilons``.
+
+    ``llr`` is the privacy loss on outputs from the dataset on the left of the DP
+    inequality (pass ``-llr_out1`` for the reverse direction). Uses a fixed bet grid on
+    [1/4, 1/(2 m_floor)]; a bet ``lambda`` takes part in the test of ``m`` only while
+    ``lambda m <= 1/2`` (dropped bets count as capital 0, which keeps an e-value), so the
+    capital is non-increasing in both m and eps and the curve is non-increasing in eps.
+    Each value is a valid ``confidence`` lower bound for its eps.
+    """
+    confidence = check_confidence(confidence)
+    loss = _check_llr(llr, "llr")
+    scale = 1.0 if weight_bound is None else check_real(weight_bound, "weight_bound", low=0.0, low_inclusive=False)
+    side = _Side(loss, _check_weights(weights, loss, weight_bound, "weights"))
+    eps = np.asarray(epsilons, dtype=float)
+    if eps.ndim != 1 or not np.all(np.isfinite(eps)) or np.any(eps < 0):
+        raise ValueError("epsilons must be a 1-d array of finite values >= 0")
+    bets = _bet_grid(m_floor, size=60)
+    log_target = math.log(1.0 / (1.0 - confidence))
+
+    def logk(e, m):
+        use = bets * m <= 0.5
+        if not np.any(use):
+            return -math.inf
+        lk = _side_log_capital(side, e, m, bets[use])
+        return float(_lse(lk) - math.log(bets.size))
+
+    out = np.zeros(eps.size)
+    for j, e in enumerate(eps):
+        if side.summands(e).size == 0 or logk(e, m_floor) < log_target:
+            out[j] = 0.0
+            continue
+        lo, hi = math.log(m_floor), 0.0  # bisection on log m: lo rejected, hi (m = 1) never rejected
+        for _ in range(60):
+            mid = 0.5 * (lo + hi)
+            if logk(e, math.exp(mid)) >= log_target:
+                lo = mid
+            else:
+                hi = mid
+        out[j] = math.exp(lo)
+    # Enforce monotonicity exactly (the capital already is; this removes bisection round-off).
+    order = np.argsort(eps)
+    out[order] = np.minimum.accumulate(out[order])
+    return out * scale
+
+
+def hockey_stick_divergence(llr, epsilons, weights=None) -> np.ndarray:
+    """Plug-in estimate of delta(eps) = E[w (1 - e^{eps - L})_+] (no confidence; for reports and tests)."""
+    loss = _check_llr(llr, "llr")
+    eps = np.atleast_1d(np.asarray(epsilons, dtype=float))
+    w = np.ones_like(loss) if weights is None else np.asarray(weights, dtype=float)
+    with np.errstate(over="ignore", invalid="ignore"):
+        x = np.clip(-np.expm1(eps[:, None] - loss[None, :]), 0.0, 1.0)
+    return (x * w[None, :]).mean(axis=1)
