@@ -189,6 +189,8 @@ def audit_outputs(
     else:
         auc = auroc(s1, s0)
     pv = p_value(est, epsilon)
+    k_eval = int(math.floor(strategy.fraction * n)) if isinstance(strategy, Split) else 0
+    details = {"roc": _roc_of_family(s1[k_eval:], s0[k_eval:], est.event)}
     return AuditResult(
         epsilon_claimed=epsilon,
         delta=delta,
@@ -210,7 +212,29 @@ def audit_outputs(
         wall_seconds=wall_seconds,
         n_evaluation=est.n_in,
         name=name,
+        details=details,
     )
+
+
+def _roc_of_family(s_in: np.ndarray, s_out: np.ndarray, event, points: int = 101) -> dict[str, list[float]]:
+    """ROC of the chosen event family on the evaluation scores: (P_bottom(E_t), P_top(E_t)) over t.
+
+    For the family of the chosen event ({s >= t} or {s < t}, d1 or d0 on top) the
+    curve is traced over ``points`` quantile thresholds, so that the chosen test's
+    (FPR, TPR) lies on it and the (epsilon, delta) region can be drawn beside it.
+    """
+    side, top = ("ge", 1) if event is None else (event.side, event.top)
+    pooled = np.sort(np.concatenate([s_in, s_out]))
+    t = np.unique(pooled[np.linspace(0, pooled.size - 1, points).astype(int)])
+    t = np.concatenate([[-np.inf], t, [np.inf]])
+    ge_in = s_in.size - np.searchsorted(np.sort(s_in), t, side="left")
+    ge_out = s_out.size - np.searchsorted(np.sort(s_out), t, side="left")
+    p_in, p_out = ge_in / s_in.size, ge_out / s_out.size
+    if side == "lt":
+        p_in, p_out = 1 - p_in, 1 - p_out
+    tpr, fpr = (p_in, p_out) if top == 1 else (p_out, p_in)
+    order = np.lexsort((tpr, fpr))
+    return {"fpr": [float(v) for v in fpr[order]], "tpr": [float(v) for v in tpr[order]]}
 
 
 def audit_mechanism(
