@@ -157,6 +157,9 @@ def audit_outputs(
             f"out0 and out1 must hold outputs of the same shape, got {shape0} per trial in out0 "
             f"and {shape1} in out1"
         )
+    if log_likelihood_ratio is not None and attack is None and score is None and strategy is None:
+        return _whitebox_result(out0, out1, log_likelihood_ratio, epsilon=epsilon, delta=delta,
+                                confidence=confidence, seed=seed, wall_seconds=wall_seconds, name=name)
     max_look = int(math.floor(strategy.fraction * n)) if isinstance(strategy, Split) else None
     atk = _resolve_attack(attack, score, log_likelihood_ratio, out0, out1, max_look)
     if strategy is None:
@@ -216,6 +219,37 @@ def audit_outputs(
     )
 
 
+def _whitebox_result(out0, out1, log_likelihood_ratio, *, epsilon, delta, confidence, seed, wall_seconds, name):
+    """Audit with the target's exact log-likelihood ratio: the betting hockey-stick estimator.
+
+    The white-box bound is used alone, not the better of it and a threshold test
+    (that would need a union bound and cost power): with an exact density it dominates
+    every threshold test. Pass an explicit ``strategy`` to get the threshold test on
+    ``-L`` instead, whose validity does not depend on the density being exact.
+    """
+    from audit.whitebox import whitebox_epsilon_lower_bound
+
+    n = min(len(out0), len(out1))
+    l0 = np.asarray(log_likelihood_ratio(out0), dtype=float)
+    l1 = np.asarray(log_likelihood_ratio(out1), dtype=float)
+    for arr, nm, k in ((l0, "out0", len(out0)), (l1, "out1", len(out1))):
+        if arr.shape != (k,):
+            raise ValueError(f"log_likelihood_ratio({nm}) must return one value per output, shape ({k},); got {arr.shape}")
+        if np.isnan(arr).any():
+            raise ValueError(f"log_likelihood_ratio({nm}) returned NaN at output {int(np.flatnonzero(np.isnan(arr))[0])}")
+    wb = whitebox_epsilon_lower_bound(l0, l1, delta=delta, confidence=confidence, epsilon_claimed=epsilon)
+    s0, s1 = (np.clip(np.nan_to_num(-v, posinf=1e300, neginf=-1e300), -1e300, 1e300) for v in (l0, l1))
+    p = wb.p_value if math.isfinite(wb.p_value) else (0.0 if wb.epsilon_lower_bound > epsilon else 1.0)
+    return AuditResult(
+        epsilon_claimed=epsilon, delta=delta, epsilon_lower_bound=float(wb.epsilon_lower_bound),
+        confidence=confidence, trials=n, method=wb.method, attack="white-box-likelihood-ratio",
+        threshold=None, event=None, tpr=float("nan"), fpr=float("nan"), tpr_lower=0.0, fpr_upper=1.0,
+        auroc=auroc(s1, s0), p_value=float(min(1.0, max(p, 0.0))), violation=bool(wb.epsilon_lower_bound > epsilon),
+        seed=seed, wall_seconds=wall_seconds, n_evaluation=n, name=name,
+        details={"roc": _roc_of_family(s1, s0, None), "log_capital_at_bound": wb.log_capital_at_bound},
+    )
+
+
 def _roc_of_family(s_in: np.ndarray, s_out: np.ndarray, event, points: int = 101) -> dict[str, list[float]]:
     """ROC of the chosen event family on the evaluation scores: (P_bottom(E_t), P_top(E_t)) over t.
 
@@ -254,6 +288,7 @@ def audit_mechanism(
     strategy: Split | AllThresholds | Explicit | None = None,
     chunk_size: int = DEFAULT_CHUNK_SIZE,
     name: str | None = None,
+    cache: Any = None,
 ) -> AuditResult:
     """Audit ``mechanism`` on the neighbouring pair ``(d0, d1)`` against a claimed (epsilon, delta).
 
@@ -278,7 +313,7 @@ def audit_mechanism(
     if trials < 10:
         raise ValueError(f"trials must be at least 10 for an audit, got {trials}")
     start = time.perf_counter()
-    outs = run_trials(mechanism, d0, d1, trials, seed=seed, n_jobs=n_jobs, chunk_size=chunk_size)
+    outs = run_trials(mechanism, d0, d1, trials, seed=seed, n_jobs=n_jobs, chunk_size=chunk_size, cache=cache)
     wall = time.perf_counter() - start
     result = audit_outputs(
         outs.out0,

@@ -21,7 +21,7 @@ A seed therefore gives bit-identical results on 1 or 16 cores, with any backend.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 import joblib
 import numpy as np
@@ -71,25 +71,36 @@ def map_chunks(
     chunk_size: int = DEFAULT_CHUNK_SIZE,
     n_jobs: int | None = 1,
     first_chunk: int = 0,
+    done: Mapping[int, Any] | None = None,
+    on_chunk: Callable[[int, Any], None] | None = None,
 ) -> list[Any]:
     """Run ``fn(size, seed_sequence)`` on every chunk of ``n`` trials, in chunk order.
 
     ``fn`` must derive all of its randomness from the seed sequence it is given.
     ``first_chunk`` skips chunks already computed elsewhere (resumable runs): the
-    chunk indices, hence the seeds, stay those of the full run.
+    chunk indices, hence the seeds, stay those of the full run. ``done`` maps chunk
+    indices to results already available (e.g. from a cache); they are not recomputed.
+    ``on_chunk(i, result)`` is called for every newly computed chunk as soon as it is
+    finished (in chunk order), so a caller can persist progress: an interrupted run
+    loses at most the chunks still in flight.
     """
     seed = _check_seed(seed)
     sizes = chunk_sizes(n, chunk_size)
     first_chunk = check_int(first_chunk, "first_chunk", low=0, high=len(sizes))
-    tasks = [
-        joblib.delayed(fn)(size, chunk_seed(seed, i))
-        for i, size in enumerate(sizes)
-        if i >= first_chunk
-    ]
+    done = {} if done is None else dict(done)
+    todo = [i for i in range(first_chunk, len(sizes)) if i not in done]
+    tasks = [joblib.delayed(fn)(sizes[i], chunk_seed(seed, i)) for i in todo]
     if n_jobs == 1 and _backend_is_default():
         # Fast path: no pool start-up cost for the sequential case.
-        return [f(*a, **k) for f, a, k in tasks]
-    return list(joblib.Parallel(n_jobs=n_jobs)(tasks))
+        stream = (f(*a, **k) for f, a, k in tasks)
+    else:
+        stream = joblib.Parallel(n_jobs=n_jobs, return_as="generator")(tasks)
+    results = dict(done)
+    for i, res in zip(todo, stream):
+        results[i] = res
+        if on_chunk is not None:
+            on_chunk(i, res)
+    return [results[i] for i in range(first_chunk, len(sizes))]
 
 
 def _backend_is_default() -> bool:
@@ -196,12 +207,17 @@ def run_trials(
     seed: int = 0,
     n_jobs: int | None = 1,
     chunk_size: int = DEFAULT_CHUNK_SIZE,
+    cache: Any = None,
 ) -> TrialOutputs:
     """``trials`` outputs of ``mechanism`` on each of ``d0`` and ``d1``.
 
     Chunk ``i`` uses the ``i``-th child of ``SeedSequence(seed)``, split in two
     (``d0`` first, then ``d1``). Raises :class:`MechanismError` naming the trial
     and the seed when the mechanism raises or returns non-finite output.
+
+    ``cache`` (an :class:`audit.cache.ChunkCache` for this mechanism, pair, seed and
+    chunk size) supplies finished chunks and stores new ones as they finish, so an
+    interrupted run resumes where it stopped with bit-identical results.
     """
     trials = check_int(trials, "trials", low=1)
     seed = _check_seed(seed)
@@ -216,7 +232,17 @@ def run_trials(
     def fn(size, ss):
         return _trial_chunk(mechanism, d0, d1, seed, chunk_size, size, ss)
 
-    parts = map_chunks(fn, trials, seed=seed, chunk_size=chunk_size, n_jobs=n_jobs)
+    done, on_chunk = {}, None
+    if cache is not None:
+        for i, size in enumerate(chunk_sizes(trials, chunk_size)):
+            got = cache.load(i, size)
+            if got is not None:
+                done[i] = got
+
+        def on_chunk(i, res):
+            cache.store(i, len(res[0]), res)
+
+    parts = map_chunks(fn, trials, seed=seed, chunk_size=chunk_size, n_jobs=n_jobs, done=done, on_chunk=on_chunk)
     out0 = np.concatenate([p[0] for p in parts], axis=0)
     out1 = np.concatenate([p[1] for p in parts], axis=0)
     return TrialOutputs(out0=out0, out1=out1, seed=seed, chunk_size=chunk_size)

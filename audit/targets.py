@@ -13,6 +13,7 @@ targets with :func:`register_target`.
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
@@ -60,8 +61,19 @@ class Target:
         seed: int = 0,
         n_jobs: int | None = 1,
         confidence: float = 0.95,
+        cache_dir: str | None = None,
     ) -> AuditResult:
-        """Audit this target with its best attack; ``trials`` defaults to ``default_trials``."""
+        """Audit this target with its best attack; ``trials`` defaults to ``default_trials``.
+
+        With ``cache_dir``, finished trial chunks are kept there (keyed by the target,
+        its mechanism and pair, the seed, the chunk size and ``code_version``) and an
+        interrupted audit resumes from them.
+        """
+        cache = None
+        if cache_dir is not None:
+            from audit.cache import ChunkCache
+
+            cache = ChunkCache(cache_dir, self.cache_key(seed))
         result = audit_mechanism(
             self.mechanism,
             self.d0,
@@ -76,6 +88,7 @@ class Target:
             log_likelihood_ratio=self.log_likelihood_ratio,
             attack=None if self.attack is None else self.attack(),
             name=self.name,
+            cache=cache,
         )
         result.details.update(
             family=self.family,
@@ -85,6 +98,17 @@ class Target:
             accountant_epsilon=accountant_epsilon(self.mechanism, self.delta),
         )
         return result
+
+    def cache_key(self, seed: int, chunk_size: int | None = None) -> str:
+        """Fingerprint of everything that determines this target's trial chunks."""
+        from audit.cache import fingerprint
+        from audit.engine import DEFAULT_CHUNK_SIZE
+
+        # Object addresses in reprs (functions, lambdas) change from process to process.
+        mech = re.sub(r" at 0x[0-9a-fA-F]+", "", repr(self.mechanism))
+        return f"{self.name}-" + fingerprint(
+            self.name, mech, self.d0, self.d1, seed, chunk_size or DEFAULT_CHUNK_SIZE, _code_version()
+        )[:24]
 
     def record(self) -> dict[str, Any]:
         """The JSON record of ``privbound list``."""
@@ -101,6 +125,28 @@ class Target:
         }
 
 
+def _code_version() -> str:
+    """The installed privbound version plus a digest of the audit and learners sources.
+
+    Part of every cache key: a change to any mechanism or to the trial engine
+    invalidates cached chunks.
+    """
+    import hashlib
+    from pathlib import Path
+
+    global _CODE_VERSION
+    if _CODE_VERSION is None:
+        h = hashlib.sha256()
+        root = Path(__file__).resolve().parent.parent
+        for pkg in ("audit", "learners"):
+            for f in sorted((root / pkg).glob("*.py")):
+                h.update(f.name.encode())
+                h.update(f.read_bytes())
+        _CODE_VERSION = h.hexdigest()[:16]
+    return _CODE_VERSION
+
+
+_CODE_VERSION: str | None = None
 _TARGETS: dict[str, Target] = {}
 
 
@@ -159,9 +205,14 @@ def accountant_epsilon(mechanism: Any, delta: float) -> dict[str, float] | None:
     from dp_accounting.pld import pld_privacy_accountant
     from dp_accounting.rdp import rdp_privacy_accountant
 
+    import logging
+
     event = mechanism.dp_event()
     if isinstance(event, dp_accounting.UnsupportedDpEvent):
         return None
+    # dp_accounting's RDP accountant logs a warning per fractional order it cannot
+    # evaluate at large sampling rates; those orders are skipped, which is what we want.
+    logging.getLogger("absl").setLevel(logging.ERROR)
     out: dict[str, float] = {}
     for key, acc in (("pld", pld_privacy_accountant.PLDAccountant()), ("rdp", rdp_privacy_accountant.RdpAccountant())):
         try:

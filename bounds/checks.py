@@ -325,12 +325,36 @@ def holm(p_values: Sequence[float], alpha: float) -> list[bool]:
     return reject
 
 
+def _bounds_code_version() -> str:
+    """Digest of the bounds and learners sources: part of every cached check's key."""
+    import hashlib
+    from pathlib import Path
+
+    h = hashlib.sha256()
+    root = Path(__file__).resolve().parent.parent
+    for pkg in ("bounds", "learners", "audit"):
+        for f in sorted((root / pkg).glob("*.py")):
+            h.update(f.name.encode())
+            h.update(f.read_bytes())
+    return h.hexdigest()[:16]
+
+
+def _from_dict(d: dict[str, Any]) -> CheckResult:
+    d = dict(d)
+    d["errata"] = tuple(d.get("errata") or ())
+    for k in ("observed", "bound", "ratio"):
+        if d.get(k) is None:
+            d[k] = float("nan")
+    return CheckResult(**d)
+
+
 def run_checks(
     ids: Iterable[str] | None = None,
     *,
     profile: str | Profile = "default",
     n_jobs: int | None = 1,
     progress: Any = None,
+    cache: Any = None,
 ) -> list[CheckResult]:
     """Run the checks of the given claims (all checkable claims by default).
 
@@ -338,15 +362,27 @@ def run_checks(
     together by Holm's correction at family-wise level ``1 - profile.confidence``: a run of many correct
     checks fails one with probability at most that level. Each result's
     ``details['holm']`` records the adjusted decision.
+
+    ``cache`` (an :class:`audit.cache.ResultCache`) keeps each finished check, keyed by
+    claim, check, profile and a digest of the sources, so an interrupted run resumes
+    without rerunning finished checks (Holm is applied afterwards, to all of them).
     """
     from bounds.registry import claims as all_claims, get
 
     prof = _profile(profile)
     selected = [get(i) for i in ids] if ids is not None else [c for c in all_claims() if c.checks]
     results: list[CheckResult] = []
+    version = _bounds_code_version() if cache is not None else ""
     for claim in selected:
         for chk in claim.checks:
-            results.append(_run_one(claim, chk, seed=None, profile=prof, n_jobs=n_jobs))
+            key = _stable_seed(claim.id, chk.name, prof.name, version) if cache is not None else None
+            cached = cache.load(f"check-{key}") if cache is not None else None
+            if cached is not None:
+                results.append(_from_dict(cached))
+            else:
+                results.append(_run_one(claim, chk, seed=None, profile=prof, n_jobs=n_jobs))
+                if cache is not None:
+                    cache.store(f"check-{key}", results[-1].to_dict())
             if progress is not None:
                 progress(results[-1])
     stat = [r for r in results if r.kind in ("probabilistic", "scaling") and r.p_value is not None and r.status != "inconclusive"]

@@ -135,7 +135,7 @@ def audit_confidence(n_audits: int, family_confidence: float = FAMILY_CONFIDENCE
 
 def run_audits(
     selected: list[Target], profile: NightlyProfile, *, seed: int = 0, n_jobs: int | None = 1,
-    progress: Callable[[dict], None] | None = None,
+    progress: Callable[[dict], None] | None = None, cache_dir: Path | None = None,
 ) -> list[dict[str, Any]]:
     """Audit each target at the Bonferroni-corrected confidence; an error in one target is recorded, not fatal."""
     records = []
@@ -143,7 +143,8 @@ def run_audits(
     for t in selected:
         rec: dict[str, Any] = {"target": t.name, "family": t.family, "paper": t.paper, "planted_bug": t.planted_bug}
         try:
-            result = t.audit(trials=trials_for(t, profile), seed=seed, n_jobs=n_jobs, confidence=confidence)
+            result = t.audit(trials=trials_for(t, profile), seed=seed, n_jobs=n_jobs, confidence=confidence,
+                             cache_dir=None if cache_dir is None else str(cache_dir))
             rec.update(status=audit_status(t, result.violation), result=result.to_dict(), error=None)
         except Exception as exc:  # recorded and reported; the run exits 1
             rec.update(status="error", result=None, error=f"{type(exc).__name__}: {exc}")
@@ -225,8 +226,14 @@ def run_nightly(
     target_names: list[str] | None = None,
     claim_ids: list[str] | None = None,
     progress: bool = True,
+    resume: bool = True,
 ) -> tuple[dict[str, Any], Path]:
-    """Run the audits and checks of ``profile``; write results.json and summary.md into ``out``."""
+    """Run the audits and checks of ``profile``; write results.json, summary.md and report.html into ``out``.
+
+    With ``resume`` (the default), finished trial chunks and finished checks are kept in
+    ``<out>/../.cache/`` and reused, so rerunning an interrupted command picks up where
+    it stopped and produces the same results; corrupt entries are detected and recomputed.
+    """
     if profile not in NIGHTLY_PROFILES:
         raise ValueError(f"profile must be one of {sorted(NIGHTLY_PROFILES)}, got {profile!r}")
     prof = NIGHTLY_PROFILES[profile]
@@ -246,10 +253,17 @@ def run_nightly(
             bar.update(1)
             bar.set_postfix_str(f"{rec['target']}: {rec['status']}")
 
-    audits = run_audits(selected, prof, seed=seed, n_jobs=n_jobs, progress=on_audit)
+    cache_root = out_dir.parent / ".cache" if resume else None
+    audits = run_audits(selected, prof, seed=seed, n_jobs=n_jobs, progress=on_audit,
+                        cache_dir=None if cache_root is None else cache_root / "chunks")
     if bar is not None:
         bar.close()
-    check_results: list[CheckResult] = run_checks(claim_ids, profile=prof.checks, n_jobs=n_jobs)
+    check_cache = None
+    if cache_root is not None:
+        from audit.cache import ResultCache
+
+        check_cache = ResultCache(cache_root / "checks")
+    check_results: list[CheckResult] = run_checks(claim_ids, profile=prof.checks, n_jobs=n_jobs, cache=check_cache)
     checks = [r.to_dict() for r in check_results]
     # A failure that documents an erratum is expected: it is reported, and does not fail the run.
     for ch in checks:

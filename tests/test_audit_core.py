@@ -271,11 +271,14 @@ def test_planted_violation_has_a_small_p_value(results):
 
 def test_white_box_vs_scalar_on_the_gaussian_target():
     # gaussian-analytic: outputs N(3, s^2) on d0 and N(4, s^2) on d1 (counts 3 and 4).
-    # Exact log ratio log p_0(o)/p_1(o) = ((o - 4)^2 - (o - 3)^2) / (2 s^2) = (7 - 2 o) / (2 s^2),
-    # so the white-box score (its negative) is a strictly increasing function of the scalar
-    # output. Both attacks use Split(0.2) on the same outputs (same seed), and the
-    # estimator is invariant to increasing transforms (tests/test_estimators.py):
-    # the bounds are equal BY CONSTRUCTION, so "white box >= scalar" holds with equality.
+    # Exact log ratio log p_0(o)/p_1(o) = ((o - 4)^2 - (o - 3)^2) / (2 s^2) = (7 - 2 o) / (2 s^2).
+    # (a) Given as log_likelihood_ratio with no strategy, it goes to the white-box betting
+    #     estimator (audit/whitebox.py), whose bound at 20,000 trials is far above the
+    #     single-threshold test's (0.89 vs 0.38 at 1e4 in benchmarks/auditor_power.py);
+    #     we assert it is at least the scalar bound, and below the true epsilon (sound).
+    # (b) With an explicit Split strategy the score -L is an increasing function of the
+    #     output, and the threshold estimator is invariant to increasing transforms:
+    #     equal to the scalar attack BY CONSTRUCTION.
     t = get_target("gaussian-analytic")
     s = t.mechanism.sigma
 
@@ -286,10 +289,13 @@ def test_white_box_vs_scalar_on_the_gaussian_target():
                          log_likelihood_ratio=llr)
     sc = audit_mechanism(t.mechanism, t.d0, t.d1, epsilon=t.epsilon, delta=t.delta, trials=20_000, seed=4,
                          attack=ScalarAttack())
-    assert wb.attack == "white-box-likelihood-ratio" and sc.attack == "scalar-threshold"
+    tb = audit_mechanism(t.mechanism, t.d0, t.d1, epsilon=t.epsilon, delta=t.delta, trials=20_000, seed=4,
+                         log_likelihood_ratio=llr, strategy=Split(0.2))
+    assert wb.attack == "white-box-likelihood-ratio" and wb.method.startswith("white-box")
+    assert sc.attack == "scalar-threshold"
     assert wb.epsilon_lower_bound >= sc.epsilon_lower_bound
-    assert wb.epsilon_lower_bound == pytest.approx(sc.epsilon_lower_bound, abs=1e-12)
     assert not wb.violation  # soundness on a correct target
+    assert tb.epsilon_lower_bound == pytest.approx(sc.epsilon_lower_bound, abs=1e-12)
 
 
 # --------------------------------------------------------------------- bad input

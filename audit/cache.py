@@ -1,0 +1,153 @@
+"""A disk cache of finished trial chunks, so that interrupted runs resume and lose nothing.
+
+Chunk ``i`` of a run is determined by the mechanism, the neighbouring pair, the
+seed, the chunk size and the chunk's own size (its seed is the ``i``-th child of
+``SeedSequence(seed)``, see :mod:`audit.engine`); so a chunk computed by an
+interrupted run is exactly the chunk an uninterrupted run would compute, and can be
+reused. Each entry is one ``.npz`` file written atomically (temporary file, then a
+rename) with a SHA-256 digest of its arrays stored beside them; an entry that is
+unreadable, partial or whose digest does not match is deleted and recomputed.
+
+:class:`ResultCache` keeps small JSON results (bound checks) the same way.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import tempfile
+from pathlib import Path
+from typing import Any, Sequence
+
+import numpy as np
+
+__all__ = ["ChunkCache", "ResultCache", "fingerprint"]
+
+
+def fingerprint(*parts: Any) -> str:
+    """A stable hex digest of reprs and array contents (the cache namespace)."""
+    h = hashlib.sha256()
+    for p in parts:
+        if isinstance(p, np.ndarray) or (isinstance(p, (list, tuple)) and p and isinstance(p[0], np.ndarray)):
+            for a in (p if isinstance(p, (list, tuple)) else [p]):
+                a = np.ascontiguousarray(a)
+                h.update(str((a.dtype.str, a.shape)).encode())
+                h.update(a.tobytes() if a.dtype != object else repr(a.tolist()).encode())
+        else:
+            try:
+                arr = np.asarray(p)
+                if arr.dtype != object and arr.ndim > 0:
+                    h.update(str((arr.dtype.str, arr.shape)).encode())
+                    h.update(np.ascontiguousarray(arr).tobytes())
+                    continue
+            except Exception:
+                pass
+            h.update(repr(p).encode())
+        h.update(b"\x00")
+    return h.hexdigest()
+
+
+def _digest(arrays: Sequence[np.ndarray]) -> str:
+    h = hashlib.sha256()
+    for a in arrays:
+        a = np.ascontiguousarray(a)
+        h.update(str((a.dtype.str, a.shape)).encode())
+        h.update(a.tobytes())
+    return h.hexdigest()
+
+
+def _atomic_write_bytes(path: Path, writer) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            writer(fh)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+
+
+class ChunkCache:
+    """Finished chunks of one trial run, under ``root/<namespace>/``."""
+
+    def __init__(self, root: str | os.PathLike, namespace: str):
+        self.dir = Path(root) / namespace
+        self.hits = 0
+        self.misses = 0
+        self.corrupt = 0
+
+    def _path(self, chunk: int, size: int) -> Path:
+        return self.dir / f"chunk-{chunk:06d}-{size}.npz"
+
+    def load(self, chunk: int, size: int) -> list[np.ndarray] | None:
+        """The arrays of a finished chunk, or None (missing, or corrupt and then deleted)."""
+        path = self._path(chunk, size)
+        if not path.exists():
+            self.misses += 1
+            return None
+        try:
+            with np.load(path, allow_pickle=False) as z:
+                n = int(z["n_arrays"])
+                arrays = [z[f"a{i}"] for i in range(n)]
+                digest = str(z["sha256"])
+            if digest != _digest(arrays) or any(a.shape[:1] != (size,) for a in arrays):
+                raise ValueError("digest or shape mismatch")
+        except Exception:
+            self.corrupt += 1
+            try:
+                path.unlink()
+            except OSError:
+                pass
+            return None
+        self.hits += 1
+        return arrays
+
+    def store(self, chunk: int, size: int, arrays: Sequence[np.ndarray]) -> bool:
+        """Store a finished chunk; returns False (and stores nothing) for object arrays."""
+        arrays = [np.asarray(a) for a in arrays]
+        if any(a.dtype == object for a in arrays):
+            return False
+        payload = {f"a{i}": a for i, a in enumerate(arrays)}
+        payload["n_arrays"] = np.array(len(arrays))
+        payload["sha256"] = np.array(_digest(arrays))
+        _atomic_write_bytes(self._path(chunk, size), lambda fh: np.savez(fh, **payload))
+        return True
+
+
+class ResultCache:
+    """JSON results (e.g. a bound check's ``to_dict()``) keyed by a fingerprint, with a digest."""
+
+    def __init__(self, root: str | os.PathLike):
+        self.dir = Path(root)
+
+    def _path(self, key: str) -> Path:
+        return self.dir / f"{key}.json"
+
+    def load(self, key: str) -> Any | None:
+        path = self._path(key)
+        if not path.exists():
+            return None
+        try:
+            wrapper = json.loads(path.read_text())
+            body = json.dumps(wrapper["value"], sort_keys=True)
+            if hashlib.sha256(body.encode()).hexdigest() != wrapper["sha256"]:
+                raise ValueError("digest mismatch")
+            return wrapper["value"]
+        except Exception:
+            try:
+                path.unlink()
+            except OSError:
+                pass
+            return None
+
+    def store(self, key: str, value: Any) -> None:
+        body = json.dumps(value, sort_keys=True)
+        text = json.dumps({"sha256": hashlib.sha256(body.encode()).hexdigest(), "value": value}, sort_keys=True)
+        _atomic_write_bytes(self._path(key), lambda fh: fh.write(text.encode()))
