@@ -13,10 +13,24 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from learners.mechanisms import LaplaceMechanism, ReportNoisyMax, SparseVector
+import math
+
+from learners.mechanisms import (
+    ExponentialMechanism,
+    GeometricMechanism,
+    LaplaceMechanism,
+    PoissonSubsampled,
+    RandomizedResponse,
+    ReportNoisyMax,
+    SparseVector,
+)
 
 __all__ = [
     "LaplaceInvertedScale",
+    "GeometricInvertedScale",
+    "RandomizedResponseDoubledEpsilon",
+    "ExponentialMechanismNoHalf",
+    "PoissonSubsampledIgnoringRate",
     "ReportNoisyMaxWithValue",
     "SparseVectorCutoffBlindNoise",
     "SparseVectorNoThresholdNoise",
@@ -76,3 +90,43 @@ class SparseVectorNoCutoff(SparseVector):
         noisy_thr = rng.laplace(0.0, self.threshold_scale, size=runs)
         nu = rng.laplace(0.0, self.query_scale, size=(runs, m))
         return (values + nu >= thr[None, :] + noisy_thr[:, None]).astype(np.int8)
+
+
+@dataclass(frozen=True)
+class GeometricInvertedScale(GeometricMechanism):
+    """BUG: geometric noise with ratio exp(-1/(epsilon*sensitivity)) (scale inverted, like the Laplace bug)."""
+
+    def _release_batch(self, values, rng):
+        p = -math.expm1(-1.0 / (self.epsilon * self.sensitivity))
+        g1 = rng.geometric(p, size=values.shape)
+        g2 = rng.geometric(p, size=values.shape)
+        return values + (g1 - g2)
+
+
+@dataclass(frozen=True)
+class RandomizedResponseDoubledEpsilon(RandomizedResponse):
+    """BUG: keeps the true answer with probability e^(2 eps)/(e^(2 eps) + k - 1) while claiming eps."""
+
+    @property
+    def keep_probability(self) -> float:
+        return 1.0 / (1.0 + (self.k - 1) * math.exp(-2.0 * self.epsilon))
+
+
+@dataclass(frozen=True)
+class ExponentialMechanismNoHalf(ExponentialMechanism):
+    """BUG: P ~ exp(eps q / sensitivity), the factor 1/2 dropped: up to 2 eps for general scores."""
+
+    def _release_batch(self, values, rng):
+        logits = (self.epsilon / self.sensitivity) * values
+        return np.argmax(logits + rng.gumbel(size=values.shape), axis=-1)
+
+
+@dataclass(frozen=True)
+class PoissonSubsampledIgnoringRate(PoissonSubsampled):
+    """BUG: claims amplification by Poisson(rate) subsampling but runs on the full dataset."""
+
+    def __call__(self, data, rng):
+        return self.mechanism(data, rng)
+
+    def sample(self, data, rng, size):
+        return self.mechanism.sample(data, rng, size)

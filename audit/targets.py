@@ -21,7 +21,11 @@ import numpy as np
 
 from audit.core import AuditResult, audit_mechanism
 from audit.planted import (
+    ExponentialMechanismNoHalf,
+    GeometricInvertedScale,
     LaplaceInvertedScale,
+    PoissonSubsampledIgnoringRate,
+    RandomizedResponseDoubledEpsilon,
     ReportNoisyMaxWithValue,
     SparseVectorCutoffBlindNoise,
     SparseVectorNoCutoff,
@@ -343,6 +347,33 @@ def _register_reference_targets() -> None:
         description="BUG: report-noisy-max releasing the noisy maximum value with the index",
         claim_source="claims Dwork & Roth Claim 3.9", score=lambda o: -np.asarray(o)[:, 1],
     ))
+    register_target(Target(
+        "geometric-inverted-scale", "geometric", GeometricInvertedScale(0.5, query=np.sum), d0, d1, 0.5,
+        planted_bug=True, description="BUG: geometric noise ratio exp(-1/eps) instead of exp(-eps); true eps = 2",
+        claim_source="claims Ghosh, Roughgarden & Sundararajan 2012",
+    ))
+    register_target(Target(
+        "randomized-response-doubled-eps", "randomized-response", RandomizedResponseDoubledEpsilon(0.5), 0, 1, 0.5,
+        planted_bug=True, description="BUG: keep probability computed at 2 eps; true eps = 1",
+        claim_source="claims Warner 1965",
+    ))
+    k = 10
+    register_target(Target(
+        "exponential-mechanism-no-half", "exponential", ExponentialMechanismNoHalf(1.0, score=np.asarray),
+        np.r_[1.0, np.zeros(k - 1)], np.r_[0.0, np.ones(k - 1)], 1.0, planted_bug=True,
+        neighbouring="scores change by at most 1",
+        description="BUG: exponential mechanism with exp(eps q) instead of exp(eps q / 2); "
+                    "on this pair ln(e (1 + 9e)/(e + 9)) = 1.77 > 1",
+        claim_source="claims McSherry & Talwar 2007",
+    ))
+    bad_sub = PoissonSubsampledIgnoringRate(M.LaplaceMechanism(1.0, query=np.sum), rate)
+    register_target(Target(
+        "poisson-subsampling-ignored", "subsampling", bad_sub, np.zeros(20), np.append(np.zeros(20), 1.0),
+        sub.guarantee.epsilon, neighbouring="add/remove one record", planted_bug=True,
+        description="BUG: claims Poisson(0.1) amplification (eps 0.159) but never subsamples; true eps = 1",
+        claim_source="claims Balle, Barthe & Gaboardi 2018, Thm 8",
+    ))
+
     # Half the queries go up, half go down, so the threshold noise cannot absorb the change
     # (a shift of every query by +1 is a shift of the threshold by -1; Ding et al. 2018).
     half_up = np.r_[np.ones(10), np.zeros(10)]

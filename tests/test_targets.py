@@ -84,3 +84,12 @@ def test_accountant_epsilon_of_laplace_is_its_epsilon():
     assert acc is not None and isinstance(t, Target)
     assert acc["pld"] == pytest.approx(1.0, abs=1e-2)
     assert acc["rdp"] >= acc["pld"] - 1e-9
+
+
+def test_every_target_family_has_a_planted_bug():
+    # DESIGN.md: "every target family has planted-bug variants that the auditor must flag".
+    from audit.targets import targets
+
+    families = {t.family for t in targets()}
+    with_bug = {t.family for t in targets() if t.planted_bug}
+    assert families == with_bug, sorted(families - with_bug)
