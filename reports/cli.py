@@ -4,7 +4,7 @@ Commands::
 
     privbound list [--json]
     privbound audit NAME [--trials N] [--seed S] [--n-jobs J] [--confidence C]
-                         [--dask-scheduler ADDRESS] [--json]
+                         [--dask-scheduler ADDRESS] [--json] [--one-run [--canaries M] | --search]
     privbound nightly [--profile smoke|default|full] [--out DIR] [--seed S] [--n-jobs J]
                       [--dask-scheduler ADDRESS]
     privbound bounds list [--json]
@@ -101,6 +101,13 @@ def build_parser() -> argparse.ArgumentParser:
     au.add_argument("--confidence", type=_confidence, default=0.95)
     au.add_argument("--dask-scheduler", default=None, metavar="ADDRESS", help="run the trials on a Dask cluster")
     au.add_argument("--json", action="store_true", help="print AuditResult.to_dict() as JSON")
+    mode = au.add_mutually_exclusive_group()
+    mode.add_argument("--one-run", action="store_true",
+                      help="one-run audit (Steinke, Nasr & Jagielski 2023) with --canaries canaries")
+    mode.add_argument("--search", action="store_true",
+                      help="search for the most distinguishing neighbouring pair, then audit it on fresh trials")
+    au.add_argument("--canaries", type=_positive_int("canaries"), default=1000, metavar="M",
+                    help="canaries of a one-run audit (default 1000)")
 
     ni = sub.add_parser("nightly", help="audit every target and run the bound checks")
     ni.add_argument("--profile", choices=["smoke", "default", "full"], default="default")
@@ -178,6 +185,21 @@ def _cmd_audit(args) -> int:
     except KeyError as exc:
         raise CLIError(str(exc.args[0])) from None
     n_jobs = -1 if (args.dask_scheduler and args.n_jobs == 1) else args.n_jobs
+    if args.one_run:
+        from audit.one_run import one_run_audit_target
+
+        with _dask_backend(args.dask_scheduler):
+            one = one_run_audit_target(target, args.canaries, args.seed, confidence=args.confidence, n_jobs=n_jobs)
+        print(json.dumps(one.to_dict(), sort_keys=True) if args.json else one.summary())
+        return _verdict_status(target, one.violation)
+    if args.search:
+        from audit.search import search_target
+
+        with _dask_backend(args.dask_scheduler):
+            found = search_target(target, trials=args.trials, seed=args.seed, confidence=args.confidence,
+                                  n_jobs=n_jobs)
+        print(json.dumps(found.audit.to_dict(), sort_keys=True) if args.json else found.summary())
+        return _verdict_status(target, found.audit.violation)
     with _dask_backend(args.dask_scheduler):
         result = target.audit(trials=args.trials, seed=args.seed, n_jobs=n_jobs, confidence=args.confidence)
     if args.json:
@@ -186,9 +208,14 @@ def _cmd_audit(args) -> int:
         print(result.summary())
         if target.planted_bug:
             print(f"  planted bug         : {'caught' if result.violation else 'MISSED'}")
+    return _verdict_status(target, result.violation)
+
+
+def _verdict_status(target, violation: bool) -> int:
+    """0 when the verdict is the expected one (correct target holds, planted bug caught), else 1."""
     if target.planted_bug:
-        return 0 if result.violation else 1
-    return 1 if result.violation else 0
+        return 0 if violation else 1
+    return 1 if violation else 0
 
 
 def _cmd_nightly(args) -> int:

@@ -109,3 +109,14 @@ def test_nightly_exit_1_when_a_planted_bug_is_missed(tmp_path, monkeypatch):
 def test_module_entry_point_runs():
     proc = subprocess.run([sys.executable, "-m", "reports.cli", "list"], capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0 and "laplace-eps1" in proc.stdout
+
+
+def test_audit_one_run_and_search_modes(capsys):
+    code, out, _ = run(capsys, "audit", "laplace-inverted-scale", "--one-run", "--canaries", "1000", "--json")
+    d = json.loads(out)
+    assert code == 0 and d["m"] == 1000 and d["epsilon_lower_bound"] > 0.5  # planted bug caught in one run
+    code, out, _ = run(capsys, "audit", "randomized-response", "--search", "--trials", "4000", "--json")
+    d = json.loads(out)
+    assert code == 0 and d["violation"] is False and d["trials"] > 0
+    code, _, err = run(capsys, "audit", "laplace-eps1", "--one-run", "--search")
+    assert code == 2 and "not allowed" in err
