@@ -324,13 +324,11 @@ def test_checks_smoke(claim_id):
         assert res.status == "pass", res.summary()
 
 
-def test_run_checks_default_profile_statuses_and_time():
-    import time
-
-    t = time.perf_counter()
+@pytest.mark.slow
+def test_run_checks_default_profile_statuses():
+    # The default profile runs in the nightly job; its run time is measured there (results.json
+    # wall_seconds), not asserted here: speed goals live in benchmarks, not in timed tests.
     results = bounds.run_checks(CHECKED, profile="default")
-    elapsed = time.perf_counter() - t
-    assert elapsed < 60
     fails = [r for r in results if r.status == "fail"]
     assert [(r.claim_id, r.check) for r in fails] == [(P + "claim-4.3", "printed-sigma")]
     assert "erratum" in fails[0].details

@@ -45,7 +45,6 @@ def test_target_verdict_at_default_trials(name):
     t = get_target(name)
     r = t.audit(seed=0)
     assert r.violation == t.planted_bug, r.summary()
-    assert r.wall_seconds < 20.0
 
 
 def test_correct_gaussian_targets_exact_curve_below_claim():
