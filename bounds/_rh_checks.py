@@ -13,6 +13,7 @@ Claim 10), App. C (Lemmas 12, 14), App. D (Lemma 15, Theorem 4 instance), App. E
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 from typing import Any
@@ -1025,3 +1026,219 @@ def check_theorem6_scaling_d(ctx: C.CheckContext) -> C.CheckOutcome:
     ns0 = [required_n(d, runs, ctx.seed, noiseless) for d in dims]
     return C.scaling(dims, ns, 0.5, confidence=0.95, parameter="d", parameters=dict(SCALING6, runs=runs), required_n=ns,
                      noiseless_required_n=ns0)
+
+
+# ============================================ lower-bound demonstrations and the separation (L1, L2, L4)
+# Plans L1 (Theorem 2 on the packing), L2 (Theorem 4 on D_s) and L4 (the separation headline) of the notes,
+# Sec. 7. These are illustrations with the learners available, not proofs: a lower bound over all learners
+# cannot be verified by running particular ones; each check passes when the learner's measured behaviour
+# matches the theorem (and every DP learner must satisfy the inequalities checked here).
+
+PACKING_A = 0.95 / 1.01  # EM score threshold on D^(i): y <w, x> = 1.01 gamma <w, w_i> <= 0.95 gamma
+PACKING_R = 0.9 / 1.01  # robust success on D^(i): normalised margin 1.01 gamma <w, w_i> > 0.9 gamma
+
+
+@functools.lru_cache(maxsize=256)
+def _log_cap(t: float, d: int) -> float:
+    """log mu{w in S^{d-1}: <w, v> > t} for a unit v: (1 + <w, v>)/2 ~ Beta((d-1)/2, (d-1)/2) (exact, d >= 2)."""
+    a = (d - 1) / 2
+    v = float(stats.beta.logsf((1 + t) / 2, a, a))
+    if math.isfinite(v) and v > -600:
+        return v
+    # Far tail (large d): log of int_t^1 (1 - u^2)^{(d-3)/2} du / B(1/2, (d-1)/2), the integrand scaled by its
+    # value at u = t (its maximum on [t, 1]) before quadrature, so nothing underflows.
+    from scipy import integrate
+
+    k = (d - 3) / 2
+    m = k * math.log1p(-t * t)
+    val, _ = integrate.quad(lambda u: math.exp(k * math.log1p(-u * u) - m) if u < 1 else 0.0, t, 1.0, epsabs=0, epsrel=1e-12, limit=200)
+    return m + math.log(val) - float(special.betaln(0.5, a))
+
+
+def em_packing_success(n: int, d: int, epsilon: float) -> float:
+    """Exact probability that the sphere EM (Theorem 5) on n samples of D^(i) outputs a hypothesis in G^(i).
+
+    On D^(i) = Unif{(1.01 gamma w_i, +1), (-1.01 gamma w_i, -1)} every sample has y x = 1.01 gamma w_i, so the
+    score is q(w) = -n 1[<w, w_i> <= 0.95/1.01] for every sample (no data randomness, any gamma): the EM density
+    is 1 on the cap C_a = {<w, w_i> > 0.95/1.01} and e^{-eps n/2} off it. G^(i) (robust risk 0 at 0.9 gamma)
+    is the cap C_r, r = 0.9/1.01 < a. With S(t) = mu(C_t) (exact Beta tail):
+    Pr[G^(i)] = (S(a) + z (S(r) - S(a))) / (S(a) + z (1 - S(a))), z = e^{-eps n/2}; evaluated in log space.
+    """
+    la, lr = _log_cap(PACKING_A, d), _log_cap(PACKING_R, d)
+    lz = -epsilon * n / 2
+    l_diff = lr + math.log1p(-math.exp(la - lr))  # log(S(r) - S(a)), S(r) > S(a)
+    num = special.logsumexp([la, lz + l_diff])
+    den = special.logsumexp([la, lz + math.log1p(-math.exp(la))])
+    return float(math.exp(num - den))
+
+
+def em_packing_needed_n(d: int, epsilon: float, level: float) -> float:
+    """The exact (real-valued) n at which :func:`em_packing_success` reaches ``level`` (solved in closed form).
+
+    success >= L iff z <= S(a)(1 - L) / (L (1 - S(a)) - (S(r) - S(a))), so n = (2/eps) ln(1/z*); 0 if n = 0 suffices.
+    """
+    la, lr = _log_cap(PACKING_A, d), _log_cap(PACKING_R, d)
+    Sa, Sr = math.exp(la), math.exp(lr)
+    den = level * (1 - Sa) - (Sr - Sa)
+    if den <= 0:
+        return 0.0
+    return max(0.0, 2 / epsilon * (math.log(den) - la - math.log1p(-level)))
+
+
+def _greedy_sign_packing(d: int, draws: int, rng: np.random.Generator, max_inner: float = 0.5) -> np.ndarray:
+    """Greedy packing of random +-1/sqrt(d) vectors with pairwise |<w_i, w_j>| <= max_inner (Lemma 9 variant, notes Sec. 4)."""
+    V = rng.choice([-1.0, 1.0], size=(draws, d)) / math.sqrt(d)
+    keep: list[int] = []
+    for k in range(draws):
+        if not keep or np.max(np.abs(V[keep] @ V[k])) <= max_inner + 1e-12:
+            keep.append(k)
+    return V[keep]
+
+
+EM_DIMS = (16, 32, 64, 128, 256, 512, 1024, 2048, 4096)
+
+
+def check_theorem2_packing_em(ctx: C.CheckContext) -> C.CheckOutcome:
+    """Plans L1 and L4(c), exact: the sphere exponential mechanism (epsilon = 1) on the Theorem 2 packing.
+
+    Exact (no Monte Carlo): the EM's success probability Pr[A(X_i) in G^(i)] on D^(i) in closed form
+    (:func:`em_packing_success`), for any d. Checks:
+    (i)  Theorem 2's proof inequality sum_i Pr[A(X_i) in G^(i)] = K P(n) <= e^{eps n} for n = 0..n_0.1, with K
+         random sign vectors packed greedily (pairwise |<w_i, w_j>| <= 0.5 < 0.588, so the G^(i) are disjoint;
+         notes Sec. 4 item 2) at d in {16, 32, 64};
+    (ii) Theorem 2's bound: the n the EM needs for success 0.1 (= 1 - xi, xi = 0.9) is >= ln(0.1 K)/eps;
+    (iii) linear growth in d (Theorem 2's Omega(d/eps) met by Theorem 5's O(d/eps)): n_0.5/d converges, the local
+         log-log slope between the two largest d is within 0.02 of 1. The OLS slope and its statsmodels 95% CI
+         over all d are reported; the values are exact, so the CI measures the lower-order (log d) curvature,
+         not sampling noise, and is not the pass criterion.
+    Observed: the local slope at the largest d (bound 1).
+    """
+    import statsmodels.api as sm
+
+    eps = 1.0
+    rng = ctx.rng
+    ok = True
+    rows = []
+    for d in (16, 32, 64):
+        V = _greedy_sign_packing(d, ctx.trials(2000, minimum=300), rng)
+        K = V.shape[0]
+        G = V @ V.T - np.eye(K)
+        disjoint = bool(np.max(G) <= (0.9 / 0.505) ** 2 / 2 - 1)
+        n01 = em_packing_needed_n(d, eps, 0.1)
+        lower = math.log(0.1 * K) / eps
+        worst = max(K * em_packing_success(n, d, eps) * math.exp(-eps * n) for n in range(0, int(math.ceil(n01)) + 2))
+        ok &= disjoint and worst <= 1 + 1e-9 and n01 >= lower
+        rows.append(dict(d=d, K=K, cells_disjoint=disjoint, max_K_P_over_exp_eps_n=worst, em_n_for_success_0_1=n01,
+                         theorem2_lower_bound=lower))
+    ns = [em_packing_needed_n(d, eps, 0.5) for d in EM_DIMS]
+    local = [math.log(ns[k + 1] / ns[k]) / math.log(EM_DIMS[k + 1] / EM_DIMS[k]) for k in range(len(ns) - 1)]
+    model = sm.OLS(np.log(ns), sm.add_constant(np.log(EM_DIMS))).fit()
+    lo, hi = model.conf_int(alpha=0.05)[1]
+    ok &= abs(local[-1] - 1) <= 0.02
+    collapse = {d: em_packing_success(max(1, round(0.1 * em_packing_needed_n(d, eps, 0.5))), d, eps) for d in (64, 1024)}
+    out = C.inequality(local[-1], 1.0, sense=">=", rtol=0.02, epsilon=eps, dims=list(EM_DIMS), em_needed_n_success_0_5=ns,
+                       n_over_d=[n / d for n, d in zip(ns, EM_DIMS)], local_slopes=local, fitted_slope=float(model.params[1]),
+                       fitted_slope_ci95=[float(lo), float(hi)], packing=rows,
+                       success_at_one_tenth_of_needed_n=collapse,
+                       exactness="exact: closed-form Beta tails (scipy), no Monte Carlo; the EM's output law on D^(i) depends "
+                                 "on w only through <w, w_i> (two score levels)",
+                       note="illustration of Theorem 2 (lower bound over all eps-DP learners) with one learner; non-private "
+                            "learning needs one sample here at every d (MarginPerceptron's first update is 1.01 gamma w_i)")
+    if not ok:
+        out.status = "fail"
+    return out
+
+
+def ds_error_lower_bound(n: int, d: int, epsilon: float, delta: float) -> float:
+    """Lower bound on the expected 0-1 error on D_s (Theorem 4 instance) of any (epsilon, delta)-DP learner (add/remove).
+
+    The proof of Theorem 4 reduces to Lemma 15's bit problem: coordinate i carries k ~ Bin(n, 1/d) copies of s_i.
+    Removing them one at a time (add/remove neighbours, the other samples fixed) gives, for both values of s_i
+    (corrected chain, errata E3/E24), Pr[err | s] summed over s >= e^{-k eps} - 2 delta sum_{j=1}^k e^{-j eps}; so
+    E[err] >= E_k[max(0, e^{-k eps}/2 - delta sum_{j=1}^k e^{-j eps})] (exact binomial expectation).
+    """
+    k = np.arange(n + 1)
+    pk = stats.binom.pmf(k, n, 1.0 / d)
+    geo = np.exp(-epsilon) * -np.expm1(-k * epsilon) / -np.expm1(-epsilon)  # sum_{j=1}^k e^{-j eps}
+    return float(np.sum(pk * np.maximum(0.0, 0.5 * np.exp(-k * epsilon) - delta * geo)))
+
+
+DS_SCALING = dict(epsilon=1.0, delta=1e-5, p=0.25, T=8, target_error=0.25, gammas=(0.3, 0.2, 0.14, 0.1, 0.07))
+
+
+def _ds_chunk(gamma: float, n: int, est, runs_per_data: int = 10):
+    from learners.robustness import Theorem4Instance
+
+    def fn(size, ss):
+        rng = np.random.default_rng(ss)
+        inst = Theorem4Instance.random(gamma, rng)
+        errs = []
+        for k in range(0, size, runs_per_data):
+            m = min(runs_per_data, size - k)
+            X, y = inst.sample(n, rng)
+            W = est.run_batch(X, y, rng, m)["coef"]
+            errs.append(np.mean(inst.s[None, :] * W <= 0, axis=1))  # exact 0-1 error on D_s (sgn(0) = error)
+        return np.concatenate(errs)
+
+    return fn
+
+
+def ds_needed_n(gamma: float, runs: int, seed: int, P=DS_SCALING, n_jobs=1) -> tuple[float, list[dict]]:
+    """Smallest n at which DP Batch Perceptron's mean exact error on D_s (d = floor(1/gamma^2)) is <= target:
+    doubling from n = d/2, then log-linear interpolation between the last two grid points. Returns (n, evaluations)."""
+    from learners.perceptron import DPBatchPerceptron, calibrate_gaussian_noise
+    from learners.robustness import Theorem4Instance
+
+    d = Theorem4Instance.random(gamma, np.random.default_rng(0)).d
+    sigma = calibrate_gaussian_noise(P["epsilon"], P["delta"], P["p"], P["T"], "rdp")
+    est = DPBatchPerceptron(gamma, epsilon=P["epsilon"], delta=P["delta"], variant="experimental", sampling_rate=P["p"],
+                            n_iter=P["T"], noise_std=sigma)
+    evals: list[dict] = []
+    n = max(1, d // 2)
+    for step in range(20):
+        err = np.concatenate(map_chunks(_ds_chunk(gamma, n, est), runs, seed=(seed * 1_000_003 + d * 10_007 + n) % 2**31, chunk_size=20, n_jobs=n_jobs))
+        m, se = float(err.mean()), float(err.std(ddof=1) / math.sqrt(err.size))
+        evals.append(dict(n=n, d=d, mean_error=m, std_error=se, lower_bound=ds_error_lower_bound(n, d, P["epsilon"], P["delta"])))
+        if m <= P["target_error"]:
+            if len(evals) == 1:
+                return float(n), evals
+            a, b = evals[-2], evals[-1]
+            t = (a["mean_error"] - P["target_error"]) / (a["mean_error"] - b["mean_error"])
+            return float(math.exp(math.log(a["n"]) + t * (math.log(b["n"]) - math.log(a["n"])))), evals
+        n *= 2
+    raise RuntimeError(f"no n <= {n} reaches mean error {P['target_error']} at gamma = {gamma}")
+
+
+def check_theorem4_ds_scaling(ctx: C.CheckContext) -> C.CheckOutcome:
+    """Plans L2 and L4(a, 1/gamma^2 regime): DP Batch Perceptron on the Theorem 4 instance D_s, d = floor(1/gamma^2).
+
+    Learner: the experimental variant (p = 0.25, T = 8, sigma from the RDP accountant for (1, 1e-5)), run on fresh
+    data sets (10 runs each); the 0-1 error on D_s is exact. For gamma in {0.3, 0.2, 0.14, 0.1, 0.07} the sample
+    size needed for mean error <= 0.25 is found by doubling from d/2 and interpolating.
+    (i) Theorem 4 / Theorem 6 at d = 1/gamma^2 (where sqrt(d)/gamma = 1/gamma^2): needed n ~ 1/(eps gamma^2); OLS
+        log-log slope in gamma, 95% CI must contain -2 (the pass criterion, statsmodels).
+    (ii) Every DP learner obeys :func:`ds_error_lower_bound` (corrected Lemma 15 chain): at each evaluated (n, d)
+        the measured mean error + 4 standard errors must be >= it (a violation fails the check; per-point error
+        rate of a correct learner failing it < 1e-4 by the normal approximation).
+    Illustration only: Theorem 4 is a lower bound over all learners; the paper's explicit threshold
+    n <= 1e-5 d/eps is below one sample at these d, so the scaled demonstration shows error near 1/2 for n <= d/2
+    and error falling only once n is a constant multiple of d/eps.
+    """
+    P = DS_SCALING
+    runs = ctx.trials(60, minimum=20)
+    gammas = P["gammas"] if ctx.profile.scale >= 1 else P["gammas"][:3]
+    needed, evals = [], []
+    for g in gammas:
+        n, ev = ds_needed_n(g, runs, ctx.seed, P, ctx.n_jobs)
+        needed.append(n)
+        evals.extend(ev)
+    below = [e for e in evals if e["mean_error"] + 4 * e["std_error"] < e["lower_bound"]]
+    ds = [e["d"] for e in evals if e["n"] == max(1, e["d"] // 2)]
+    out = C.scaling(list(gammas), needed, -2.0, confidence=0.95, parameter="gamma", d=ds, needed_n=needed,
+                    needed_n_over_d=[n / d for n, d in zip(needed, ds)], evaluations=evals, lower_bound_violations=below,
+                    parameters=dict(P, runs=runs),
+                    note="illustration: on the hard instance the 1/gamma^2 of Theorems 4 and 6 is attained; at fixed small "
+                         "d on easy margin data the needed n is nearly flat in gamma (Theorem 6 is an upper bound)")
+    if below:
+        out.status = "fail"
+    return out

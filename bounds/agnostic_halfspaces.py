@@ -182,7 +182,11 @@ register(Claim(
             "Lemma B.4's R is the diameter (R = 2 for the unit ball) [revised]."),
     reconstructed=True,
     checks=(Check("accuracy-small-d", "probabilistic", AH.check_thm21_accuracy,
-                  "A1 at d = 5, p = 1 (D_p = 6): Pr[err > OPT + alpha] <= beta over independent runs"),),
+                  "A1 at d = 5, p = 1 (D_p = 6): Pr[err > OPT + alpha] <= beta over independent runs"),
+            Check("n-star-scaling", "scaling", AH.check_thm21_scaling,
+                  "empirical n*(alpha) (err <= OPT + alpha w.p. >= 1 - xi, xi = 0.2; doubling grid + bisection) at "
+                  "d = 5, p = 1, eps = 100 (statistical term dominates): OLS slope of log n* on log(1/alpha) vs "
+                  "-exponents['alpha'] = 2")),
 ))
 
 

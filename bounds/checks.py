@@ -211,13 +211,20 @@ def scaling(
     *,
     confidence: float = 0.95,
     parameter: str = "x",
+    sense: str = "two-sided",
     **details: Any,
 ) -> CheckOutcome:
     """Fit ``log y = a + b log x`` by OLS (statsmodels) and compare ``b`` with the exponent.
 
-    Passes when the ``confidence`` interval of the slope contains ``expected_exponent``;
-    the p-value is the two-sided t-test of ``b == expected_exponent``.
+    ``sense="two-sided"`` (a Theta statement): passes when the ``confidence`` interval of
+    the slope contains ``expected_exponent``; the p-value is the two-sided t-test of
+    ``b == expected_exponent``. ``sense="at-most"`` (an O upper bound: the quantity may
+    grow more slowly than the theorem says, never faster): passes unless the slope is
+    significantly larger, i.e. when the one-sided lower confidence limit is <= the
+    exponent; the p-value is the one-sided t-test against ``b <= expected_exponent``.
     """
+    if sense not in ("two-sided", "at-most"):
+        raise ValueError(f"sense must be 'two-sided' or 'at-most', got {sense!r}")
     import statsmodels.api as sm
 
     x = np.asarray(x, dtype=float)
@@ -230,8 +237,17 @@ def scaling(
     lo, hi = model.conf_int(alpha=1 - confidence)[1]
     slope = float(model.params[1])
     t = model.t_test(([0.0, 1.0], expected_exponent))
-    p_value = float(np.squeeze(t.pvalue))
-    status = "pass" if lo <= expected_exponent <= hi else "fail"
+    if sense == "two-sided":
+        p_value = float(np.squeeze(t.pvalue))
+        status = "pass" if lo <= expected_exponent <= hi else "fail"
+    else:
+        from scipy import stats as _stats
+
+        tval = float(np.squeeze(t.tvalue))
+        p_value = float(_stats.t.sf(tval, model.df_resid))
+        lo = float(model.conf_int(alpha=2 * (1 - confidence))[1][0])  # one-sided lower limit
+        hi = float("inf")
+        status = "pass" if lo <= expected_exponent else "fail"
     return CheckOutcome(
         status,
         slope,
@@ -240,7 +256,7 @@ def scaling(
         confidence=confidence,
         trials=int(x.size),
         p_value=p_value,
-        details=dict(details, parameter=parameter, slope_ci=[float(lo), float(hi)], intercept=float(model.params[0]),
+        details=dict(details, parameter=parameter, sense=sense, slope_ci=[float(lo), float(hi)], intercept=float(model.params[0]),
                      r_squared=float(model.rsquared), x=x.tolist(), y=y.tolist()),
     )
 

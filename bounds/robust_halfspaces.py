@@ -47,7 +47,7 @@ UNNUMBERED_STATEMENTS: tuple[str, ...] = (P + "fact-novikoff",)
 
 _LOWER_BOUND_REASON = (
     "lower bound over all {what} learners: it cannot be verified by running particular algorithms; "
-    "a demonstration on the paper's hard instance needs the lower-bound instance builders and DP learners (issue 5)"
+    "the registered checks only demonstrate it on the paper's hard instance with the learners available (illustrations)"
 )
 
 
@@ -184,6 +184,9 @@ register(Claim(
             Condition("xi <= 0.9", _opt("xi", lambda v: 0 <= v <= 0.9))),
     errata=("E14: G^(i) defined with <= alpha vs < 0.5 in Sec. 2.1 -- equivalent for a 2-point support with alpha <= 0.49.",
             "E17: the overview's second point should be (-1.01 gamma w^(j), -1) (cf. proof of Claim 10)."),
+    checks=(Check("packing-em-exact", "deterministic", K.check_theorem2_packing_em,
+                  "plans L1/L4: exact success of the sphere EM on the packing D^(i) in any d; K P(n) <= e^{eps n} with a "
+                  "greedy sign packing, needed n >= ln(0.1 K)/eps, needed n linear in d (illustration)"),),
     uncheckable_reason=_LOWER_BOUND_REASON.format(what="epsilon-DP robust")
     + "; its ingredients are checked in lemma-9 and claim-10",
 ))
@@ -232,7 +235,10 @@ register(Claim(
             "E4: the realiser is z = (1/sqrt d) sum_i s_i e_i (printed without s_i).",
             "E16: the overview's 1-D instance is Unif{(+1, s), (-1, -s)}."),
     checks=(Check("hard-instance", "deterministic", K.check_theorem4_instance,
-                  "proof step: the corrected realiser has margin 1/sqrt(d) >= gamma on D_s (E4)"),),
+                  "proof step: the corrected realiser has margin 1/sqrt(d) >= gamma on D_s (E4)"),
+            Check("ds-dp-perceptron-scaling", "scaling", K.check_theorem4_ds_scaling,
+                  "plans L2/L4: DP Batch Perceptron on D_s, d = floor(1/gamma^2): needed n ~ gamma^-2 (slope CI contains -2) "
+                  "and the measured error never below the corrected Lemma 15 chain bound (illustration)")),
     uncheckable_reason=_LOWER_BOUND_REASON.format(what="(epsilon, delta)-DP non-robust"),
 ))
 register(Claim(

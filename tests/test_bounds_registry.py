@@ -150,3 +150,17 @@ def test_failure_rate_p_value_is_exact_binomial_tail():
 def test_profiles_and_bad_profile():
     with pytest.raises(ValueError, match="profile must be one of"):
         bounds.run_checks(["decision-lists-winnow/lemma-3"], profile="huge")
+
+
+def test_scaling_at_most_is_one_sided():
+    # y = x^1.5 exactly (tiny noise): an O(x^2) upper bound holds (slope below 2) while a
+    # two-sided test of exponent 2 fails; an O(x^1) claim is refuted either way.
+    rng = np.random.default_rng(3)
+    x = np.array([1.0, 2, 4, 8, 16, 32])
+    y = x**1.5 * np.exp(rng.normal(0, 0.01, x.size))
+    assert C.scaling(x, y, 2.0).status == "fail"
+    up = C.scaling(x, y, 2.0, sense="at-most")
+    assert up.status == "pass" and up.p_value > 0.5 and up.details["slope_ci"][1] == math.inf
+    assert C.scaling(x, y, 1.0, sense="at-most").status == "fail"
+    with pytest.raises(ValueError, match="sense"):
+        C.scaling(x, y, 1.0, sense="below")
