@@ -29,6 +29,14 @@ Theorem 1 sample-size scaling of DPGreedyCover (G4c); Prop. 6 along the EM's own
 of the canary target against the exact epsilon (G6c); Lemma 9 over G1-G5 and the greedy
 adversary (W1-W3); the relaxed parametric DP-Winnow runs for Theorem 12 (D3), Lemma 13
 (D1) and Lemma 14 (D2); and the white-box replay audit of DP-Winnow for Lemma 11 (D5).
+Added later: the W1 sweep over d in {10..10^4} and eta in (0, 2 rho); W4 (the intro's
+disjunction margin and O(k^2 log d), O(r^{2D} log d) consequences); A3 (DP-Winnow end to end
+on decision-list streams through Lemma 15 and the 2d embedding); G4c PAC accuracy at the
+reconstructed n of Theorem 7; the G2c training-error identity; the D2 coupling replay.
+
+Profiles: "default" uses coarser grids than "full" only where that cannot weaken an assertion
+(the PLD discretisation of the Lemma 11 accountant check is pessimistic, so a coarser grid only
+makes "<= epsilon" harder to pass; the W1 sweep at d = 10^4 uses one generator and three rates).
 """
 
 from __future__ import annotations
@@ -452,8 +460,10 @@ def check_lemma11_accountants(ctx: CheckContext) -> CheckOutcome:
     ``details`` report how loose the paper's epsilon is against the PLD value.
     """
     rows, worst = [], 0.0
-    small = ctx is not None and ctx.profile.scale < 1  # smoke: coarser PLD grid, two grid points
-    shift = 0.1 if small else 0.02
+    small = ctx is not None and ctx.profile.scale < 0.5  # smoke: two grid points
+    # PLD discretisation: the pessimistic PLD epsilon exceeds the exact one by at most ``shift``, so a
+    # coarser grid can only make "<= epsilon" harder to pass. Coarse (0.1) at smoke/default, fine at full.
+    shift = 0.1 if (ctx is not None and ctx.profile.scale <= 1) else 0.02
     for eps, delta, K, m in (_L11_ACC_GRID[:2] if small else _L11_ACC_GRID):
         eh, eta = lemma11_epsilon_hat(eps, delta, K), lemma11_eta(eps, delta, K, m)
         cons = [(eh, K + 1), (4 * eta, m * K)]
@@ -1065,3 +1075,269 @@ def check_lemma11_audit(ctx: CheckContext) -> CheckOutcome:
     return inequality(r.epsilon_lower_bound, t.epsilon, sense="<=", auditor=r.to_dict(),
                       note="observed = auditor's epsilon lower bound (white-box replay statistic); "
                            "bound = the learner's own accounting for the relaxed parameters")
+
+
+# ---------------------------------------------------------------- checks added: W1 sweep, W4, A3
+
+
+def check_winnow_sweep(ctx: CheckContext) -> CheckOutcome:
+    """W1 sweep (notes Sec. 8): classic Winnow, d in {10, 100, 1000, 10^4}, eta in (0, 2 rho).
+
+    G1 majority-of-k streams (margin exactly 1/k on the cube, k in {3, 5}) and G2 disjunction
+    streams (margin 1/(2k-1)); every run must satisfy mistakes <= ln d / (eta rho - eta^2/2)
+    (Lemma 9 with c = 0); observed = max mistakes / bound. At eta = rho the bound is 2 ln d / rho^2.
+    """
+    from learners.winnow import confident_winnow_batch, generate_instance
+
+    rng = ctx.rng
+    B = ctx.trials(12, minimum=3)
+    full = ctx.profile.scale >= 1
+    dims = (10, 100, 1_000, 10_000) if ctx.profile.scale > 0.5 else (10, 100, 1_000)
+    ratios, n_seq = {}, 0
+    for d in dims:
+        T = 400 if d <= 1_000 else 200
+        # d = 10^4 at profile "default": one generator and three learning rates (all of them at "full")
+        gens = (("majority", 3), ("majority", 5), ("disjunction", 3)) if (d <= 1_000 or full) else (("majority", 3),)
+        fracs = (0.25, 0.5, 1.0, 1.5, 1.9) if (d <= 1_000 or full) else (0.5, 1.0, 1.9)
+        for gen, k in gens:
+            insts = [generate_instance(gen, rng, d, T, k=k) for _ in range(B)]
+            rho = min(i.rho for i in insts)
+            X = np.stack([i.X for i in insts])
+            y = np.stack([i.y for i in insts])
+            for frac in fracs:
+                eta = frac * rho
+                tr = confident_winnow_batch(X, y, eta, 0.0, rho)
+                bound = winnow_update_bound(d, rho, eta, 0.0)
+                key = f"d={d}/{gen}{k}/eta={frac}rho"
+                ratios[key] = float(tr.mistakes.max() / bound)
+                n_seq += B
+    worst_key = max(ratios, key=ratios.get)
+    return inequality(ratios[worst_key], 1.0, sense="<=", worst=worst_key, sequences=n_seq,
+                      largest_ratio_per_dimension={d: max(v for k_, v in ratios.items() if k_.startswith(f"d={d}/"))
+                                                   for d in dims},
+                      note="observed = max over d, generator, eta of (Winnow mistakes / Lemma 9 bound, c = 0)")
+
+
+def check_intro_consequences(ctx: CheckContext) -> CheckOutcome:
+    """W4 (notes Sec. 8): the intro's consequences of Lemma 9.
+
+    (a) k-disjunction OR_{i in S} with weights (1_S, k-1) on (x, 1), l1-normalised: sign equals the
+        disjunction and the margin is exactly 1/(2k-1) on the whole cube (exhaustive, d = 10:
+        <w,(x,1)> = #{i in S: x_i = +1} - #{x_i = -1} + k - 1 = 2j - 1 for j true literals, so
+        |.| >= 1 with equality at j in {0, 1}, and ||w||_1 = 2k - 1).
+    (b) Winnow at eta = rho on disjunction streams (i.i.d. and the greedy adversary) makes
+        <= 2 ln d (2k-1)^2 mistakes = O(k^2 log d).
+    (c) On decision-list streams (G5: r-1 rules, D alternations, through Lemma 15 and the 2d embedding,
+        dimension 2(d+1)) Winnow at eta = rho_lb makes <= 2 ln(2(d+1)) / rho_lb^2 mistakes with the explicit
+        rho_lb = (1/3)(D/(r+D-1))^D of this module's Lemma 15 constant, i.e. O(r^{2D} log d); the realised
+        margin must be >= rho_lb. observed = max ratio over (b) and (c); (a) must hold exactly.
+    """
+    from learners.winnow import ConfidentWinnow, confident_winnow_batch, generate_instance
+
+    rng = ctx.rng
+    d = 10
+    Xc = np.array(list(itertools.product((-1.0, 1.0), repeat=d)))
+    margin_err, sign_err = 0.0, 0
+    for k in (1, 2, 3, 5, 7):
+        S = rng.choice(d, size=k, replace=False)
+        w = np.zeros(d + 1)
+        w[S] = 1.0
+        w[-1] = k - 1.0
+        w /= np.abs(w).sum()
+        val = np.hstack([Xc, np.ones((Xc.shape[0], 1))]) @ w
+        sign_err += int(np.count_nonzero(np.sign(val) != np.where((Xc[:, S] == 1).any(axis=1), 1, -1)))
+        margin_err = max(margin_err, abs(float(np.min(np.abs(val))) - 1.0 / (2 * k - 1)))
+    B = ctx.trials(40, minimum=8)
+    ratios = {}
+    for k in (2, 3, 5):
+        insts = [generate_instance("disjunction", rng, 64, 600, k=k) for _ in range(B)]
+        rho = 1.0 / (2 * k - 1)
+        X = np.stack([i.X for i in insts])
+        y = np.stack([i.y for i in insts])
+        bound = 2.0 * math.log(64) * (2 * k - 1) ** 2
+        tr = confident_winnow_batch(X, y, rho, 0.0, rho)
+        ratios[f"disjunction k={k} iid"] = float(tr.mistakes.max() / bound)
+        tg = ConfidentWinnow(eta=rho, c=0.0, rho=rho).run_greedy(X[:, :200], y[:, :200], 300)
+        ratios[f"disjunction k={k} greedy"] = float(tg.mistakes.max() / bound)
+    margin_short = 0
+    for r, D in ((3, 1), (4, 1), (4, 2), (5, 2), (6, 3)):
+        rho_lb = lemma15_margin_lower(r, D)
+        insts = [generate_instance("decision-list", rng, 12, 600, r=r, D=D) for _ in range(B)]
+        margin_short += sum(i.rho < rho_lb - 1e-12 for i in insts)
+        X = np.stack([i.X for i in insts])
+        y = np.stack([i.y for i in insts])
+        dd = X.shape[2]
+        bound = 2.0 * math.log(dd) / rho_lb**2
+        tr = confident_winnow_batch(X, y, rho_lb, 0.0, rho_lb)
+        ratios[f"decision-list r={r} D={D}"] = float(tr.mistakes.max() / bound)
+    worst = max(ratios.values())
+    out = inequality(worst, 1.0, sense="<=", ratios=ratios, disjunction_margin_error=margin_err,
+                     disjunction_sign_errors=sign_err, decision_list_margin_below_lb=int(margin_short),
+                     note="observed = max mistakes / (2 ln d / rho^2) over disjunction and decision-list streams")
+    if sign_err or margin_err > 1e-12 or margin_short:
+        out.status = "fail"
+    return out
+
+
+_A3 = dict(d=8, T=5_000, c=0.25, beta=0.05, epsilon_hat=8.0, lists=((4, 1, 11), (5, 2, 12)))
+
+
+def dp_winnow_decision_list(r: int, D: int, seed: int, T: int | None = None):
+    """A3 setting: DP-Winnow (parametric, relaxed) on a G5 decision-list stream, dimension 2(d+1).
+
+    rho = the realised margin of the encoded list on the sequence; eta = (1-c) rho / 2,
+    m = lemma13_m(T, beta, c, rho) (Lemma 13 [revised]), K = ceil(Lemma 9 bound at dimension 2(d+1)),
+    L = alpha = 8 ln(2T^2/beta)/eps_hat with the relaxed eps_hat = 8 (any eps_hat is allowed in the
+    parametric Theorem 12; the calibrated one is vacuous, D7).
+    """
+    from learners.winnow import DPWinnow, generate_instance
+
+    p = dict(_A3)
+    T = p["T"] if T is None else T
+    inst = generate_instance("decision-list", np.random.default_rng(seed), p["d"], T, r=r, D=D)
+    rho, c, beta = inst.rho, p["c"], p["beta"]
+    eta = 0.5 * (1 - c) * rho
+    m = lemma13_m(T, beta, c, rho)
+    K = int(math.ceil(winnow_update_bound(inst.X.shape[1], rho, eta, c)))
+    L = 8.0 * math.log(2.0 * T * T / beta) / p["epsilon_hat"]
+    return DPWinnow(p["epsilon_hat"], eta, m, L, K, beta=beta, c=c, rho=rho), inst
+
+
+def check_decision_list_dp_winnow(ctx: CheckContext) -> CheckOutcome:
+    """A3: DP-Winnow end to end on decision-list streams encoded by Lemma 15 and the d -> 2d embedding.
+
+    For each list shape (r, D) of ``_A3``: ``runs`` independent runs (chunk engine), failure =
+    mistakes > (U+1)(L + alpha + 1) (Theorem 12 careful form, U = realised updates, L = alpha),
+    stated probability 2 beta; one-sided exact binomial test per shape at confidence
+    1 - 0.001/len(shapes) (Bonferroni), worst shape reported with its p-value times the number of
+    shapes. Inconclusive if the bound is vacuous (>= T) in the median run of some shape.
+    """
+    runs = ctx.trials(1000, minimum=100)
+    T = _A3["T"] if ctx.profile.scale >= 1 else 2_000
+    shapes = _A3["lists"]
+    per, rows = {}, []
+    for r, D, seed in shapes:
+        dw, inst = dp_winnow_decision_list(r, D, seed, T)
+        alpha = dw.alpha(T)
+
+        def fn(size, ss, dw=dw, inst=inst, alpha=alpha):
+            b = dw.run_batch(inst.X, inst.y, np.random.default_rng(ss), size)
+            bound = (b.updates + 1) * (dw.L + alpha + 1)
+            return (int(np.count_nonzero(b.mistakes > bound)), float((b.mistakes / bound).max()),
+                    float(np.median(bound)), int(b.mistakes.max()), int(b.updates.max()),
+                    int(np.count_nonzero(b.lemma13_violations)), int(np.count_nonzero(b.capped)))
+
+        parts = map_chunks(fn, runs, seed=ctx.seed + 17 * r + D, chunk_size=500, n_jobs=ctx.n_jobs)
+        fails = sum(p[0] for p in parts)
+        key = f"r={r},D={D}"
+        per[key] = failure_rate(fails, runs, 2 * dw.beta, confidence=1 - 0.001 / len(shapes))
+        row = dict(r=r, D=D, dimension=int(inst.X.shape[1]), rho=inst.rho, m=dw.m, K=dw.K, eta=dw.eta,
+                   L=dw.L, T=T, failures=fails, runs=runs, max_ratio=max(p[1] for p in parts),
+                   median_bound=float(np.median([p[2] for p in parts])), max_mistakes=max(p[3] for p in parts),
+                   max_updates=max(p[4] for p in parts), runs_with_lemma13_violation=sum(p[5] for p in parts),
+                   capped_runs=sum(p[6] for p in parts))
+        rows.append(row)
+    worst_key = min(per, key=lambda n: per[n].p_value)
+    out = per[worst_key]
+    out.p_value = min(1.0, out.p_value * len(shapes))
+    out.details.update(shape=worst_key, lists=rows, epsilon_hat=_A3["epsilon_hat"],
+                       note="failure = mistakes > (U+1)(L+alpha+1); rho = realised margin of the encoded list")
+    if any(row["median_bound"] >= T for row in rows):
+        return inconclusive(out.observed, out.bound, "probabilistic",
+                            "the careful Theorem 12 bound is >= T in the median run: vacuous at this T",
+                            **out.details)
+    return out
+
+
+# ---------------------------------------------------------------- checks added: G4c (PAC accuracy), G2c, D2 coupling
+
+_G4 = dict(F=4, epsilon_step=1.0, alpha=0.1, beta=0.1)
+_G4_TARGET = ((0, 1), (1, 0), (3, 1), (4, 0))  # [(x0, 1), (x1, 0), (x3, 1), (T, 0)] over {0,1}^4
+
+
+def check_theorem7_pac(ctx: CheckContext) -> CheckOutcome:
+    """G4c: PAC accuracy of DP-GreedyCover at the reconstructed sample size of Theorem 7.
+
+    D = uniform on {0,1}^4, F = the 4 coordinate functions, target [(x0,1),(x1,0),(x3,1),(T,0)].
+    n = greedy_cover_samples(|F| = 4, eps_step = 1, alpha = 0.1, beta = 0.1) fresh i.i.d. records per run;
+    the true error of the output is computed exactly over the 16 points of the cube. Failure = true
+    error > alpha; stated probability beta; one-sided exact binomial test at confidence 0.999.
+    """
+    from learners.decision_lists import feature_matrix, greedy_cover_sample
+
+    F, eps, alpha, beta = _G4["F"], _G4["epsilon_step"], _G4["alpha"], _G4["beta"]
+    n = int(math.ceil(greedy_cover_samples(F, eps, alpha, beta)))
+    cube = np.array(list(itertools.product((0, 1), repeat=F)))
+    Phi16 = feature_matrix(cube)
+    lab16 = np.full(16, -1)
+    for f, b in _G4_TARGET:
+        lab16[(lab16 < 0) & Phi16[:, f]] = b
+    runs = ctx.trials(400, minimum=60)
+
+    def fn(size, ss):
+        rng = np.random.default_rng(ss)
+        errs = np.empty(size)
+        for i in range(size):
+            idx = rng.integers(0, 16, size=n)
+            order, bits, _ = greedy_cover_sample(Phi16[idx], lab16[idx], eps, rng, 1)
+            first = Phi16[:, order[0]].argmax(axis=1)
+            errs[i] = np.mean(bits[0][first] != lab16)
+        return errs
+
+    errs = np.concatenate(map_chunks(fn, runs, seed=ctx.seed, chunk_size=100, n_jobs=ctx.n_jobs))
+    fails = int(np.count_nonzero(errs > alpha))
+    return failure_rate(fails, runs, beta, confidence=0.999, n=n, F=F, epsilon_step=eps, alpha=alpha,
+                        max_true_error=float(errs.max()), mean_true_error=float(errs.mean()),
+                        note="true error computed exactly over the 16 points of {0,1}^4")
+
+
+def check_theorem7_error_identity(ctx: CheckContext) -> CheckOutcome:
+    """G2c: training errors of h_fin = sum_j -q(S_j, (f_j, b_j)) exactly (each misclassified record is
+    misclassified by the unique rule that covers it), on random realizable samples, eps_step in {0.1, 1, 10}."""
+    from learners.decision_lists import feature_matrix, greedy_cover_sample
+
+    rng = ctx.rng
+    mismatches = total = 0
+    for rep in range(ctx.trials(30, minimum=5)):
+        X = rng.integers(0, 2, size=(50, 6))
+        y = np.where(X[:, 2] == 1, 0, np.where(X[:, 4] == 1, 1, np.where(X[:, 0] == 1, 0, 1)))
+        Phi = feature_matrix(X)
+        order, bits, errors = greedy_cover_sample(Phi, y, float(rng.choice((0.1, 1.0, 10.0))), rng, 20)
+        first = Phi[:, order].transpose(1, 0, 2).argmax(axis=2)  # (runs, n)
+        pred = np.take_along_axis(bits, first, axis=1)
+        direct = (pred != y[None, :]).sum(axis=1)
+        mismatches += int(np.count_nonzero(direct != errors.sum(axis=1)))
+        total += order.shape[0]
+    return exact(float(mismatches), 0.0, sense="<=", atol=0.0, runs=total,
+                 note="observed = runs whose direct training error differs from sum_j -q(S_j, h_j)")
+
+
+def check_lemma14_coupling(ctx: CheckContext) -> CheckOutcome:
+    """D2 coupling: replaying ConfidentWinnow (bits = 1) on DP-Winnow's update examples reproduces the
+    shadow weights exactly (to 1e-12), in every run where Lemma 13's event holds (notes Sec. 2, Lemma 14 proof).
+
+    observed = runs (with Lemma 13's event) where the replay differs; the runs where the event fails are
+    reported (the coupling is only claimed on the event).
+    """
+    from learners.winnow import ConfidentWinnow, DPWinnow, generate_instance
+
+    rng = ctx.rng
+    bad = checked = skipped = 0
+    for rep in range(ctx.trials(20, minimum=4)):
+        inst = generate_instance("majority", rng, 11, 300)
+        c, rho = 0.25, inst.rho
+        dw = DPWinnow(epsilon_hat=2.0, eta=0.5 * (1 - c) * rho, m=lemma13_m(300, 0.05, c, rho), L=2.0, K=50,
+                      c=c, rho=rho)
+        tr = dw.run(inst.X, inst.y, rng)
+        nonempty = tr.update_examples >= 0
+        ex = tr.update_examples[nonempty]
+        if tr.lemma13_violations:
+            skipped += 1
+            continue
+        checked += 1
+        if ex.size == 0:
+            continue
+        rep_tr = ConfidentWinnow(eta=dw.eta, c=c, rho=rho).run(inst.X[ex], inst.y[ex])
+        if rep_tr.updates != ex.size or not np.allclose(rep_tr.released, tr.shadow_history[1:][nonempty], atol=1e-12):
+            bad += 1
+    return exact(float(bad), 0.0, sense="<=", atol=0.0, runs_checked=checked, runs_without_lemma13_event=skipped)

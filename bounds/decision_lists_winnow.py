@@ -248,7 +248,11 @@ register(Claim(
             Check("exact-privacy", "exact", C.check_theorem7_exact_privacy,
                   "G5c: exact hockey-stick delta at the claimed replace-one epsilon <= delta (enumeration)"),
             Check("audit", "deterministic", C.check_theorem7_audit,
-                  "G6c: auditor's lower bound on the canary target <= exact epsilon <= claim")),
+                  "G6c: auditor's lower bound on the canary target <= exact epsilon <= claim"),
+            Check("pac-accuracy", "probabilistic", C.check_theorem7_pac,
+                  "G4c: true error <= alpha w.p. >= 1 - beta at the reconstructed n (exact error on {0,1}^4)"),
+            Check("error-identity", "exact", C.check_theorem7_error_identity,
+                  "G2c: training errors of the output = sum over rounds of -q(S_j, h_j)")),
 ))
 
 register(Claim(
@@ -266,7 +270,12 @@ register(Claim(
             Condition("0 < eta < 2 (1 - c) rho", lambda p: 0 < p["eta"] < 2 * (1 - p["c"]) * p["rho"]),
             Condition("0 <= c < 1/2", lambda p: 0 <= p["c"] < 0.5)),
     checks=(Check("sequences", "deterministic", C.check_lemma9_sequences,
-                  "W1-W3: Winnow/ConfidentWinnow on G1-G5 and the greedy adversary; KL drop per update"),),
+                  "W1-W3: Winnow/ConfidentWinnow on G1-G5 and the greedy adversary; KL drop per update"),
+            Check("winnow-sweep", "deterministic", C.check_winnow_sweep,
+                  "W1: classic Winnow over d in {10..10^4} and eta in (0, 2 rho), G1/G2 streams"),
+            Check("intro-consequences", "deterministic", C.check_intro_consequences,
+                  "W4: k-disjunction margin 1/(2k-1) exhaustively; Winnow O(k^2 log d) on disjunctions "
+                  "(i.i.d. and greedy) and O(r^{2D} log d) on decision lists")),
 ))
 
 register(Claim(
@@ -388,7 +397,9 @@ register(Claim(
     checks=(Check("k-star", "deterministic", C.check_lemma14_k_star,
                   "g(K) <= K at K*, 2K*, 10K* over a grid"),
             Check("runs", "probabilistic", C.check_lemma14_runs,
-                  "D2: runs with >= K updates (or the cap reached), rate vs beta")),
+                  "D2: runs with >= K updates (or the cap reached), rate vs beta"),
+            Check("coupling", "exact", C.check_lemma14_coupling,
+                  "D2: ConfidentWinnow (b = 1) replayed on the update examples reproduces the shadow weights")),
 ))
 
 register(Claim(
@@ -410,5 +421,8 @@ register(Claim(
             "otherwise the margin is Theta(r^-(D+1)) (notes Sec. 3.9 [revised]).",
             "For the construction, C_15 = 1/3 suffices: margin >= (1/3)(D/(r+D-1))^D (derived here)."),
     checks=(Check("exhaustive-construction", "exact", C.check_lemma15_construction,
-                  "exact representation and margin >= (1/3)(D/(r+D-1))^D on all inputs, d <= 11; 2d transform"),),
+                  "exact representation and margin >= (1/3)(D/(r+D-1))^D on all inputs, d <= 11; 2d transform"),
+            Check("dp-winnow-end-to-end", "probabilistic", C.check_decision_list_dp_winnow,
+                  "A3: DP-Winnow on encoded decision-list streams (dimension 2(d+1)), parametric Theorem 12 "
+                  "bound with rho = realised margin, failure rate vs 2 beta")),
 ))

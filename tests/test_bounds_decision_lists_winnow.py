@@ -209,8 +209,8 @@ def test_theorem12_checks_report_erratum():
 
 def test_run_checks_via_registry_smoke():
     res = bounds.run_checks([P + "lemma-3", P + "lemma-14"], profile="smoke")
-    # lemma-3: exact-dp, exact-utility; lemma-14: k-star, runs (D2, added with the DPWinnow learner)
-    assert [r.status for r in res] == ["pass", "pass", "pass", "pass"]
+    # lemma-3: exact-dp, exact-utility; lemma-14: k-star, runs and coupling (D2, added with the DPWinnow learner)
+    assert [r.status for r in res] == ["pass", "pass", "pass", "pass", "pass"]
 
 
 # ----------------------------------------------------------------- negative controls

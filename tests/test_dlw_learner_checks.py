@@ -35,6 +35,12 @@ def test_no_pending_claims_left():
     ("theorem-12", "parametric"),
     ("lemma-13", "runs"),
     ("lemma-14", "runs"),
+    ("lemma-14", "coupling"),
+    ("lemma-9", "winnow-sweep"),
+    ("lemma-9", "intro-consequences"),
+    ("lemma-15", "dp-winnow-end-to-end"),
+    ("theorem-7", "pac-accuracy"),
+    ("theorem-7", "error-identity"),
 ])
 def test_learner_checks_pass_smoke(cid, check):
     claim = bounds.get(P + cid)
@@ -80,3 +86,21 @@ def test_lemma9_check_detects_a_wrong_learning_rate_bound():
     tr = confident_winnow_batch(X, y, rho, 0.0, rho)
     wrong = C.winnow_update_bound(16, 8 * rho, rho, 0.0)
     assert tr.updates.max() > wrong
+
+
+def test_a3_end_to_end_reports_non_vacuous_numbers_and_detects_a_quartered_bound():
+    # A3 (smoke: T = 2000, 100 runs per list shape). The careful bound (U+1)(L+alpha+1) must be far below
+    # T in the median run (non-vacuous) and never exceeded.
+    out = C.check_decision_list_dp_winnow(_ctx())
+    assert out.status == "pass"
+    for row in out.details["lists"]:
+        assert row["median_bound"] < row["T"] / 2 and row["max_ratio"] < 1.0
+        assert row["dimension"] == 2 * (C._A3["d"] + 1)  # Lemma 15 adds the constant, the embedding doubles
+    # Negative control: a bound 4x too small, (U+1)(L+alpha+1)/4, is exceeded in most runs (max observed
+    # ratio to the careful bound is ~0.48 > 1/4), and the failure-rate test against 2 beta = 0.1 must fail.
+    from bounds.checks import failure_rate
+
+    dw, inst = C.dp_winnow_decision_list(4, 1, 11, T=2000)
+    b = dw.run_batch(inst.X, inst.y, np.random.default_rng(3), 200)
+    wrong = (b.updates + 1) * (dw.L + dw.alpha(2000) + 1) / 4
+    assert failure_rate(int(np.count_nonzero(b.mistakes > wrong)), 200, 2 * dw.beta).status == "fail"
