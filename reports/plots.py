@@ -110,8 +110,10 @@ def scaling_plot(check: dict[str, Any]) -> bytes:
     fig, ax = plt.subplots(figsize=(3.8, 3.2))
     ax.loglog(x, y, "o", color="#1f4e79", label="empirical")
     grid = np.geomspace(x.min(), x.max(), 50)
+    lo, hi = d["slope_ci"]
+    ci = f"[{lo:.2f}, {hi:.2f}]" if hi is not None and math.isfinite(hi) else f">= {lo:.2f} (one-sided)"
     ax.loglog(grid, np.exp(d["intercept"]) * grid ** check["observed"], color="#1f4e79", lw=1,
-              label=f"fit: slope {check['observed']:.2f} [{d['slope_ci'][0]:.2f}, {d['slope_ci'][1]:.2f}]")
+              label=f"fit: slope {check['observed']:.2f} {ci}")
     mid = np.exp(np.mean(np.log(x)))
     anchor = np.exp(d["intercept"]) * mid ** check["observed"]
     ax.loglog(grid, anchor * (grid / mid) ** check["bound"], color="#cc0000", ls="--", lw=1,

@@ -132,3 +132,14 @@ def test_same_results_on_a_dask_local_cluster(tmp_path):
                            for a in audits], sort_keys=True)
 
     assert strip(local["audits"]) == strip(remote["audits"])
+
+
+def test_html_renders_one_and_two_sided_scaling_fits():
+    res = _results("2026-01-01T00:00:00+00:00", [])
+    base = {"claim_id": "agnostic-halfspaces/theorem-2.1", "kind": "scaling", "status": "pass", "observed": 1.8,
+            "bound": 2.0, "ratio": 0.9, "p_value": 0.7, "trials": 4}
+    xs = {"x": [10.0, 20.0, 40.0, 80.0], "y": [300.0, 1200.0, 3200.0, 12000.0], "intercept": 1.5, "parameter": "1/alpha"}
+    res["checks"] = [dict(base, check="one-sided", details=dict(xs, slope_ci=[1.4, None], sense="at-most")),
+                     dict(base, check="two-sided", details=dict(xs, slope_ci=[1.4, 2.2]))]
+    page = render_html(res, [], [])
+    assert "Scaling fits" in page and page.count("data:image/png;base64,") == 2  # one figure per fit
