@@ -143,3 +143,25 @@ def test_html_renders_one_and_two_sided_scaling_fits():
                      dict(base, check="two-sided", details=dict(xs, slope_ci=[1.4, 2.2]))]
     page = render_html(res, [], [])
     assert "Scaling fits" in page and page.count("data:image/png;base64,") == 2  # one figure per fit
+
+
+@pytest.mark.slow
+def test_whole_smoke_profile_on_a_dask_local_cluster_matches_local(tmp_path):
+    # Issue 7: the smoke profile on a LocalCluster (worker processes on loopback) gives the same
+    # results.json as a local run: same seeds per chunk, same order, whatever runs the chunks.
+    distributed = pytest.importorskip("dask.distributed")
+    import joblib
+
+    local, _ = run_nightly("smoke", tmp_path / "local" / "day", progress=False, resume=False)
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
+                                  dashboard_address=None) as cluster, distributed.Client(cluster), \
+            joblib.parallel_config(backend="dask"):
+        remote, _ = run_nightly("smoke", tmp_path / "dask" / "day", progress=False, n_jobs=-1, resume=False)
+
+    def strip(res):
+        def clean(d):
+            return {k: v for k, v in (d or {}).items() if k not in ("wall_seconds", "details")}
+        return json.dumps({"audits": [clean(a["result"]) for a in res["audits"]],
+                           "checks": [clean(c) for c in res["checks"]], "counts": res["counts"]}, sort_keys=True)
+
+    assert strip(local) == strip(remote)
