@@ -39,30 +39,27 @@ class _Parser(argparse.ArgumentParser):
         raise CLIError(f"{self.prog}: {message}")
 
 
-def _positive_int(name):
+def _int_at_least(name: str, low: int):
+    """argparse type: an integer >= ``low``, with an error naming the option."""
+
     def parse(text):
         try:
             v = int(text)
         except ValueError:
             raise argparse.ArgumentTypeError(f"{name} must be an integer, got {text!r}") from None
-        if v < 1:
-            raise argparse.ArgumentTypeError(f"{name} must be >= 1, got {v}")
+        if v < low:
+            raise argparse.ArgumentTypeError(f"{name} must be >= {low}, got {v}")
         return v
 
     return parse
+
+
+def _positive_int(name):
+    return _int_at_least(name, 1)
 
 
 def _nonneg_int(name):
-    def parse(text):
-        try:
-            v = int(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"{name} must be an integer, got {text!r}") from None
-        if v < 0:
-            raise argparse.ArgumentTypeError(f"{name} must be >= 0, got {v}")
-        return v
-
-    return parse
+    return _int_at_least(name, 0)
 
 
 def _confidence(text):
