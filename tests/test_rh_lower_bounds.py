@@ -102,10 +102,14 @@ def test_packing_check_passes_and_is_exact():
 
 
 def test_ds_scaling_check_smoke():
-    # Seeded smoke run: the 95% CI of the slope contains -2 (a correct learner fails this with probability ~0.05
-    # per seed; at the fixed seed the outcome is deterministic) and excludes the wrong exponents -1 and 0.
+    # Seeded smoke run: the check passes (one-sided: needed n grows at least like gamma^-2); the reported two-sided
+    # 95% CI of the slope contains -2 at this seed (a correct learner misses it with probability ~0.05 per seed, more
+    # with the log factors of Theorem 6; at the fixed seed the outcome is deterministic) and excludes the wrong
+    # exponents -1 and 0, which the one-sided test would flag.
     out = K.check_theorem4_ds_scaling(_ctx(seed=11))
     assert out.status == "pass", out.details
-    lo, hi = out.details["slope_ci"]
+    assert out.details["sense"] == "at-most"
+    lo, hi = out.details["two_sided_slope_ci"]
     assert lo <= -2 <= hi and hi < -1
+    assert out.details["slope_ci"][0] <= -2
     assert not out.details["lower_bound_violations"]
