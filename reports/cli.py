@@ -183,10 +183,10 @@ def _cmd_audit(args) -> int:
         raise CLIError(str(exc.args[0])) from None
     n_jobs = -1 if (args.dask_scheduler and args.n_jobs == 1) else args.n_jobs
     if args.one_run:
-        from audit.one_run import one_run_audit_target
+        from audit.one_run_designs import one_run_for_target
 
         with _dask_backend(args.dask_scheduler):
-            one = one_run_audit_target(target, args.canaries, args.seed, confidence=args.confidence, n_jobs=n_jobs)
+            one = one_run_for_target(target, args.canaries, args.seed, confidence=args.confidence, n_jobs=n_jobs)
         print(json.dumps(one.to_dict(), sort_keys=True) if args.json else one.summary())
         return _verdict_status(target, one.violation)
     if args.search:
