@@ -50,6 +50,7 @@ from scipy import integrate, special, stats
 
 from audit.engine import map_chunks
 from bounds.checks import CheckContext, CheckOutcome, exact, failure_rate, inconclusive, inequality
+from learners.decision_lists import monotone_dl_to_halfspace
 
 # ============================================================================ formulas
 
@@ -527,34 +528,9 @@ def check_lemma14_k_star(ctx: CheckContext) -> CheckOutcome:
 # ============================================================================ Lemma 15
 
 
-def dl_to_halfspace(vars_: np.ndarray, bits: np.ndarray, default: int, d: int) -> np.ndarray:
-    """Notes Sec. 3.9 [RECON]: weights over (x_1..x_d, x_0 = 1) of a monotone 1-decision list.
-
-    Rules (vars_[i], bits[i]) fire iff x_{vars_[i]} = +1; ``default`` in {-1, +1}.
-    The final run of rules sharing the default's bit gets weight 0 [revised]; the
-    other runs R_1..R_k get weight s_j W_j with W_j = sum_{l>j} |R_l| W_l + 3/2; the
-    default gets bias s_def/2; z = (1+x)/2 converts to the +-1 encoding; l1-normalised.
-    """
-    r1 = len(bits)
-    keep = r1
-    while keep > 0 and bits[keep - 1] == default:
-        keep -= 1
-    runs: list[list[int]] = []
-    for i in range(keep):
-        if runs and bits[runs[-1][0]] == bits[i]:
-            runs[-1].append(i)
-        else:
-            runs.append([i])
-    wz = np.zeros(d)
-    W_later = 0.0  # sum_{l>j} |R_l| W_l
-    for run in reversed(runs):
-        W = W_later + 1.5
-        for i in run:
-            wz[vars_[i]] = bits[i] * W
-        W_later += len(run) * W
-    bias = default * 0.5
-    v = np.concatenate([wz / 2.0, [bias + wz.sum() / 2.0]])  # z_i = (1 + x_i)/2
-    return v / np.abs(v).sum()
+# Lemma 15's construction is the learner's own (learners.decision_lists): the check
+# verifies the code that the DP-Winnow pipeline uses, not a second copy of it.
+dl_to_halfspace = monotone_dl_to_halfspace
 
 
 def _eval_dl(X: np.ndarray, vars_: np.ndarray, bits: np.ndarray, default: int) -> np.ndarray:
