@@ -50,7 +50,7 @@ from scipy import integrate, special, stats
 
 from audit.engine import map_chunks
 from bounds.checks import CheckContext, CheckOutcome, exact, failure_rate, inconclusive, inequality
-from learners.decision_lists import monotone_dl_to_halfspace
+from learners.decision_lists import evaluate_monotone_dl, monotone_dl_to_halfspace
 
 # ============================================================================ formulas
 
@@ -533,14 +533,7 @@ def check_lemma14_k_star(ctx: CheckContext) -> CheckOutcome:
 dl_to_halfspace = monotone_dl_to_halfspace
 
 
-def _eval_dl(X: np.ndarray, vars_: np.ndarray, bits: np.ndarray, default: int) -> np.ndarray:
-    out = np.full(X.shape[0], default, dtype=int)
-    done = np.zeros(X.shape[0], dtype=bool)
-    for v, b in zip(vars_, bits):
-        fire = (X[:, v] == 1) & ~done
-        out[fire] = b
-        done |= fire
-    return out
+_eval_dl = evaluate_monotone_dl
 
 
 def _random_dl(rng: np.random.Generator, d: int, r: int, D: int):
