@@ -1254,20 +1254,34 @@ def ds_needed_n(gamma: float, runs: int, seed: int, P=DS_SCALING, n_jobs=1) -> t
     sigma = calibrate_gaussian_noise(P["epsilon"], P["delta"], P["p"], P["T"], "rdp")
     est = DPBatchPerceptron(gamma, epsilon=P["epsilon"], delta=P["delta"], variant="experimental", sampling_rate=P["p"],
                             n_iter=P["T"], noise_std=sigma)
+
+    def errors(n):
+        return np.concatenate(map_chunks(_ds_chunk(gamma, n, est), runs, seed=(seed * 1_000_003 + d * 10_007 + n) % 2**31,
+                                         chunk_size=20, n_jobs=n_jobs))
+
+    return _doubling_needed_n(errors, max(1, d // 2), 20, P["target_error"], f"gamma = {gamma}", d,
+                              extra=lambda n: {"lower_bound": ds_error_lower_bound(n, d, P["epsilon"], P["delta"])})
+
+
+def _doubling_needed_n(errors, n0: int, steps: int, target: float, where: str, d: int, extra=None):
+    """Smallest n (doubling from n0, then log-linear interpolation between the last two grid points)
+    at which the mean of ``errors(n)`` is <= ``target``. Returns (n, evaluations)."""
     evals: list[dict] = []
-    n = max(1, d // 2)
-    for step in range(20):
-        err = np.concatenate(map_chunks(_ds_chunk(gamma, n, est), runs, seed=(seed * 1_000_003 + d * 10_007 + n) % 2**31, chunk_size=20, n_jobs=n_jobs))
-        m, se = float(err.mean()), float(err.std(ddof=1) / math.sqrt(err.size))
-        evals.append(dict(n=n, d=d, mean_error=m, std_error=se, lower_bound=ds_error_lower_bound(n, d, P["epsilon"], P["delta"])))
-        if m <= P["target_error"]:
+    n = n0
+    for _ in range(steps):
+        err = errors(n)
+        row = dict(n=n, d=d, mean_error=float(err.mean()), std_error=float(err.std(ddof=1) / math.sqrt(err.size)))
+        if extra is not None:
+            row.update(extra(n))
+        evals.append(row)
+        if row["mean_error"] <= target:
             if len(evals) == 1:
                 return float(n), evals
             a, b = evals[-2], evals[-1]
-            t = (a["mean_error"] - P["target_error"]) / (a["mean_error"] - b["mean_error"])
+            t = (a["mean_error"] - target) / (a["mean_error"] - b["mean_error"])
             return float(math.exp(math.log(a["n"]) + t * (math.log(b["n"]) - math.log(a["n"])))), evals
         n *= 2
-    raise RuntimeError(f"no n <= {n} reaches mean error {P['target_error']} at gamma = {gamma}")
+    raise RuntimeError(f"no n <= {n} reaches mean error {target} at {where}")
 
 
 def check_theorem4_ds_scaling(ctx: C.CheckContext) -> C.CheckOutcome:
@@ -1533,20 +1547,13 @@ def lemma13_needed_n(d: int, runs: int, seed: int, private: bool, P=LEMMA13_SCAL
     sigma = calibrate_gaussian_noise(P["epsilon"], P["delta"], P["p"], P["T"], "rdp")
     est = DPBatchPerceptron(0.5, epsilon=P["epsilon"], delta=P["delta"], variant="experimental", sampling_rate=P["p"],
                             n_iter=P["T"], noise_std=sigma)
-    evals, n = [], 2
-    for _ in range(16):
+
+    def errors(n):
         fn = functools.partial(_lemma13_chunk, d, n, est, private, 100, 5)
-        err = np.concatenate(map_chunks(fn, runs, seed=(seed * 1_000_003 + d * 10_007 + n + int(private)) % 2**31,
-                                        chunk_size=20, n_jobs=n_jobs))
-        evals.append(dict(n=n, d=d, mean_error=float(err.mean()), std_error=float(err.std(ddof=1) / math.sqrt(err.size))))
-        if evals[-1]["mean_error"] <= P["target_error"]:
-            if len(evals) == 1:
-                return float(n), evals
-            a, b = evals[-2], evals[-1]
-            t = (a["mean_error"] - P["target_error"]) / (a["mean_error"] - b["mean_error"])
-            return float(math.exp(math.log(a["n"]) + t * (math.log(b["n"]) - math.log(a["n"])))), evals
-        n *= 2
-    raise RuntimeError(f"no n <= {n} reaches mean error {P['target_error']} at d = {d}")
+        return np.concatenate(map_chunks(fn, runs, seed=(seed * 1_000_003 + d * 10_007 + n + int(private)) % 2**31,
+                                         chunk_size=20, n_jobs=n_jobs))
+
+    return _doubling_needed_n(errors, 2, 16, P["target_error"], f"d = {d}", d)
 
 
 def check_lemma13_sqrt_d(ctx: C.CheckContext) -> C.CheckOutcome:
