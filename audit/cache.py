@@ -22,7 +22,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-__all__ = ["ChunkCache", "ResultCache", "fingerprint"]
+__all__ = ["ChunkCache", "ResultCache", "atomic_write_bytes", "fingerprint"]
 
 
 def fingerprint(*parts: Any) -> str:
@@ -57,7 +57,12 @@ def _digest(arrays: Sequence[np.ndarray]) -> str:
     return h.hexdigest()
 
 
-def _atomic_write_bytes(path: Path, writer) -> None:
+def atomic_write_bytes(path: str | os.PathLike, writer) -> None:
+    """Write a file through ``writer(binary file)`` via a temporary file and a rename: never half-written.
+
+    The file gets the permissions a plain ``open`` would give (0666 less the umask).
+    """
+    path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
@@ -65,6 +70,9 @@ def _atomic_write_bytes(path: Path, writer) -> None:
             writer(fh)
             fh.flush()
             os.fsync(fh.fileno())
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)
         os.replace(tmp, path)
     except BaseException:
         try:
@@ -117,7 +125,7 @@ class ChunkCache:
         payload = {f"a{i}": a for i, a in enumerate(arrays)}
         payload["n_arrays"] = np.array(len(arrays))
         payload["sha256"] = np.array(_digest(arrays))
-        _atomic_write_bytes(self._path(chunk, size), lambda fh: np.savez(fh, **payload))
+        atomic_write_bytes(self._path(chunk, size), lambda fh: np.savez(fh, **payload))
         return True
 
 
@@ -150,4 +158,4 @@ class ResultCache:
     def store(self, key: str, value: Any) -> None:
         body = json.dumps(value, sort_keys=True)
         text = json.dumps({"sha256": hashlib.sha256(body.encode()).hexdigest(), "value": value}, sort_keys=True)
-        _atomic_write_bytes(self._path(key), lambda fh: fh.write(text.encode()))
+        atomic_write_bytes(self._path(key), lambda fh: fh.write(text.encode()))

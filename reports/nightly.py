@@ -28,12 +28,12 @@ import json
 import os
 import subprocess
 import sys
-import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 
+from audit.cache import atomic_write_bytes
 from audit.targets import Target, targets
 from bounds.checks import CheckResult, run_checks
 
@@ -89,24 +89,7 @@ def code_version() -> str:
 
 def write_atomic(path: Path, text: str) -> None:
     """Write ``text`` to ``path`` via a temporary file and a rename: never half-written."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
-            fh.flush()
-            os.fsync(fh.fileno())
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(tmp, 0o666 & ~umask)
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
+    atomic_write_bytes(path, lambda fh: fh.write(text.encode("utf-8")))
 
 
 def trials_for(target: Target, profile: NightlyProfile) -> int:
