@@ -251,7 +251,6 @@ def run_nightly(
     # A failure that documents an erratum is expected: it is reported, and does not fail the run.
     for ch in checks:
         if expected_failure(ch):
-            ch["status"] = "fail"
             ch["expected"] = True
     counted = [ch for ch in checks if not ch.get("expected")]
     results = {
