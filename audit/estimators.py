@@ -49,6 +49,8 @@ __all__ = [
     "clopper_pearson_upper",
     "epsilon_bound_from_counts",
     "estimate_epsilon",
+    "predicted_split_bound",
+    "difference_evidence",
     "epsilon_lower_bound",
     "auroc",
     "check_scores",
@@ -341,6 +343,56 @@ def _best_candidate(s_in_sel, s_out_sel, n_in_eval, n_out_eval, *, delta, alpha,
         i = int(np.argmax(pred))  # first maximum: the smallest threshold of this family
         candidates.append((float(pred[i]), float(thresholds[i]), f))
     return _pick(candidates)
+
+
+def predicted_split_bound(
+    in_scores,
+    out_scores,
+    n_evaluation: int,
+    *,
+    delta: float = 0.0,
+    confidence: float = 0.95,
+    direction: Direction = "two-sided",
+) -> float:
+    """The bound :class:`Split` expects to certify on ``n_evaluation`` fresh scores per side.
+
+    The pessimistic prediction its selection step maximises: Wilson bounds at the
+    audit's level on the two event probabilities from these (selection) scores, plugged
+    into the bound at the evaluation size, for the best threshold event. ``-inf`` when
+    no event is predicted to have a top probability above ``delta``. A ranking criterion
+    (used by the neighbour search), never a confidence bound. (A plug-in prediction with
+    the observed rates ranks worse: zero counts in the tails make noise look like signal.)
+    """
+    s_in = check_scores(in_scores, "in_scores")
+    s_out = check_scores(out_scores, "out_scores")
+    pred, _, _ = _best_candidate(s_in, s_out, int(n_evaluation), int(n_evaluation), delta=check_delta(delta),
+                                 alpha=1.0 - check_confidence(confidence), families=_families(direction))
+    return float(pred)
+
+
+def difference_evidence(in_scores, out_scores, *, delta: float = 0.0, direction: Direction = "two-sided") -> float:
+    """Largest two-proportion z statistic ``(p_top - delta - p_bottom) / se`` over the selection grid's events.
+
+    How strongly these scores show *any* difference between the two datasets (pooled
+    standard error, so every event is on the same noise scale whatever its rate). The
+    neighbour search ranks pairs by it when no pair's :func:`predicted_split_bound` is
+    positive yet: the pessimistic prediction is then largest for near-full events (both
+    rates near 1), whose value reflects the sample size and not the signal. A ranking
+    criterion, never a bound.
+    """
+    s_in = check_scores(in_scores, "in_scores")
+    s_out = check_scores(out_scores, "out_scores")
+    delta = check_delta(delta)
+    thresholds = _threshold_grid(np.concatenate([s_in, s_out]), _SELECTION_GRID)
+    best = -np.inf
+    for k_top, n_top, k_bot, n_bot, _ in _candidate_table(s_in, s_out, thresholds, _families(direction)):
+        p_top, p_bot = np.asarray(k_top) / n_top, np.asarray(k_bot) / n_bot
+        pooled = (np.asarray(k_top) + np.asarray(k_bot)) / (n_top + n_bot)
+        se = np.sqrt(np.maximum(pooled * (1 - pooled), 0.0) * (1 / n_top + 1 / n_bot))
+        with np.errstate(divide="ignore", invalid="ignore"):
+            z = np.where(se > 0, (p_top - delta - p_bot) / se, -np.inf)
+        best = max(best, float(np.max(z)))
+    return best
 
 
 def _evaluate_event(s_in, s_out, event: Event, *, delta, alpha, n_candidates, method, confidence) -> Estimate:

@@ -28,12 +28,15 @@ mechanism's epsilon over the whole neighbouring relation.
 from __future__ import annotations
 
 import math
+import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from audit.core import AuditResult, audit_mechanism, audit_outputs
+from audit import attacks as _attacks
+from audit.core import AuditResult, audit_outputs
+from audit.estimators import Split, difference_evidence, predicted_split_bound
 from audit.engine import run_trials
 from learners._validation import check_confidence, check_delta, check_epsilon, check_int, check_real
 
@@ -222,6 +225,13 @@ def _child_seed(seed: int, *key: int) -> int:
     return int(np.random.SeedSequence([seed, *key]).generate_state(1)[0])
 
 
+_DEFAULT_SPLIT = 0.2  # audit_mechanism's default selection fraction (estimators.Split)
+
+
+def _same_pair(p, q) -> bool:
+    return all(np.array_equal(np.asarray(a), np.asarray(b)) for a, b in zip(p, q))
+
+
 def search_and_audit(
     mechanism: Any,
     input_space: InputSpace,
@@ -241,11 +251,21 @@ def search_and_audit(
 ) -> SearchResult:
     """Search neighbouring pairs with ``search_fraction`` of ``trials`` (per side), certify the best on the rest.
 
-    The number of candidates is ``floor(search_fraction * trials / trials_per_candidate)``
-    (at least one): the structured pairs of ``input_space`` first, then up to ``n_random``
-    random pairs, then local moves around the best pairs so far (up to ``n_local`` per
-    round while budget remains). ``score`` optionally fixes the attack's score function for
-    both phases; otherwise the attack is chosen from the outputs as in ``audit_mechanism``.
+    Exploration (at most half the search budget, ``trials_per_candidate`` trials each):
+    the structured pairs of ``input_space``, then up to ``n_random`` random pairs, then up
+    to ``n_local`` local moves around the three best. Racing (the rest of the budget):
+    successive halving (Karnin, Koren & Somekh 2013) -- keep the better half, give each
+    survivor an equal share of the round's budget, repeat until one pair is left; the
+    last pair gets what remains. Pairs are ranked by the bound the certification is
+    predicted to reach with their outputs (:func:`audit.estimators.predicted_split_bound`,
+    pessimistic Wilson rates; all of a pair's search outputs count).
+
+    Certification: the winner's search outputs choose the attack and the threshold event,
+    and ``(1 - search_fraction) * trials`` fresh trials evaluate it (Clopper--Pearson). So
+    the search budget doubles as the selection split that :func:`audit.core.audit_mechanism`
+    would otherwise take from the audit; the pair, the attack and the event are functions
+    of search data only, independent of the evaluation trials, and the bound holds at
+    ``confidence``. ``score`` optionally fixes the attack's score function for both phases.
     """
     epsilon = check_epsilon(epsilon)
     delta = check_delta(delta)
@@ -253,6 +273,8 @@ def search_and_audit(
     search_fraction = check_real(search_fraction, "search_fraction", low=0.0, high=1.0,
                                  low_inclusive=False, high_inclusive=False)
     trials_per_candidate = check_int(trials_per_candidate, "trials_per_candidate", low=20)
+    check_int(n_random, "n_random", low=0)
+    check_int(n_local, "n_local", low=0)
     confidence = check_confidence(confidence)
     check_int(seed, "seed", low=0)
     if not isinstance(input_space, InputSpace):
@@ -262,59 +284,113 @@ def search_and_audit(
     audit_trials = trials - search_trials
     if audit_trials < 10:
         raise ValueError(f"search_fraction={search_fraction} leaves {audit_trials} < 10 trials for certification")
-    # 60% of the search budget explores (one cheap estimate per candidate), 40% re-evaluates the
-    # three best on fresh search trials to limit the winner's curse of a noisy argmax.
-    budget = max(1, int(0.6 * search_trials) // trials_per_candidate)
-    n_final = min(3, budget)
-    final_trials = int(0.4 * search_trials) // max(n_final, 1)
+    if search_trials < 10:
+        raise ValueError(f"search_fraction={search_fraction} leaves {search_trials} < 10 trials for the search")
+    n0 = min(trials_per_candidate, search_trials)
+    max_explore = max(1, (search_trials // 2) // n0)
     rng = np.random.default_rng(np.random.SeedSequence([seed, 2]))
-
     candidates: list[dict] = []
+    spent = 0
+    draws = 0
 
-    def cheap_estimate(pair, n, key):
-        outs = run_trials(mechanism, pair[0], pair[1], n, seed=_child_seed(seed, *key), n_jobs=n_jobs)
-        try:
-            return float(audit_outputs(outs.out0, outs.out1, epsilon=epsilon, delta=delta, confidence=0.5,
-                                       score=score).epsilon_lower_bound)
-        except ValueError:
-            return 0.0
+    def sample(c, n):
+        nonlocal spent, draws
+        outs = run_trials(mechanism, c["pair"][0], c["pair"][1], n, seed=_child_seed(seed, 0, draws), n_jobs=n_jobs)
+        draws += 1
+        spent += n
+        c["out0"].append(outs.out0)
+        c["out1"].append(outs.out1)
+        c["trials"] += n
+        c["key"] = _ranking_key(np.concatenate(c["out0"]), np.concatenate(c["out1"]), score,
+                                audit_trials, delta, confidence)
+        c["estimate"] = c["key"][0]
 
-    def evaluate(pair, origin):
-        est = cheap_estimate(pair, trials_per_candidate, (0, len(candidates)))
-        candidates.append({"origin": origin, "estimate": est, "pair": pair})
+    def explore(pair, origin):
+        if any(_same_pair(pair, c["pair"]) for c in candidates):
+            return
+        c = {"origin": origin, "pair": pair, "trials": 0, "out0": [], "out1": []}
+        candidates.append(c)
+        sample(c, n0)
+
+    def ranked(pool):
+        # Stable: earlier (structured) pairs win ties.
+        return sorted(pool, key=lambda c: (-c["key"][0], -c["key"][1]))
 
     queue = [(p, "structured") for p in input_space.structured_pairs()]
     queue += [(input_space.random_pair(rng), "random") for _ in range(n_random)]
     for pair, origin in queue:
-        if len(candidates) >= budget:
+        if len(candidates) >= max_explore:
             break
-        evaluate(pair, origin)
-    while len(candidates) < budget:
-        ranked = sorted(candidates, key=lambda c: -c["estimate"])[: max(1, min(3, len(candidates)))]
-        for c in ranked:
-            for _ in range(max(1, n_local // len(ranked))):
-                if len(candidates) >= budget:
-                    break
-                evaluate(input_space.perturb(c["pair"], rng), "local")
-            if len(candidates) >= budget:
-                break
+        explore(pair, origin)
+    for k in range(n_local):
+        if len(candidates) >= max_explore:
+            break
+        parent = ranked(candidates)[k % min(3, len(candidates))]
+        explore(input_space.perturb(parent["pair"], rng), "local")
 
-    finalists = sorted(candidates, key=lambda c: -c["estimate"])[:n_final]
-    if final_trials >= 20 and len(finalists) > 1:
-        for j, c in enumerate(finalists):
-            c["final_estimate"] = cheap_estimate(c["pair"], final_trials, (3, j))
-        best = max(finalists, key=lambda c: c["final_estimate"])
-    else:
-        best = finalists[0]
+    # Successive halving on the rest of the search budget.
+    pool = ranked(candidates)[: max(1, (len(candidates) + 1) // 2)]
+    rounds = max(1, math.ceil(math.log2(len(pool)))) if len(pool) > 1 else 1
+    for r in range(rounds):
+        left = search_trials - spent
+        share = left // ((rounds - r) * len(pool)) if len(pool) > 1 else left
+        if share >= 1:
+            for c in pool:
+                sample(c, share)
+        pool = ranked(pool)[: max(1, (len(pool) + 1) // 2)]
+        if len(pool) == 1:
+            break
+    best = pool[0]
+    if search_trials - spent >= 1:
+        sample(best, search_trials - spent)
+
     d0, d1 = best["pair"]
-    result = audit_mechanism(mechanism, d0, d1, epsilon=epsilon, delta=delta, trials=audit_trials,
-                             confidence=confidence, seed=_child_seed(seed, 1), n_jobs=n_jobs, score=score,
-                             name=name)
-    result.details.update(search="neighbour-search", search_trials=search_trials,
+    start = time.perf_counter()
+    fresh = run_trials(mechanism, d0, d1, audit_trials, seed=_child_seed(seed, 1), n_jobs=n_jobs)
+    sel0, sel1 = np.concatenate(best["out0"]), np.concatenate(best["out1"])
+    n_sel = min(len(sel0), len(sel1))
+    # floor(fraction * n) must be exactly the selection size: aim half a trial above it.
+    fraction = (n_sel + 0.5) / (n_sel + audit_trials)
+    if not best["estimate"] > 0.0:
+        # Split's own (pessimistic) selection rule predicts nothing certifiable from the search
+        # outputs: let the selection also take fresh trials, up to audit_mechanism's default
+        # split. Decided from search data only, so the evaluation trials stay untouched.
+        fraction = max(fraction, _DEFAULT_SPLIT)
+    result = audit_outputs(np.concatenate([sel0[:n_sel], fresh.out0]), np.concatenate([sel1[:n_sel], fresh.out1]),
+                           epsilon=epsilon, delta=delta, confidence=confidence, score=score,
+                           strategy=Split(fraction), seed=_child_seed(seed, 1), name=name)
+    result.wall_seconds = time.perf_counter() - start
+    result.trials = audit_trials
+    result.details.update(search="neighbour-search", search_trials=search_trials, selection_trials=int(math.floor(fraction * (n_sel + audit_trials))),
                           n_candidates=len(candidates), best_origin=best["origin"])
-    for c in candidates:
-        c["pair"] = tuple(np.asarray(p).tolist() for p in c["pair"])
-    return SearchResult(result, d0, d1, search_trials, audit_trials, candidates)
+    summary = [{"origin": c["origin"], "estimate": c["estimate"], "evidence": c["key"][1], "trials": c["trials"],
+                "pair": tuple(np.asarray(p).tolist() for p in c["pair"])} for c in candidates]
+    return SearchResult(result, d0, d1, search_trials, audit_trials, summary)
+
+
+def _ranking_key(out0, out1, score, n_evaluation, delta, confidence) -> tuple[float, float]:
+    """How a pair ranks: (predicted certified bound if positive else -inf, evidence of any difference).
+
+    The first entry is Split's own pessimistic prediction from the pair's search outputs
+    (:func:`audit.estimators.predicted_split_bound`); pairs with nothing certifiable yet
+    are ordered by :func:`audit.estimators.difference_evidence`, which measures signal
+    rather than sample size.
+    """
+    try:
+        if score is not None:
+            atk = _attacks.ScoreAttack(score)
+        else:
+            n_look = max(1, min(2000, len(out0) // 10))
+            atk = _attacks.choose_attack(out0[:n_look], out1[:n_look])
+        if atk.needs_training:
+            k = len(out0) // 2
+            atk.fit(out0[:k], out1[:k])
+            out0, out1 = out0[k:], out1[k:]
+        s1, s0 = atk.score(out1), atk.score(out0)
+        pred = predicted_split_bound(s1, s0, n_evaluation, delta=delta, confidence=confidence)
+        return (pred if pred > 0.0 else -math.inf, difference_evidence(s1, s0, delta=delta))
+    except ValueError:
+        return (-math.inf, -math.inf)
 
 
 def infer_input_space(target) -> InputSpace:
