@@ -51,6 +51,7 @@ __all__ = [
     "estimate_epsilon",
     "predicted_split_bound",
     "difference_evidence",
+    "strongest_difference_event",
     "epsilon_lower_bound",
     "auroc",
     "check_scores",
@@ -380,19 +381,37 @@ def difference_evidence(in_scores, out_scores, *, delta: float = 0.0, direction:
     rates near 1), whose value reflects the sample size and not the signal. A ranking
     criterion, never a bound.
     """
+    return strongest_difference_event(in_scores, out_scores, delta=delta, direction=direction)[0]
+
+
+def strongest_difference_event(in_scores, out_scores, *, delta: float = 0.0,
+                               direction: Direction = "two-sided") -> tuple[float, Event | None]:
+    """``(z, event)``: the grid event of :func:`difference_evidence` and its z statistic (``None`` if none).
+
+    Complementary events ({s < t} with d0 on top, {s >= t} with d1 on top) have the same z;
+    of events tied on z the one with the larger log ratio ln(p_top / p_bottom) is returned,
+    since that is the one whose bound on epsilon is larger.
+    """
     s_in = check_scores(in_scores, "in_scores")
     s_out = check_scores(out_scores, "out_scores")
     delta = check_delta(delta)
     thresholds = _threshold_grid(np.concatenate([s_in, s_out]), _SELECTION_GRID)
-    best = -np.inf
-    for k_top, n_top, k_bot, n_bot, _ in _candidate_table(s_in, s_out, thresholds, _families(direction)):
+    zs, ratios, events = [], [], []
+    for k_top, n_top, k_bot, n_bot, f in _candidate_table(s_in, s_out, thresholds, _families(direction)):
         p_top, p_bot = np.asarray(k_top) / n_top, np.asarray(k_bot) / n_bot
         pooled = (np.asarray(k_top) + np.asarray(k_bot)) / (n_top + n_bot)
         se = np.sqrt(np.maximum(pooled * (1 - pooled), 0.0) * (1 / n_top + 1 / n_bot))
         with np.errstate(divide="ignore", invalid="ignore"):
-            z = np.where(se > 0, (p_top - delta - p_bot) / se, -np.inf)
-        best = max(best, float(np.max(z)))
-    return best
+            zs.append(np.where(se > 0, (p_top - delta - p_bot) / se, -np.inf))
+            ratios.append(np.where(p_bot > 0, np.log(np.maximum(p_top - delta, 0.0)) - np.log(p_bot), np.inf))
+        events += [(float(t), f) for t in thresholds]
+    z, ratio = np.concatenate(zs), np.concatenate(ratios)
+    z_max = float(np.max(z))
+    if not np.isfinite(z_max):
+        return z_max, None
+    tied = np.flatnonzero(z >= z_max - 1e-9 * max(1.0, abs(z_max)))
+    t, f = events[int(tied[np.argmax(ratio[tied])])]
+    return z_max, Event(t, *_FAMILIES[f])
 
 
 def _evaluate_event(s_in, s_out, event: Event, *, delta, alpha, n_candidates, method, confidence) -> Estimate:

@@ -7,22 +7,32 @@ estimates, certify on independent data).
 
 Search phase (``search_fraction`` of the per-side trials):
 
-1. structured candidates from the input space (all-equal vs one-changed, half-shifted,
-   one-up-one-down, extreme corners...);
-2. random neighbouring pairs;
-3. local search: perturbations of the best pairs so far.
+1. exploration (a third of the search budget, one batch of trials per pair): the
+   structured candidates of the input space (all-equal vs one-changed, all shifted,
+   one-up vs all-others-up, half-shifted...), then random neighbouring pairs, then local
+   moves around the best pairs so far;
+2. racing: successive halving (Karnin, Koren & Somekh 2013) on the better half -- each
+   round gives every survivor an equal share and keeps the better half, until one pair
+   is left; it gets the rest of the budget.
 
-Each candidate is scored by a cheap estimate: the Clopper--Pearson split estimate of
-:func:`audit.core.audit_outputs` at confidence 1/2 (a median-unbiased-ish lower bound),
-on a few hundred trials.
+Pairs are ranked by the bound the certification is predicted to reach with their
+search outputs (:func:`audit.estimators.predicted_split_bound`: Split's own pessimistic
+selection rule at the certification size); pairs with nothing certifiable yet are
+ordered by the strongest two-proportion z statistic of any threshold event
+(:func:`audit.estimators.difference_evidence`), which measures signal, not sample size.
 
-Certification: the best pair is audited by :func:`audit.core.audit_mechanism` on the
-remaining ``(1 - search_fraction)`` of the trials with a seed stream disjoint from the
-search (``SeedSequence([seed, 1])`` versus ``SeedSequence([seed, 0, i])``). The pair is a
-function of the search data only, which are independent of the certification trials,
-so the final bound holds at the stated confidence conditionally on the pair, hence
-unconditionally. The bound certifies that pair only; a sound lower bound for the
-mechanism's epsilon over the whole neighbouring relation.
+Certification on ``(1 - search_fraction)`` of the trials, fresh (seed stream
+``SeedSequence([seed, 1])`` versus ``SeedSequence([seed, 0, i])`` for the search). The
+winner's search outputs are the selection data: they choose the attack and the
+threshold event (Split's rule; if it predicts nothing certifiable, the event with the
+strongest evidence), and every fresh trial evaluates that one event by Clopper--Pearson.
+Pair, attack and event are functions of the search data only, which are independent of
+the certification trials, so the bound holds at the stated confidence conditionally on
+them, hence unconditionally. It certifies that pair only: a sound lower bound for the
+mechanism's epsilon over the whole neighbouring relation. Reusing the search outputs as
+the selection split is what lets the search cost nothing on mechanisms where every pair
+is equivalent (Gaussian: 0.85x the hand-picked bound with a separate 20% split inside the
+certification, about 1.0x without; benchmarks/auditor_power.py, part C).
 """
 
 from __future__ import annotations
@@ -36,7 +46,13 @@ import numpy as np
 
 from audit import attacks as _attacks
 from audit.core import AuditResult, audit_outputs
-from audit.estimators import Split, difference_evidence, predicted_split_bound
+from audit.estimators import (
+    Explicit,
+    Split,
+    difference_evidence,
+    predicted_split_bound,
+    strongest_difference_event,
+)
 from audit.engine import run_trials
 from learners._validation import check_confidence, check_delta, check_epsilon, check_int, check_real
 
@@ -100,15 +116,15 @@ class BoxNeighbours(InputSpace):
         out.append((base, one))                                      # all equal / one changed
         up = base + r
         out.append((base, up))                                       # all shifted
+        rest = base + r
+        rest[0] = lo
+        out.append((one, rest))                                      # one up, all others up instead
         half = base.copy(); half[:h] += r
         out.append((half, half[::-1].copy()))                        # half shifted, mirrored
         out.append((base, half))                                     # half shifted up
         a = base.copy(); a[0] += r
         b = base.copy(); b[1 % n] += r
         out.append((a, b))                                           # one up, one down
-        rest = base + r
-        rest[0] = lo
-        out.append((one, rest))                                      # one up, all others up instead
         return [self._clip_pair(x, y) for x, y in out]
 
     def random_pair(self, rng):
@@ -199,18 +215,20 @@ class SearchResult:
     d1: Any
     search_trials: int  # per side, spent on the search
     audit_trials: int  # per side, spent on certification
-    candidates: list[dict] = field(default_factory=list)  # each: origin, cheap estimate
+    candidates: list[dict] = field(default_factory=list)  # each: origin, estimate, evidence, trials, pair
 
     @property
     def epsilon_lower_bound(self) -> float:
         return self.audit.epsilon_lower_bound
 
     def summary(self) -> str:
-        best = max(self.candidates, key=lambda c: c["estimate"]) if self.candidates else None
+        origin = self.audit.details.get("best_origin", "-")
         lines = [
             f"neighbour search: {len(self.candidates)} candidate pairs on {self.search_trials} trials per side;"
             f" certified on {self.audit_trials} fresh trials",
-            f"  best pair ({best['origin'] if best else '-'}): d0={_short(self.d0)} d1={_short(self.d1)}",
+            f"  best pair ({origin}): d0={_short(self.d0)} d1={_short(self.d1)}",
+            f"  event chosen by: {self.audit.details.get('selection', '-')}"
+            f" ({self.audit.details.get('selection_trials', 0)} search trials of the pair)",
             self.audit.summary(),
         ]
         return "\n".join(lines)
@@ -225,7 +243,11 @@ def _child_seed(seed: int, *key: int) -> int:
     return int(np.random.SeedSequence([seed, *key]).generate_state(1)[0])
 
 
-_DEFAULT_SPLIT = 0.2  # audit_mechanism's default selection fraction (estimators.Split)
+# Share of the search budget for exploration (one batch of trials_per_candidate per pair);
+# the rest races the better half by successive halving. Chosen on the reference targets at
+# their CLI budget (benchmarks/auditor_power.py, part C): 1/2 explores more pairs but starves
+# the winner's selection data on weak signals (sparse-vector-c3 0.58x hand-picked, 0.99x with 1/3).
+_EXPLORE_SHARE = 1 / 3
 
 
 def _same_pair(p, q) -> bool:
@@ -286,8 +308,11 @@ def search_and_audit(
         raise ValueError(f"search_fraction={search_fraction} leaves {audit_trials} < 10 trials for certification")
     if search_trials < 10:
         raise ValueError(f"search_fraction={search_fraction} leaves {search_trials} < 10 trials for the search")
-    n0 = min(trials_per_candidate, search_trials)
-    max_explore = max(1, (search_trials // 2) // n0)
+    structured = input_space.structured_pairs()
+    explore_budget = max(1, int(search_trials * _EXPLORE_SHARE))
+    # At least every structured pair is explored: a small budget shrinks the batch (floor 20).
+    n0 = min(trials_per_candidate, max(20, explore_budget // max(len(structured), 1)), search_trials)
+    max_explore = max(1, explore_budget // n0)
     rng = np.random.default_rng(np.random.SeedSequence([seed, 2]))
     candidates: list[dict] = []
     spent = 0
@@ -316,7 +341,7 @@ def search_and_audit(
         # Stable: earlier (structured) pairs win ties.
         return sorted(pool, key=lambda c: (-c["key"][0], -c["key"][1]))
 
-    queue = [(p, "structured") for p in input_space.structured_pairs()]
+    queue = [(p, "structured") for p in structured]
     queue += [(input_space.random_pair(rng), "random") for _ in range(n_random)]
     for pair, origin in queue:
         if len(candidates) >= max_explore:
@@ -349,32 +374,40 @@ def search_and_audit(
     fresh = run_trials(mechanism, d0, d1, audit_trials, seed=_child_seed(seed, 1), n_jobs=n_jobs)
     sel0, sel1 = np.concatenate(best["out0"]), np.concatenate(best["out1"])
     n_sel = min(len(sel0), len(sel1))
-    # floor(fraction * n) must be exactly the selection size: aim half a trial above it.
-    fraction = (n_sel + 0.5) / (n_sel + audit_trials)
+    sel0, sel1 = sel0[:n_sel], sel1[:n_sel]
+    common = dict(epsilon=epsilon, delta=delta, confidence=confidence, seed=_child_seed(seed, 1), name=name)
+    event = None
     if not best["estimate"] > 0.0:
-        # Split's own (pessimistic) selection rule predicts nothing certifiable from the search
-        # outputs: let the selection also take fresh trials, up to audit_mechanism's default
-        # split. Decided from search data only, so the evaluation trials stay untouched.
-        fraction = max(fraction, _DEFAULT_SPLIT)
-    result = audit_outputs(np.concatenate([sel0[:n_sel], fresh.out0]), np.concatenate([sel1[:n_sel], fresh.out1]),
-                           epsilon=epsilon, delta=delta, confidence=confidence, score=score,
-                           strategy=Split(fraction), seed=_child_seed(seed, 1), name=name)
+        # Split's pessimistic rule predicts nothing certifiable from the search outputs (weak
+        # signal): it would report 0. Evaluate the event with the strongest evidence of a
+        # difference instead -- chosen from search data, so the fresh trials stay untouched.
+        scorer, r0, r1 = _fitted_scorer(sel0, sel1, score)
+        event = strongest_difference_event(scorer(r1), scorer(r0), delta=delta)[1] if scorer else None
+    if event is not None:
+        result = audit_outputs(fresh.out0, fresh.out1, attack=_attacks.ScoreAttack(scorer),
+                               strategy=Explicit(event.threshold, event.side, event.top), **common)
+        selection = "strongest-difference event of the search outputs"
+    else:
+        # The winner's search outputs are the selection split (attack and event); every fresh
+        # trial evaluates. floor(fraction * n) must be exactly n_sel: aim half a trial above it.
+        fraction = (n_sel + 0.5) / (n_sel + audit_trials)
+        result = audit_outputs(np.concatenate([sel0, fresh.out0]), np.concatenate([sel1, fresh.out1]),
+                               score=score, strategy=Split(fraction), **common)
+        selection = "Split selection on the search outputs"
     result.wall_seconds = time.perf_counter() - start
     result.trials = audit_trials
-    result.details.update(search="neighbour-search", search_trials=search_trials, selection_trials=int(math.floor(fraction * (n_sel + audit_trials))),
-                          n_candidates=len(candidates), best_origin=best["origin"])
+    result.details.update(search="neighbour-search", search_trials=search_trials, selection_trials=n_sel,
+                          selection=selection, n_candidates=len(candidates), best_origin=best["origin"])
     summary = [{"origin": c["origin"], "estimate": c["estimate"], "evidence": c["key"][1], "trials": c["trials"],
                 "pair": tuple(np.asarray(p).tolist() for p in c["pair"])} for c in candidates]
     return SearchResult(result, d0, d1, search_trials, audit_trials, summary)
 
 
-def _ranking_key(out0, out1, score, n_evaluation, delta, confidence) -> tuple[float, float]:
-    """How a pair ranks: (predicted certified bound if positive else -inf, evidence of any difference).
+def _fitted_scorer(out0, out1, score):
+    """``(scorer, rest0, rest1)``: the attack's score function, fitted on the first half if it learns.
 
-    The first entry is Split's own pessimistic prediction from the pair's search outputs
-    (:func:`audit.estimators.predicted_split_bound`); pairs with nothing certifiable yet
-    are ordered by :func:`audit.estimators.difference_evidence`, which measures signal
-    rather than sample size.
+    ``rest0``/``rest1`` are the outputs the scorer was not fitted on. ``(None, ...)`` when no
+    attack applies to these outputs.
     """
     try:
         if score is not None:
@@ -386,7 +419,24 @@ def _ranking_key(out0, out1, score, n_evaluation, delta, confidence) -> tuple[fl
             k = len(out0) // 2
             atk.fit(out0[:k], out1[:k])
             out0, out1 = out0[k:], out1[k:]
-        s1, s0 = atk.score(out1), atk.score(out0)
+    except ValueError:
+        return None, out0, out1
+    return atk.score, out0, out1
+
+
+def _ranking_key(out0, out1, score, n_evaluation, delta, confidence) -> tuple[float, float]:
+    """How a pair ranks: (predicted certified bound if positive else -inf, evidence of any difference).
+
+    The first entry is Split's own pessimistic prediction from the pair's search outputs
+    (:func:`audit.estimators.predicted_split_bound`); pairs with nothing certifiable yet
+    are ordered by :func:`audit.estimators.difference_evidence`, which measures signal
+    rather than sample size.
+    """
+    scorer, out0, out1 = _fitted_scorer(out0, out1, score)
+    if scorer is None:
+        return (-math.inf, -math.inf)
+    try:
+        s1, s0 = scorer(out1), scorer(out0)
         pred = predicted_split_bound(s1, s0, n_evaluation, delta=delta, confidence=confidence)
         return (pred if pred > 0.0 else -math.inf, difference_evidence(s1, s0, delta=delta))
     except ValueError:
