@@ -37,7 +37,7 @@ from typing import Literal
 import numpy as np
 from scipy import special
 
-from learners._validation import check_confidence, check_delta, check_real
+from learners._validation import check_confidence, check_delta, check_int, check_real
 
 __all__ = [
     "Split",
@@ -72,12 +72,57 @@ _FAMILIES_IN_BELOW = (2, 3)
 
 @dataclass(frozen=True)
 class Split:
-    """Choose the event on the first ``fraction`` of the trials, evaluate on the rest."""
+    """Choose the event on the first ``fraction`` of the trials, evaluate on the rest.
+
+    The selection step only ever sees the first ``floor(fraction * n)`` scores of each
+    side; the evaluation part is never looked at before the event is fixed, so the
+    Clopper--Pearson bound on it needs no multiplicity correction. For a selection
+    fraction that shrinks with the number of trials see :meth:`for_trials`.
+    """
 
     fraction: float = 0.2
 
     def __post_init__(self) -> None:
         check_real(self.fraction, "Split.fraction", low=0.0, high=1.0, low_inclusive=False, high_inclusive=False)
+
+    @staticmethod
+    def selection_size(n: int, *, base: float = 0.2, pivot: int = 10_000, exponent: float = 0.5) -> int:
+        """Selection size of the N-dependent rule of :meth:`for_trials` for ``n`` trials per side.
+
+        ``m(n) = floor(base * n)`` for ``n <= pivot`` and
+        ``m(n) = ceil(base * pivot^(1 - exponent) * n^exponent)`` above it (continuous at
+        the pivot up to rounding, growing like ``n^exponent``), capped at ``n - 1``.
+        """
+        n = check_int(n, "n", low=2)
+        base = check_real(base, "base", low=0.0, high=1.0, low_inclusive=False, high_inclusive=False)
+        pivot = check_int(pivot, "pivot", low=1)
+        exponent = check_real(exponent, "exponent", low=0.0, high=1.0)
+        if n <= pivot:
+            m = int(math.floor(base * n))
+        else:
+            m = int(math.ceil(base * pivot ** (1.0 - exponent) * n**exponent))
+        return max(1, min(m, n - 1))
+
+    @classmethod
+    def for_trials(cls, n: int, *, base: float = 0.2, pivot: int = 10_000, exponent: float = 0.5) -> "Split":
+        """An N-dependent split (opt-in): a selection part of :meth:`selection_size` trials.
+
+        Up to ``pivot`` trials per side this is ``Split(base)``; above it the selection
+        part grows like ``n^exponent``, so large audits spend a smaller fraction on
+        choosing the event (default: 20% up to 1e4 trials, 6325 selection trials at 1e5
+        (6.3%), 20000 at 1e6 (2%)). The rule depends on ``n`` only, never on the scores,
+        so the evaluation part is still never looked at by the selection and the bound is
+        valid at its confidence for every ``n``. The returned ``Split`` holds the fraction
+        ``(m + 1/2) / n``, whose ``floor(fraction * n)`` is exactly ``m``.
+
+        Measured (benchmarks/auditor_tightness.py, see benchmarks/README.md): it is NOT
+        uniformly tighter than ``Split(0.2)``: a smaller selection part makes the event
+        choice noisier, which costs the analytic Gaussian more than the larger evaluation
+        part gains (mean bound -0.035 at 1e5, -0.048 at 1e6 trials over 20 seeds; Laplace
+        eps=1 -0.010 at 1e6), so the default stays ``Split(0.2)``.
+        """
+        m = cls.selection_size(n, base=base, pivot=pivot, exponent=exponent)
+        return cls((m + 0.5) / n)
 
 
 @dataclass(frozen=True)

@@ -20,13 +20,17 @@ side and 95% confidence, this script prints
 * the gap of the default bound to that limit (in %), the same limit at the number of
   trials the default strategy evaluates its event on ("limit@eval": the part of the
   gap that is the price of the held-out split, not of the event choice), and the
-  audit throughput.
+  audit throughput;
+* with ``--scaled``, also the bound of the opt-in N-dependent split
+  ``Split.for_trials(N, exponent=E)`` (selection part 20% up to 1e4 trials, growing like
+  N^E above; ``--exponent``, default 0.5) on the same trials, its gap to the limit and
+  its mean difference to the default with a paired standard error over the seeds.
 
 It then states the reach targets of the issue and marks each PASS / FAIL.
 
 Usage::
 
-    python benchmarks/auditor_tightness.py [--quick] [--seeds K] [--csv PATH]
+    python benchmarks/auditor_tightness.py [--quick] [--seeds K] [--csv PATH] [--scaled [--exponent E]]
 
 Notes on what the numbers mean
 ------------------------------
@@ -55,7 +59,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from audit import AllThresholds, ScalarAttack, audit_mechanism
+from audit import AllThresholds, ScalarAttack, Split, audit_mechanism
 from audit.estimators import epsilon_bound_from_counts
 from learners.mechanisms import GaussianMechanism, LaplaceMechanism, RandomizedResponse
 
@@ -174,10 +178,13 @@ class Row:
     trials_per_s: float
     exceed: int  # audits (both strategies) whose bound exceeded the true epsilon
     audits: int
+    scaled_mean: float = float("nan")  # Split.for_trials(N) (only with --scaled)
+    scaled_min: float = float("nan")
+    scaled_diff_se: float = float("nan")  # paired standard error of mean(scaled - default)
 
 
-def run_case(case: Case, n: int, seeds: int) -> Row:
-    lb, at, walls, n_eval = [], [], [], n
+def run_case(case: Case, n: int, seeds: int, scaled_exponent: float | None = None) -> Row:
+    lb, at, sc, walls, n_eval = [], [], [], [], n
     for seed in range(seeds):
         r = audit_mechanism(case.mechanism, 0, 1, epsilon=case.epsilon, delta=case.delta, trials=n,
                             confidence=CONFIDENCE, seed=seed)
@@ -188,9 +195,20 @@ def run_case(case: Case, n: int, seeds: int) -> Row:
         r2 = audit_mechanism(case.mechanism, 0, 1, epsilon=case.epsilon, delta=case.delta, trials=n,
                              confidence=CONFIDENCE, seed=seed, strategy=AllThresholds(), **kw)
         at.append(r2.epsilon_lower_bound)
+        if scaled_exponent is not None:
+            # Same seed, so the same trials as the default audit: a paired comparison.
+            r3 = audit_mechanism(case.mechanism, 0, 1, epsilon=case.epsilon, delta=case.delta, trials=n,
+                                 confidence=CONFIDENCE, seed=seed,
+                                 strategy=Split.for_trials(n, exponent=scaled_exponent))
+            sc.append(r3.epsilon_lower_bound)
     limit, _ = single_threshold_limit(case, n)
     limit_eval, _ = single_threshold_limit(case, n_eval)
-    lb_arr, at_arr = np.array(lb), np.array(at)
+    lb_arr, at_arr, sc_arr = np.array(lb), np.array(at), np.array(sc)
+    scaled = {}
+    if sc_arr.size:
+        d = sc_arr - lb_arr
+        scaled = dict(scaled_mean=float(sc_arr.mean()), scaled_min=float(sc_arr.min()),
+                      scaled_diff_se=float(d.std(ddof=1) / math.sqrt(d.size)) if d.size > 1 else float("nan"))
     return Row(
         mechanism=case.name,
         true_eps=case.epsilon,
@@ -203,8 +221,9 @@ def run_case(case: Case, n: int, seeds: int) -> Row:
         limit_eval=limit_eval,
         n_eval=n_eval,
         trials_per_s=2 * n * seeds / float(np.sum(walls)),
-        exceed=int(np.sum(lb_arr > case.epsilon) + np.sum(at_arr > case.epsilon)),
-        audits=2 * seeds,
+        exceed=int(np.sum(lb_arr > case.epsilon) + np.sum(at_arr > case.epsilon) + np.sum(sc_arr > case.epsilon)),
+        audits=(3 if sc_arr.size else 2) * seeds,
+        **scaled,
     )
 
 
@@ -214,6 +233,7 @@ def table(rows: list[Row]) -> pd.DataFrame:
     # Undefined (NaN, shown "n/a") where the limit itself is 0: nothing is detectable at that N.
     lim = df["limit"].where(df["limit"] > 0)
     df["gap_%"] = 100.0 * (lim - df["lb_mean"]) / lim
+    df["scaled_gap_%"] = 100.0 * (lim - df["scaled_mean"]) / lim
     return df
 
 
@@ -230,6 +250,11 @@ def format_table(df: pd.DataFrame) -> str:
         "limit@eval": df["limit_eval"].map("{:.4f}".format),
         "trials/s": df["trials_per_s"].map("{:.3g}".format),
     })
+    if df["scaled_mean"].notna().any():
+        shown["scaled mean/min"] = [f"{a:.4f} / {b:.4f}" for a, b in zip(df["scaled_mean"], df["scaled_min"])]
+        shown["scaled gap %"] = df["scaled_gap_%"].map(lambda g: "n/a" if np.isnan(g) else f"{g:.2f}")
+        shown["scaled - default"] = [f"{a - b:+.4f} +- {s:.4f}" for a, b, s in
+                                     zip(df["scaled_mean"], df["lb_mean"], df["scaled_diff_se"])]
     return shown.to_string(index=False)
 
 
@@ -296,6 +321,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--quick", action="store_true", help="tiny sizes (N = 1e3, 3e3), for smoke tests")
     parser.add_argument("--seeds", type=int, default=None, help="seeds per cell (default 5; 2 with --quick)")
     parser.add_argument("--csv", type=str, default=None, help="also write the raw table to this CSV file")
+    parser.add_argument("--scaled", action="store_true",
+                        help="also audit with the opt-in N-dependent split Split.for_trials(N) and compare")
+    parser.add_argument("--exponent", type=float, default=0.5,
+                        help="growth exponent of the selection part for --scaled (default 0.5)")
     args = parser.parse_args(argv)
     seeds = args.seeds if args.seeds is not None else (2 if args.quick else 5)
     if seeds < 1:
@@ -305,7 +334,7 @@ def main(argv: list[str] | None = None) -> int:
     rows = []
     for case in cases():
         for n in sizes:
-            rows.append(run_case(case, n, seeds))
+            rows.append(run_case(case, n, seeds, args.exponent if args.scaled else None))
             print(f"  done: {case.name}, N={n:.0e}", file=sys.stderr, flush=True)
     df = table(rows)
 

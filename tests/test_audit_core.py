@@ -134,7 +134,7 @@ SOUNDNESS = {
 @pytest.mark.parametrize("case", sorted(SOUNDNESS))
 def test_soundness_at_the_true_epsilon(case):
     # R = 300 audits at N = 1000; a sound auditor flags each with probability <= 0.05.
-    # The check fails only if flags > the 0.999 quantile of Bin(300, 0.05) (= 26):
+    # The check fails only if flags > the 0.999 quantile of Bin(300, 0.05) (= 28):
     # false-failure rate <= 1e-3 per case.
     mech, d0, d1, delta, kw = SOUNDNESS[case]
     flags = count_flags(mech, d0, d1, epsilon=1.0, delta=delta, **kw)

@@ -358,6 +358,73 @@ def test_bad_strategy_parameters():
         epsilon_lower_bound([1.0, 2.0], [0.0, 1.0])  # floor(0.2 * 2) = 0 selection scores
 
 
+# --------------------------------------------------------------------- N-dependent split (opt-in)
+
+
+@pytest.mark.parametrize(
+    "n, kwargs, m",
+    [
+        # n <= pivot: floor(0.2 n), i.e. Split(0.2)'s selection size.
+        (1_000, {}, 200),
+        (10_000, {}, 2_000),
+        # n > pivot: ceil(0.2 * 1e4^(1/2) * n^(1/2)) = ceil(20 sqrt(n)):
+        # 20 sqrt(1e5) = 6324.555... -> 6325; 20 sqrt(1e6) = 20000 exactly.
+        (100_000, {}, 6_325),
+        (1_000_000, {}, 20_000),
+        # exponent 0.75, pivot 1e4: 0.2 * 1e4^(1/4) * 1e6^(3/4) = 0.2 * 10 * 31622.776... = 63245.55... -> 63246
+        (1_000_000, dict(exponent=0.75), 63_246),
+        # pivot 100, N = 1000: ceil(0.2 * 10 * sqrt(1000)) = ceil(63.2455...) = 64
+        (1_000, dict(pivot=100), 64),
+        # exponent 1 is the fixed fraction again: ceil(0.2 * 1e6) = 200000
+        (1_000_000, dict(exponent=1.0), 200_000),
+        # the cap: at least one evaluation trial (base 0.9, n = 2: floor(1.8) = 1 = n - 1)
+        (2, dict(base=0.9), 1),
+    ],
+)
+def test_split_for_trials_selection_sizes(n, kwargs, m):
+    assert Split.selection_size(n, **kwargs) == m
+    split = Split.for_trials(n, **kwargs)
+    # The fraction (m + 1/2) / n must reproduce exactly m selection trials under floor(fraction * n),
+    # which is how estimate_epsilon and audit_outputs cut the scores.
+    assert math.floor(split.fraction * n) == m
+    rng = np.random.default_rng(0)
+    est = estimate_epsilon(rng.normal(size=n) + 5.0, rng.normal(size=n), strategy=split) if n >= 10 else None
+    if est is not None:
+        assert (est.n_in, est.n_out) == (n - m, n - m)  # evaluated on exactly the other n - m trials
+
+
+def test_split_for_trials_bad_arguments():
+    with pytest.raises(ValueError, match=r"n must be an integer in \[2, inf\]"):
+        Split.for_trials(1)
+    with pytest.raises(TypeError, match="n must be an integer"):
+        Split.for_trials(1e5)
+    with pytest.raises(ValueError, match="base"):
+        Split.for_trials(1000, base=1.0)
+    with pytest.raises(ValueError, match="exponent"):
+        Split.for_trials(1000, exponent=1.5)
+    with pytest.raises(ValueError, match="pivot"):
+        Split.for_trials(1000, pivot=0)
+
+
+def test_split_for_trials_is_sound_with_a_small_selection_part():
+    # Soundness of the N-dependent rule where it differs from Split(0.2): pivot = 100 at
+    # N = 1000 gives a 64-trial selection part (6.4%, hand value above). 300 independent
+    # Laplace(scale 1) score pairs at locations 0 and 1 (TRUE epsilon exactly 1, delta 0),
+    # bound at 95% confidence: each exceeds 1 with probability <= 0.05. Fail only if the
+    # count exceeds the 0.999 quantile of Bin(300, 0.05) (= 28): false-failure rate <= 1e-3.
+    n, audits = 1_000, 300
+    split = Split.for_trials(n, pivot=100)
+    rng = np.random.default_rng(20240607)
+    bounds = []
+    for _ in range(audits):
+        s_in = rng.laplace(1.0, 1.0, size=n)
+        s_out = rng.laplace(0.0, 1.0, size=n)
+        bounds.append(epsilon_lower_bound(s_in, s_out, strategy=split))
+    flags = int(np.sum(np.array(bounds) > 1.0))
+    assert flags <= stats.binom.ppf(1 - 1e-3, audits, 0.05), f"{flags}/{audits} bounds above the true epsilon"
+    assert np.mean(bounds) > 0.3  # not vacuous: the rule still detects a 1-DP difference at N = 1000
+
+
 def test_p_value_bad_epsilon():
     est = estimate_epsilon(np.ones(20), np.zeros(20), strategy=Explicit(0.5))
     for bad in (0.0, -1.0, float("inf")):
