@@ -273,17 +273,20 @@ def search_and_audit(
 ) -> SearchResult:
     """Search neighbouring pairs with ``search_fraction`` of ``trials`` (per side), certify the best on the rest.
 
-    Exploration (at most half the search budget, ``trials_per_candidate`` trials each):
-    the structured pairs of ``input_space``, then up to ``n_random`` random pairs, then up
-    to ``n_local`` local moves around the three best. Racing (the rest of the budget):
+    Exploration (a third of the search budget, ``trials_per_candidate`` trials each, fewer
+    when the budget would not cover every structured pair): the structured pairs of
+    ``input_space``, then up to ``n_random`` random pairs, then up to ``n_local`` local moves
+    around the three best. Racing (the rest of the budget):
     successive halving (Karnin, Koren & Somekh 2013) -- keep the better half, give each
     survivor an equal share of the round's budget, repeat until one pair is left; the
     last pair gets what remains. Pairs are ranked by the bound the certification is
     predicted to reach with their outputs (:func:`audit.estimators.predicted_split_bound`,
     pessimistic Wilson rates; all of a pair's search outputs count).
 
-    Certification: the winner's search outputs choose the attack and the threshold event,
-    and ``(1 - search_fraction) * trials`` fresh trials evaluate it (Clopper--Pearson). So
+    Certification: the winner's search outputs choose the attack and the threshold event
+    (Split's rule; when it predicts nothing certifiable, the event of
+    :func:`audit.estimators.strongest_difference_event`), and ``(1 - search_fraction) *
+    trials`` fresh trials evaluate it (Clopper--Pearson). So
     the search budget doubles as the selection split that :func:`audit.core.audit_mechanism`
     would otherwise take from the audit; the pair, the attack and the event are functions
     of search data only, independent of the evaluation trials, and the bound holds at
