@@ -15,6 +15,25 @@ Families (notes Sec. 8, checks G6c and D5):
   notes Sec. 8 D5, and the planted bugs of notes Sec. 8 D5.6: (i) non-private Winnow
   releasing its weights, (ii) AddQuery only on mistake rounds, (iii) releasing the hidden
   (shadow) weights instead of the sampled ones.
+
+One-run targets (issue 8, item 2; ``privbound audit NAME --one-run``): learners tuned so
+that the learner's own canary design of :mod:`audit.one_run_decision_lists` carries
+evidence in ONE run, each tagged with that design (``Target.tags``), each also auditable
+by the many-trial auditor on a small canary pair (the same design with 20 / 12 canaries,
+canary 0 flipped):
+
+* ``dp-winnow-one-run`` -- DP-Winnow with eps_hat = 3, eta = 1e-4, m = 3, L = 1.5, K = 300
+  (claim 3.06 at delta = 1e-6, almost all of it the single SVT instance's eps_hat: canary
+  rounds carry evidence only through the firings, the samples being diluted over d = m + 1
+  coordinates), and its planted-bug twins ``dp-winnow-one-run-query-on-mistakes``,
+  ``dp-winnow-one-run-release-shadow``, ``winnow-one-run-release-weights``, all claiming
+  the correct learner's guarantee. L = 1.5 rather than 2: with AddQuery on mistakes only the
+  run must fire >= 200 times for the all-correct r = 200 rule (bound 3.68 > 3.06); measured
+  226-252 firings over 8 seeds at L = 1.5, 201-220 at L = 2 (too close).
+* ``greedy-cover-one-run`` -- DP-GreedyCover with eps_step = 0.4, delta = 1e-5 (claim 3.54,
+  below the ~4.6 that one run with 1000 canaries can show), and the planted bug
+  ``greedy-cover-one-run-step-40`` (rounds run at eps_step = 40, a near-argmax, under the
+  eps_step = 0.4 claim).
 """
 
 from __future__ import annotations
@@ -23,8 +42,15 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from audit.one_run_decision_lists import (
+    DESIGN_TAG_PREFIX,
+    GREEDY_COVER_CANARY_FEATURES,
+    WINNOW_CANARY_ROUNDS,
+    greedy_cover_canary_data,
+    winnow_canary_stream,
+)
 from audit.targets import Target, register_target
-from learners.decision_lists import greedy_cover_epsilon_replace, greedy_cover_sample
+from learners.decision_lists import DPGreedyCover, greedy_cover_epsilon_replace, greedy_cover_sample
 from learners.winnow import DPWinnow, Winnow
 
 __all__ = [
@@ -36,6 +62,10 @@ __all__ = [
     "greedy_cover_accumulation_pair",
     "winnow_pair",
     "WINNOW_PARAMS",
+    "ONE_RUN_WINNOW_PARAMS",
+    "ONE_RUN_GREEDY_COVER_PARAMS",
+    "winnow_canary_pair",
+    "greedy_cover_canary_features_pair",
 ]
 
 PAPER = "decision-lists-winnow"
@@ -146,19 +176,26 @@ class DPWinnowMechanism:
     """DP-Winnow on data = (X, y); output row = (update rounds padded with -1 (K), released counts (K*d)).
 
     ``release="shadow"`` is planted bug (iii) (the hidden weights are released instead of
-    the m-sample counts); ``query_every_round=False`` is planted bug (ii).
+    the m-sample counts); ``query_every_round=False`` is planted bug (ii). ``max_updates``
+    (default: K) keeps the first ``max_updates`` update slots only; lossless when it is at
+    least the sequence length (at most one update per round), and it keeps the output small
+    when K is much larger than the audited sequence (K = 300 on 20 rounds: 6600 -> 440 columns).
     """
 
     learner: DPWinnow
     release: str = "sampled"
     query_every_round: bool = True
+    max_updates: int | None = None
 
     def sample(self, data, rng, size):
         X, y = data
         b = self.learner.run_batch(X, y, rng, size, query_every_round=self.query_every_round,
                                    keep_shadow=self.release == "shadow")
-        stats = b.counts if self.release == "sampled" else b.shadow_log_weights
-        return np.hstack([b.update_rounds.astype(float), stats.reshape(size, -1).astype(float)])
+        stats = b.counts if self.release == "sampled" else b.shadow_probabilities
+        rounds = b.update_rounds
+        if self.max_updates is not None:
+            rounds, stats = rounds[:, :self.max_updates], stats[:, :self.max_updates]
+        return np.hstack([rounds.astype(float), stats.reshape(size, -1).astype(float)])
 
 
 @dataclass(frozen=True)
@@ -228,6 +265,129 @@ def _projection(direction):
         return np.asarray(outputs, dtype=float) @ direction
 
     return score
+
+
+# ============================================================================ one-run targets
+
+ONE_RUN_WINNOW_PARAMS = dict(epsilon_hat=3.0, eta=1e-4, m=3, L=1.5, K=300, delta=1e-6)
+ONE_RUN_GREEDY_COVER_PARAMS = dict(epsilon_step=0.4, delta=1e-5)
+
+
+def _fixed_bits(n: int, seed: int) -> np.ndarray:
+    return np.random.default_rng(seed).random(n) < 0.5
+
+
+def winnow_canary_pair(n: int = 20):
+    """Event-level pair of the canary-round design: n canary rounds, canary 0 excluded (d0) / included (d1).
+
+    The other canaries' bits are fixed (seeded). Under d1 round 0 is a mistake of the uniform
+    initial weights, hence the first cached example; under d0 it is not a mistake.
+    """
+    bits = _fixed_bits(n, 11)
+    b0, b1 = bits.copy(), bits.copy()
+    b0[0], b1[0] = False, True
+    return winnow_canary_stream(b0), winnow_canary_stream(b1)
+
+
+def _shadow_boost_of_round0(K: int, d: int):
+    """ln w_0 - median_j ln w_j of the first released shadow vector (2 eta iff round 0 was the cached example)."""
+
+    def score(outputs):
+        o = np.asarray(outputs, dtype=float)
+        has = o[:, 0] >= 0
+        p = np.where(has[:, None], o[:, K:K + d], 1.0)
+        lp = np.log(p)
+        return np.where(has, lp[:, 0] - np.median(lp, axis=1), 0.0)
+
+    return score
+
+
+def greedy_cover_canary_features_pair(n: int = 12):
+    """Replace-one pair of the canary-feature design: n canary records, record 0 labelled 0 (d0) / 1 (d1)."""
+    bits = _fixed_bits(n, 12)
+    b0, b1 = bits.copy(), bits.copy()
+    b0[0], b1[0] = False, True
+    return greedy_cover_canary_data(b0), greedy_cover_canary_data(b1)
+
+
+def _feature_bit_before_T(feature: int):
+    """The bit attached to ``feature`` if it was chosen before T (the last feature), else 1/2 (no evidence)."""
+
+    def score(outputs):
+        o = np.asarray(outputs)
+        M = o.shape[1] // 2
+        order, bits = o[:, :M], o[:, M:]
+        rows = np.arange(o.shape[0])
+        pos_f = (order == feature).argmax(axis=1)
+        pos_T = (order == M - 1).argmax(axis=1)
+        return np.where(pos_f < pos_T, bits[rows, pos_f], 0.5).astype(float)
+
+    return score
+
+
+def _register_one_run() -> None:
+    """Targets tuned for the learners' own one-run canary designs (module docstring)."""
+    tag_w = (DESIGN_TAG_PREFIX + WINNOW_CANARY_ROUNDS,)
+    w0, w1 = winnow_canary_pair()
+    learner = DPWinnow(**ONE_RUN_WINNOW_PARAMS)
+    g = learner.guarantee
+    T, d = w0[0].shape
+    K = min(learner.K, T)  # update slots kept in the many-trial outputs (lossless: <= 1 update per round)
+    nb = "event-level replace-one (label of canary round 0 flipped)"
+    params = "eps_hat=3, eta=1e-4, m=3, L=1.5, K=300"
+    common = dict(neighbouring=nb, paper=PAPER, tags=tag_w)
+    register_target(Target(
+        "dp-winnow-one-run", "winnow", DPWinnowMechanism(learner, max_updates=K), w0, w1, g.epsilon, g.delta,
+        description=f"DP-Winnow tuned for one-run canary rounds ({params}); many-trial pair: 20 canary "
+                    "rounds, statistic = firing at round 0",
+        score=_first_update_at_zero, default_trials=10_000,
+        claim_source="notes Sec. 5.4: eps_hat + composition of mK 4eta-DP draws (learner's own accounting)", **common,
+    ))
+    register_target(Target(
+        "dp-winnow-one-run-query-on-mistakes", "winnow", DPWinnowMechanism(learner, query_every_round=False, max_updates=K),
+        w0, w1, g.epsilon, g.delta, planted_bug=True,
+        description="BUG: AddQuery only on mistake rounds (notes Sec. 3.8 note 1), one-run parameters: "
+                    "a firing at a canary round proves the canary is included",
+        score=_first_update_at_zero, default_trials=10_000, claim_source="claims DP-Winnow's accounting", **common,
+    ))
+    register_target(Target(
+        "dp-winnow-one-run-release-shadow", "winnow", DPWinnowMechanism(learner, release="shadow", max_updates=K),
+        w0, w1, g.epsilon, g.delta, planted_bug=True,
+        description="BUG: releases the hidden (shadow) weights, one-run parameters: the cached canary's "
+                    "coordinate is visibly boosted by 2 eta",
+        score=_shadow_boost_of_round0(K, d), default_trials=10_000,
+        claim_source="claims DP-Winnow's accounting", **common,
+    ))
+    wa = WinnowReleaseWeights(learner.eta).sample(w0, None, 1)[0]
+    wb = WinnowReleaseWeights(learner.eta).sample(w1, None, 1)[0]
+    register_target(Target(
+        "winnow-one-run-release-weights", "winnow", WinnowReleaseWeights(learner.eta), w0, w1,
+        g.epsilon, g.delta, planted_bug=True,
+        description="BUG: non-private Winnow (eta = 1e-4) releasing its weights, claiming the one-run "
+                    "DP-Winnow's budget",
+        score=_projection(wb - wa), default_trials=10_000, claim_source="claims DP-Winnow's accounting", **common,
+    ))
+
+    tag_g = (DESIGN_TAG_PREFIX + GREEDY_COVER_CANARY_FEATURES,)
+    c0, c1 = greedy_cover_canary_features_pair()
+    gc = DPGreedyCover(**ONE_RUN_GREEDY_COVER_PARAMS)
+    gg = gc.guarantee
+    n = c0[0].shape[0]
+    common = dict(neighbouring="replace-one (label of canary record 0 flipped)", paper=PAPER, tags=tag_g,
+                  score=_feature_bit_before_T(0))
+    register_target(Target(
+        "greedy-cover-one-run", "greedy-cover", GreedyCoverMechanism(gc.epsilon_step), c0, c1, gg.epsilon, gg.delta,
+        description=f"DP-GreedyCover, eps_step = 0.4, delta = 1e-5, tuned for one-run canary features; many-trial "
+                    f"pair: {n} canary records, statistic = bit of canary feature 0 if chosen before T",
+        default_trials=20_000,
+        claim_source="Theorem 7 [RECON] replace-one: eps_AR + eps_step/2 (notes Sec. 5.2)", **common,
+    ))
+    register_target(Target(
+        "greedy-cover-one-run-step-40", "greedy-cover", GreedyCoverMechanism(40.0), c0, c1, gg.epsilon, gg.delta,
+        planted_bug=True,
+        description="BUG: rounds run at eps_step = 40 (near-argmax) while claiming the eps_step = 0.4 guarantee",
+        default_trials=10_000, claim_source="claims Theorem 7 [RECON] for eps_step = 0.4", **common,
+    ))
 
 
 # ============================================================================ registration
@@ -301,6 +461,7 @@ def _register() -> None:
         paper=PAPER, score=_projection(wb - wa), default_trials=10_000,
         claim_source="claims DP-Winnow's accounting",
     ))
+    _register_one_run()
 
 
 _register()

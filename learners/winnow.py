@@ -315,7 +315,9 @@ class DPWinnowBatch:
     ``update_rounds`` (B, K) padded with -1; ``counts`` (B, K, d) the m-sample counts of
     each update; ``update_examples`` (B, K) the cached round used (-1: empty cache or no
     update); ``mistakes``/``updates`` (B,); ``lemma13_violations`` (B,) = rounds where the
-    released vector erred although the shadow margin y<w,x> > c rho (needs c, rho).
+    released vector erred although the shadow margin y<w,x> > c rho (needs c, rho);
+    ``shadow_probabilities`` (B, K, d) with ``keep_shadow``: the hidden weight vector after
+    each update, normalised to a probability vector (the distribution the m samples are drawn from).
     """
 
     update_rounds: np.ndarray
@@ -325,7 +327,7 @@ class DPWinnowBatch:
     updates: np.ndarray
     lemma13_violations: np.ndarray
     capped: np.ndarray
-    shadow_log_weights: np.ndarray | None = None
+    shadow_probabilities: np.ndarray | None = None
 
 
 class DPWinnow:

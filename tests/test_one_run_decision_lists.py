@@ -53,11 +53,16 @@ def test_winnow_canary_stream_flip_is_one_round_and_initial_prediction_is_minus(
 
 
 def test_winnow_canary_scores_by_hand():
-    # 3 canaries, d = 4, m = 2 samples: update at round 1 with counts (0, 2, 0, 0), update at round 2 with
-    # counts (1, 0, 1, 0). Canary 0: counts on coord 0 in releases with r_u >= 0: 0 + 1 -> 1/2; not fired.
-    # Canary 1: 2 + 0 = 2 -> 1, fired at round 1 -> + 1/2. Canary 2: release 2 only: 1 -> 1/2, fired -> + 1/2.
-    s = winnow_canary_scores([1, 2, -1], [[0, 2, 0, 0], [1, 0, 1, 0], [0, 0, 0, 0]], 3, m_samples=2)
-    assert np.allclose(s, [0.5, 1.5, 1.0])
+    # 4 canaries, d = 5, m = 2 samples: update at round 1 with counts (0, 2, 0, 0, 0), update at round 3
+    # with counts (1, 0, 1, 0, 0). Counts from each canary's round on (release u counts iff r_u >= i),
+    # divided by m: canary 0: (0 + 1)/2 = 1/2; canary 1: (2 + 0)/2 = 1; canary 2: 1/2 (release 2 only);
+    # canary 3: 0. Max 1, so the count term is 1e-3 * ev / 2. Firings: round 1 after a window of 2
+    # rounds (0, 1) -> 2 + 1/2; round 3 after a window of 2 rounds (2, 3) -> 2 + 1/2.
+    s = winnow_canary_scores([1, 3, -1], [[0, 2, 0, 0, 0], [1, 0, 1, 0, 0], [0] * 5], 4, m_samples=2)
+    assert np.allclose(s, [1e-3 * 0.25, 2.5 + 1e-3 * 0.5, 1e-3 * 0.25, 2.5])
+    # lexicographic order: any firing above any count evidence; a shorter window above a longer one
+    s = winnow_canary_scores([0, 3], np.zeros((2, 5)), 4, m_samples=1)
+    assert np.allclose(s, [3.0, 0.0, 0.0, 2.0 + 1.0 / 3.0])
 
 
 def test_dp_winnow_one_run_sound_on_correct_learner():
@@ -87,8 +92,12 @@ def test_greedy_cover_canary_data_and_scores_by_hand():
     # feature i fires on record i only, T (last column) on all; labels 1 iff included
     assert Phi.tolist() == [[True, False, False, True], [False, True, False, True], [False, False, True, True]]
     assert y.tolist() == [1, 0, 1]
-    # output list [(f2, 1), (T, 0), (f0, 1), (f1, 0)]: scores = bits of f0, f1, f2 = (1, 0, 1)
-    assert greedy_cover_canary_scores([2, 3, 0, 1], [1, 0, 1, 0], 3).tolist() == [1.0, 0.0, 1.0]
+    # output list [(f2, 1), (T, 0), (f0, 1), (f1, 0)], M = 4: only f2 comes before T (round 0), score
+    # (1 - 1/2)(2 - 0/4) = 1; f0 and f1 come after T (uniform bits): 0.
+    assert greedy_cover_canary_scores([2, 3, 0, 1], [1, 0, 1, 0], 3).tolist() == [0.0, 0.0, 1.0]
+    # [(f1, 0), (f0, 1), (f2, 1), (T, 1)]: f1 round 0 -> -1/2 * 2 = -1; f0 round 1 -> 1/2 * 1.75;
+    # f2 round 2 -> 1/2 * 1.5
+    assert greedy_cover_canary_scores([1, 0, 2, 3], [0, 1, 1, 1], 3).tolist() == [0.875, -1.0, 0.75]
 
 
 def test_greedy_cover_one_run_sound_and_flags_noise_dropped():
@@ -112,3 +121,36 @@ def test_bad_arguments():
         dp_winnow_canary_one_run(_winnow(), 10, release="weights")
     with pytest.raises(ValueError, match="replace-one"):
         greedy_cover_canary_one_run(DPGreedyCover(neighbouring="add/remove"), 10)
+
+
+# ---------------------------------------------------------------- one-run parameters (issue 8, item 2)
+
+
+def _one_run_winnow():
+    # The learner of the registered target dp-winnow-one-run: eps_hat = 3, eta = 1e-4, m = 3, L = 1.5, K = 300.
+    # Claim (notes Sec. 5.4, sharp): 3 + 4e-4 sqrt(2 * 900 * ln(1e6)) + 900 * 4e-4 (e^4e-4 - 1)
+    # = 3 + 4e-4 * 157.66 + 1.44e-4 = 3.0632 (< the pure 3 + 4 * 1e-4 * 900 = 3.36).
+    return DPWinnow(epsilon_hat=3.0, eta=1e-4, m=3, L=1.5, K=300, delta=1e-6)
+
+
+def test_one_run_winnow_claim_by_hand():
+    g = _one_run_winnow().guarantee
+    assert g.epsilon == pytest.approx(3 + 4e-4 * math.sqrt(1800 * math.log(1e6)) + 0.36 * math.expm1(4e-4), rel=1e-12)
+
+
+def test_dp_winnow_one_run_correct_learner_positive_and_below_claim():
+    # Soundness (<= 5% over the seed by construction); power: measured 0.38, 0.38, 0.73 at seeds 0-2
+    # (0.0-0.73 over seeds 0-7), so "positive" is asserted at seed 0 only (the fixed seed makes it
+    # reproducible; it documents that the design carries evidence at these parameters).
+    r = dp_winnow_canary_one_run(_one_run_winnow(), 1000, 0)
+    assert not r.violation and 0.0 < r.epsilon_lower_bound < r.epsilon_claimed, r.summary()
+
+
+@pytest.mark.parametrize("kw", [dict(release="shadow"), dict(release="winnow"), dict(query_every_round=False)])
+def test_dp_winnow_one_run_parameters_flag_every_planted_bug(kw):
+    # Each bug makes the top 200 scores all included canaries: the cached canaries (shadow: 2 eta boost;
+    # >= 200 updates), every included canary (non-private Winnow updates on all of them), or the firings
+    # (AddQuery on mistakes only: a firing happens at a mistake, i.e. an included canary; 226-252 firings
+    # measured over seeds 0-7). r = v = 200 at level 0.05/7: q^200 <= 0.00714 -> eps ~= 3.68 > 3.063.
+    r = dp_winnow_canary_one_run(_one_run_winnow(), 1000, 0, **kw)
+    assert r.violation and r.epsilon_lower_bound > 3.5, r.summary()

@@ -24,7 +24,37 @@ def test_families_and_bugs_registered():
     assert fams == {"greedy-cover", "winnow"}
     bugs = {n for n in NAMES if get_target(n).planted_bug}
     assert bugs == {"greedy-cover-one-round-claim", "dp-winnow-query-on-mistakes",
-                    "dp-winnow-release-shadow", "winnow-release-weights"}
+                    "dp-winnow-release-shadow", "winnow-release-weights",
+                    "dp-winnow-one-run-query-on-mistakes", "dp-winnow-one-run-release-shadow",
+                    "winnow-one-run-release-weights", "greedy-cover-one-run-step-40"}
+
+
+def test_one_run_twins_claim_the_correct_learners_guarantee():
+    # Every planted-bug twin of a one-run target claims exactly the correct target's (epsilon, delta).
+    for ok, twins in (("dp-winnow-one-run", ("dp-winnow-one-run-query-on-mistakes", "dp-winnow-one-run-release-shadow",
+                                             "winnow-one-run-release-weights")),
+                      ("greedy-cover-one-run", ("greedy-cover-one-run-step-40",))):
+        t = get_target(ok)
+        assert not t.planted_bug and t.tags
+        for name in twins:
+            b = get_target(name)
+            assert b.planted_bug and (b.epsilon, b.delta, b.tags) == (t.epsilon, t.delta, t.tags), name
+            assert b.d0 is t.d0 and b.d1 is t.d1, name
+    # DP-GreedyCover claim by hand (Theorem 7 [RECON], replace-one): x = eps_step/2 = 0.2, delta = 1e-5:
+    # (e^0.2 - 1)(e^0.2 ln(1e5) + 1) + 0.2 = 0.22140 * 15.0624 + 0.2 = 3.5348.
+    import math
+
+    assert get_target("greedy-cover-one-run").epsilon == pytest.approx(
+        math.expm1(0.2) * (math.exp(0.2) * math.log(1e5) + 1) + 0.2, rel=1e-12)
+
+
+def test_one_run_pairs_differ_in_one_record():
+    import numpy as np
+
+    for name in ("dp-winnow-one-run", "greedy-cover-one-run"):
+        t = get_target(name)
+        (A0, y0), (A1, y1) = t.d0, t.d1
+        assert np.array_equal(A0, A1) and np.flatnonzero(np.asarray(y0) != np.asarray(y1)).tolist() == [0]
 
 
 @pytest.mark.parametrize("name", NAMES)
