@@ -49,7 +49,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from audit import attacks as _attacks
-from audit.core import AuditResult, audit_outputs
+from audit.core import AuditResult, _resolve_attack, audit_outputs
 from audit.estimators import (
     Explicit,
     Split,
@@ -436,11 +436,7 @@ def _fitted_scorer(out0, out1, score):
     attack applies to these outputs.
     """
     try:
-        if score is not None:
-            atk = _attacks.ScoreAttack(score)
-        else:
-            n_look = max(1, min(2000, len(out0) // 10))
-            atk = _attacks.choose_attack(out0[:n_look], out1[:n_look])
+        atk = _resolve_attack(None, score, None, out0, out1)  # audit_outputs' own choice of attack
         if atk.needs_training:
             k = len(out0) // 2
             atk.fit(out0[:k], out1[:k])
