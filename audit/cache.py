@@ -2,7 +2,7 @@
 
 Chunk ``i`` of a run is determined by the mechanism, the neighbouring pair, the
 seed, the chunk size and the chunk's own size (its seed is the ``i``-th child of
-``SeedSequence(seed)``, see :mod:`audit.engine`); so a chunk computed by an
+``SeedSequence(seed)``, see :mod:`privbound.audit.engine`); so a chunk computed by an
 interrupted run is exactly the chunk an uninterrupted run would compute, and can be
 reused. Each entry is one ``.npz`` file written atomically (temporary file, then a
 rename) with a SHA-256 digest of its arrays stored beside them; an entry that is
@@ -22,7 +22,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-__all__ = ["ChunkCache", "ResultCache", "atomic_write_bytes", "fingerprint"]
+__all__ = ["ChunkCache", "ResultCache", "atomic_write_bytes", "fingerprint", "source_digest"]
 
 
 def fingerprint(*parts: Any) -> str:
@@ -46,6 +46,21 @@ def fingerprint(*parts: Any) -> str:
             h.update(repr(p).encode())
         h.update(b"\x00")
     return h.hexdigest()
+
+
+def source_digest(*packages: Any) -> str:
+    """A digest of every ``.py`` file of the given packages (module objects), 16 hex digits.
+
+    Part of every cache key: a change to the code that produced a cached result
+    invalidates it.
+    """
+    h = hashlib.sha256()
+    for pkg in packages:
+        for root in pkg.__path__:
+            for f in sorted(Path(root).rglob("*.py")):
+                h.update(f.relative_to(root).as_posix().encode())
+                h.update(f.read_bytes())
+    return h.hexdigest()[:16]
 
 
 def _digest(arrays: Sequence[np.ndarray]) -> str:

@@ -14,17 +14,18 @@ measured looser for the analytic Gaussian at 1e5-1e6 trials (benchmarks/README.m
 
 from __future__ import annotations
 
+import enum
 import json
 import math
 import time
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any, Callable
 
 import numpy as np
 
-from audit import attacks as _attacks
-from audit.engine import DEFAULT_CHUNK_SIZE, run_trials
-from audit.estimators import (
+from privbound.audit import attacks as _attacks
+from privbound.audit.engine import DEFAULT_CHUNK_SIZE, run_trials
+from privbound.audit.estimators import (
     AllThresholds,
     Estimate,
     Explicit,
@@ -35,14 +36,58 @@ from audit.estimators import (
     estimate_epsilon,
     p_value,
 )
-from learners._validation import check_confidence, check_delta, check_epsilon, check_int
+from privbound.learners.validation import check_confidence, check_delta, check_epsilon, check_int
 
-__all__ = ["AuditResult", "audit_mechanism", "audit_outputs"]
+__all__ = ["AuditResult", "audit_mechanism", "audit_outputs", "json_safe"]
 
 
-@dataclass
+@dataclass(frozen=True, repr=False)
 class AuditResult:
-    """Verdict of one audit: claimed (epsilon, delta) against the empirical lower bound."""
+    """Verdict of one audit: claimed (epsilon, delta) against the empirical lower bound.
+
+    Attributes
+    ----------
+    epsilon_claimed, delta : float
+        The claim audited.
+    epsilon_lower_bound : float
+        Lower bound on the mechanism's epsilon at ``delta``, valid with probability at least
+        ``confidence`` (``inf`` when the outputs prove that no finite epsilon holds).
+    confidence : float
+        Confidence of the bound.
+    trials : int
+        Trials per dataset.
+    method : str
+        The estimator (e.g. ``"split-clopper-pearson"``).
+    attack : str
+        The test statistic that scored the outputs.
+    threshold : float or None
+        Threshold of the chosen event on the attack score.
+    event : str or None
+        The chosen event, described (``None`` when none distinguishes the datasets).
+    tpr, fpr : float
+        Empirical probabilities of the event under the top and bottom dataset of the DP inequality.
+    tpr_lower, fpr_upper : float
+        Their one-sided Clopper--Pearson bounds.
+    auroc : float
+        Area under the ROC curve of the attack scores on the evaluation trials.
+    p_value : float
+        p-value of the hypothesis "the claim holds".
+    violation : bool
+        ``epsilon_lower_bound > epsilon_claimed``.
+    seed : int
+        Seed of the trials.
+    wall_seconds : float
+        Wall time of the audit.
+    n_evaluation : int
+        Trials per dataset that evaluated the event.
+    name : str or None
+        The audited target.
+    accountant_epsilon : dict or None
+        The second claim dp_accounting gives for the mechanism's ``DpEvent`` at ``delta``
+        (``{"pld": eps, "rdp": eps}``), when the mechanism has one.
+    details : dict
+        Everything else: the ROC of the chosen event family, timings, what the target records.
+    """
 
     epsilon_claimed: float
     delta: float
@@ -64,17 +109,21 @@ class AuditResult:
     wall_seconds: float
     n_evaluation: int
     name: str | None = None
+    accountant_epsilon: dict[str, float] | None = None
     details: dict[str, Any] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-safe dict (non-finite floats become None)."""
-        out = {}
-        for k, v in asdict(self).items():
-            out[k] = _json_safe(v)
-        return out
+        return json_safe(asdict(self))
 
     def to_json(self) -> str:
         return json.dumps(self.to_dict(), sort_keys=True)
+
+    def __repr__(self) -> str:
+        name = f"{self.name!r}, " if self.name else ""
+        return (f"AuditResult({name}claimed=({self.epsilon_claimed:g}, {self.delta:g}), "
+                f"epsilon_lower_bound={self.epsilon_lower_bound:.4g}, violation={self.violation}, "
+                f"trials={self.trials}, attack={self.attack!r})")
 
     def summary(self) -> str:
         """A readable paragraph, statsmodels-style."""
@@ -83,6 +132,11 @@ class AuditResult:
         lines = [
             f"{name}privacy audit -- {verdict}",
             f"  claimed             : ({self.epsilon_claimed:g}, {self.delta:g})-DP",
+        ]
+        if self.accountant_epsilon:
+            tighter = ", ".join(f"{k.upper()} {v:.4g}" for k, v in sorted(self.accountant_epsilon.items()))
+            lines.append(f"  accountant epsilon  : {tighter} (dp_accounting, same delta)")
+        lines += [
             f"  epsilon lower bound : {self.epsilon_lower_bound:.4f} at {self.confidence:.1%} confidence"
             f" ({self.epsilon_lower_bound / self.epsilon_claimed:.1%} of the claim)",
             f"  p-value (claim holds): {self.p_value:.3g}",
@@ -99,19 +153,27 @@ class AuditResult:
         return self.summary()
 
 
-def _json_safe(v: Any) -> Any:
-    if isinstance(v, dict):
-        return {str(k): _json_safe(x) for k, x in v.items()}
-    if isinstance(v, (list, tuple)):
-        return [_json_safe(x) for x in v]
-    if isinstance(v, (np.bool_, bool)):
-        return bool(v)
-    if isinstance(v, (np.integer,)):
-        return int(v)
-    if isinstance(v, (float, np.floating)):
-        f = float(v)
+def json_safe(value: Any) -> Any:
+    """``value`` with numpy scalars and arrays as Python numbers and lists, and non-finite floats as None.
+
+    Dict keys become strings and enum members their values, so ``json.dumps`` accepts the result.
+    """
+    if isinstance(value, dict):
+        return {str(k.value if isinstance(k, enum.Enum) else k): json_safe(x) for k, x in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [json_safe(x) for x in value]
+    if isinstance(value, np.ndarray):
+        return json_safe(value.tolist())
+    if isinstance(value, (np.bool_, bool)):
+        return bool(value)
+    if isinstance(value, enum.Enum):
+        return json_safe(value.value)
+    if isinstance(value, np.integer):
+        return int(value)
+    if isinstance(value, (float, np.floating)):
+        f = float(value)
         return f if math.isfinite(f) else None
-    return v
+    return value
 
 
 def _resolve_attack(attack, score, log_likelihood_ratio, out0, out1, max_look=None) -> _attacks.Attack:
@@ -120,7 +182,7 @@ def _resolve_attack(attack, score, log_likelihood_ratio, out0, out1, max_look=No
         raise ValueError("give at most one of attack, score and log_likelihood_ratio")
     if attack is not None:
         if not isinstance(attack, _attacks.Attack):
-            raise TypeError(f"attack must be an audit.attacks.Attack, got {type(attack).__name__}")
+            raise TypeError(f"attack must be a privbound.audit.attacks.Attack, got {type(attack).__name__}")
         return attack
     if score is not None:
         return _attacks.ScoreAttack(score)
@@ -232,7 +294,7 @@ def _whitebox_result(out0, out1, log_likelihood_ratio, *, epsilon, delta, confid
     every threshold test. Pass an explicit ``strategy`` to get the threshold test on
     ``-L`` instead, whose validity does not depend on the density being exact.
     """
-    from audit.whitebox import whitebox_epsilon_lower_bound
+    from privbound.audit.whitebox import whitebox_epsilon_lower_bound
 
     n = min(len(out0), len(out1))
     l0 = np.asarray(log_likelihood_ratio(out0), dtype=float)
@@ -306,7 +368,7 @@ def audit_mechanism(
 
     Example::
 
-        from audit import audit_mechanism
+        from privbound.audit import audit_mechanism
         mech = lambda x, rng: x + rng.laplace(scale=1.0)
         print(audit_mechanism(mech, 0.0, 1.0, epsilon=1.0).summary())
     """
@@ -333,6 +395,5 @@ def audit_mechanism(
         seed=seed,
         name=name,
     )
-    result.wall_seconds = time.perf_counter() - start
-    result.details["sampling_seconds"] = wall
-    return result
+    return replace(result, wall_seconds=time.perf_counter() - start,
+                   details={**result.details, "sampling_seconds": wall})

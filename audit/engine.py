@@ -26,7 +26,7 @@ from typing import Any, Callable, Mapping, Sequence
 import joblib
 import numpy as np
 
-from learners._validation import check_int
+from privbound.learners.validation import check_int
 
 __all__ = [
     "DEFAULT_CHUNK_SIZE",
@@ -215,7 +215,7 @@ def run_trials(
     (``d0`` first, then ``d1``). Raises :class:`MechanismError` naming the trial
     and the seed when the mechanism raises or returns non-finite output.
 
-    ``cache`` (an :class:`audit.cache.ChunkCache` for this mechanism, pair, seed and
+    ``cache`` (an :class:`privbound.audit.cache.ChunkCache` for this mechanism, pair, seed and
     chunk size) supplies finished chunks and stores new ones as they finish, so an
     interrupted run resumes where it stopped with bit-identical results.
     """

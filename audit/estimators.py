@@ -37,7 +37,7 @@ from typing import Literal
 import numpy as np
 from scipy import special
 
-from learners._validation import check_confidence, check_delta, check_int, check_real
+from privbound.learners.validation import check_confidence, check_delta, check_int, check_real
 
 __all__ = [
     "Split",

@@ -42,9 +42,9 @@ from typing import Any, Callable, Sequence
 import numpy as np
 from scipy import optimize, special
 
-from audit.engine import run_trials
-from learners.mechanisms import gaussian_delta
-from learners._validation import check_confidence, check_delta, check_int, check_real
+from privbound.audit.engine import run_trials
+from privbound.learners.mechanisms import gaussian_delta
+from privbound.learners.validation import check_confidence, check_delta, check_int, check_real
 
 __all__ = [
     "OneRunResult",
@@ -55,8 +55,7 @@ __all__ = [
     "one_run_audit",
     "one_run_audit_target",
     "default_guess_grid",
-    "perceptron_canary_one_run",
-]
+    ]
 
 _EPS_MAX = 50.0
 
@@ -132,7 +131,7 @@ def _gaussian_epsilon(mu: float, delta: float) -> float:
     """The epsilon at which mu-GDP (the Gaussian mechanism with sigma = 1/mu) has delta(eps) = delta.
 
     Solves delta(eps) = Phi(mu/2 - eps/mu) - e^eps Phi(-mu/2 - eps/mu) = delta
-    (Balle & Wang 2018, Thm 8; :func:`learners.mechanisms.gaussian_delta`), decreasing in eps.
+    (Balle & Wang 2018, Thm 8; :func:`privbound.learners.mechanisms.gaussian_delta`), decreasing in eps.
     """
     if mu <= 0:
         return 0.0
@@ -347,7 +346,7 @@ def _target_score(target, seed: int) -> Callable[[np.ndarray], np.ndarray]:
         return lambda o: -np.asarray(f(o), dtype=float)
     if getattr(target, "score", None) is not None:
         return lambda o: np.asarray(target.score(o), dtype=float)
-    from audit import attacks as _attacks
+    from privbound.audit import attacks as _attacks
 
     pilot_seed = int(np.random.SeedSequence([seed, 2]).generate_state(1)[0])
     pilot = run_trials(target.mechanism, target.d0, target.d1, 2000, seed=pilot_seed)
@@ -372,7 +371,7 @@ def one_run_audit_target(
     Canary design (reference, "idealised" setting of Steinke et al.): canary i is one
     independent release of ``target.mechanism`` on ``target.d1`` if included (probability
     1/2, drawn from ``SeedSequence([seed, 1])``) and on ``target.d0`` otherwise. Outputs
-    come from the chunk engine (:func:`audit.engine.run_trials` with seed ``seed``: m
+    come from the chunk engine (:func:`privbound.audit.engine.run_trials` with seed ``seed``: m
     outputs per side, of which each canary keeps the side its bit selects -- outputs are
     independent of the bits, so this is the product mechanism exactly). Scores: the
     target's -log-likelihood ratio, its score, or an attack fitted on separate pilot runs.
@@ -390,54 +389,4 @@ def one_run_audit_target(
     res = one_run_audit(scores, included, delta=target.delta, confidence=confidence, grid=grid,
                         fdp=getattr(target, "family", None) == "gaussian", epsilon_claimed=target.epsilon)
     res.details.update(target=target.name, seed=seed, design="independent release per canary")
-    return res
-
-
-def perceptron_canary_one_run(
-    learner,
-    base_data: tuple,
-    m: int,
-    seed: int = 0,
-    *,
-    delta: float | None = None,
-    confidence: float = 0.95,
-    grid: Sequence[tuple[int, int]] | None = None,
-    epsilon_claimed: float | None = None,
-    fdp: bool = False,
-) -> OneRunResult:
-    """One-run audit of a DP Batch Perceptron (``learner.run_batch``) with m orthogonal unit canaries.
-
-    Canary design (issue 8, item 2): the base data ``(X, y)`` live in the first ``k`` coordinates; canary
-    i is the record ``(e_{k+i}, +1)``, orthogonal to the data and to every other canary, included with
-    probability 1/2 (bits from ``SeedSequence([seed, 1])``). One training run (through the chunk engine,
-    seed ``seed``) releases ``w``; the score of canary i is ``w[k + i]`` (normalisation of w does not change
-    the ranking). Adding or removing one canary is one add/remove neighbouring step, so the learner's
-    (eps, delta) claim covers each canary. ``delta`` defaults to ``learner.delta``. ``fdp=True`` adds the
-    Gaussian f-DP refinement; off by default because a Poisson-subsampled Gaussian learner claims (eps, delta),
-    not the full trade-off curve of the Gaussian mechanism calibrated to (eps, delta), so a refutation of that
-    curve is not a violation of the learner's claim.
-    """
-    from audit.engine import map_chunks
-
-    m = check_int(m, "m", low=2)
-    check_int(seed, "seed", low=0)
-    X0 = np.asarray(base_data[0], dtype=float)
-    y0 = np.asarray(base_data[1], dtype=float)
-    n, k = X0.shape
-    rng = np.random.default_rng(np.random.SeedSequence([seed, 1]))
-    included = rng.random(m) < 0.5
-    X = np.zeros((n + m, k + m))
-    X[:n, :k] = X0
-    X[n + np.arange(m), k + np.arange(m)] = 1.0
-    keep = np.r_[np.ones(n, bool), included]
-    y = np.r_[y0, np.ones(m)]
-
-    def chunk(size, ss):
-        return learner.run_batch(X[keep], y[keep], np.random.default_rng(ss), size)["coef"]
-
-    w = map_chunks(chunk, 1, seed=seed)[0][0]
-    d = float(getattr(learner, "delta", 0.0)) if delta is None else check_delta(delta)
-    res = one_run_audit(w[k:], included, delta=d, confidence=confidence, grid=grid, fdp=fdp and d > 0,
-                        epsilon_claimed=epsilon_claimed)
-    res.details.update(design="orthogonal unit canaries e_{k+i}, label +1", seed=seed)
     return res

@@ -3,7 +3,7 @@
 Registered through the ``pytest11`` entry point, so any project that installs
 privbound can write::
 
-    from audit.pytest_plugin import assert_dp
+    from privbound.audit.pytest_plugin import assert_dp
 
     def test_my_mechanism_is_private():
         assert_dp(my_mechanism, d0, d1, epsilon=1.0)
@@ -30,7 +30,7 @@ from typing import Any, Callable
 import pytest
 from scipy import stats
 
-from learners._validation import check_confidence, check_int, check_probability
+from privbound.learners.validation import check_confidence, check_int, check_probability
 
 __all__ = ["assert_dp", "assert_rate_at_most", "ErrorBudget", "budget", "next_alpha"]
 
@@ -93,7 +93,7 @@ def assert_dp(
     Raises ``AssertionError`` with the epsilon lower bound, the trials, the seed and
     the command that reproduces the failure.
     """
-    from audit.core import audit_mechanism
+    from privbound.audit.core import audit_mechanism
 
     alpha = next_alpha(confidence)
     seed = _BUDGET.seed if seed is None else seed

@@ -17,10 +17,10 @@ Search phase (``search_fraction`` of the per-side trials):
    the certification's selection data).
 
 Pairs are ranked by the bound the certification is predicted to reach with their
-search outputs (:func:`audit.estimators.predicted_split_bound`: Split's own pessimistic
+search outputs (:func:`privbound.audit.estimators.predicted_split_bound`: Split's own pessimistic
 selection rule at the certification size); pairs with nothing certifiable yet are
 ordered structured first, then by the strongest two-proportion z statistic of any threshold event
-(:func:`audit.estimators.difference_evidence`), which measures signal, not sample size.
+(:func:`privbound.audit.estimators.difference_evidence`), which measures signal, not sample size.
 
 Certification on ``(1 - search_fraction)`` of the trials, fresh (seed stream
 ``SeedSequence([seed, 1])`` versus ``SeedSequence([seed, 0, i])`` for the search). The
@@ -43,22 +43,23 @@ from __future__ import annotations
 
 import math
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from audit import attacks as _attacks
-from audit.core import AuditResult, _resolve_attack, audit_outputs
-from audit.estimators import (
+from privbound.audit import attacks as _attacks
+from privbound.audit.core import AuditResult, _resolve_attack, audit_outputs
+from privbound.audit.estimators import (
     Explicit,
     Split,
     difference_evidence,
     predicted_split_bound,
     strongest_difference_event,
 )
-from audit.engine import run_trials
-from learners._validation import check_confidence, check_delta, check_epsilon, check_int, check_real
+from privbound.audit.engine import run_trials
+from privbound.learners.neighbouring import NeighbouringRelation
+from privbound.learners.validation import check_confidence, check_delta, check_epsilon, check_int, check_real
 
 __all__ = [
     "InputSpace",
@@ -286,16 +287,16 @@ def search_and_audit(
     successive halving (Karnin, Koren & Somekh 2013) on half of it -- keep the better half,
     give each survivor an equal share of the round's budget, repeat until one pair is left;
     the last pair gets the other half. Pairs are ranked by the bound the certification is
-    predicted to reach with their outputs (:func:`audit.estimators.predicted_split_bound`,
+    predicted to reach with their outputs (:func:`privbound.audit.estimators.predicted_split_bound`,
     pessimistic Wilson rates; all of a pair's search outputs count).
 
     Certification on ``(1 - search_fraction) * trials`` fresh trials: the winner's search
     outputs choose the attack and the threshold event (Split's rule, with fresh trials
     added to the selection part up to Split's default 20% share when the search outputs
     are fewer; when the rule predicts nothing certifiable, the event of
-    :func:`audit.estimators.strongest_difference_event`), and the rest evaluate it
+    :func:`privbound.audit.estimators.strongest_difference_event`), and the rest evaluate it
     (Clopper--Pearson). So the search budget doubles as (part of) the selection split that
-    :func:`audit.core.audit_mechanism` would otherwise take from the audit; the pair, the
+    :func:`privbound.audit.core.audit_mechanism` would otherwise take from the audit; the pair, the
     attack and the event are functions of search data and of fresh trials set aside for
     selection by a rule fixed before they are drawn, independent of the evaluation trials,
     and the bound holds at ``confidence``. ``score`` optionally fixes the attack's score function for both phases.
@@ -311,7 +312,7 @@ def search_and_audit(
     confidence = check_confidence(confidence)
     check_int(seed, "seed", low=0)
     if not isinstance(input_space, InputSpace):
-        raise TypeError(f"input_space must be an audit.search.InputSpace, got {type(input_space).__name__}")
+        raise TypeError(f"input_space must be a privbound.audit.search.InputSpace, got {type(input_space).__name__}")
 
     search_trials = int(math.floor(search_fraction * trials))
     audit_trials = trials - search_trials
@@ -420,10 +421,10 @@ def search_and_audit(
         result = audit_outputs(np.concatenate([sel0, fresh.out0]), np.concatenate([sel1, fresh.out1]),
                                score=score, strategy=Split(fraction), **common)
         selection = "Split selection on the search outputs"
-    result.wall_seconds = time.perf_counter() - start
-    result.trials = audit_trials
-    result.details.update(search="neighbour-search", search_trials=search_trials, selection_trials=n_selection,
-                          selection=selection, n_candidates=len(candidates), best_origin=best["origin"])
+    result = replace(result, wall_seconds=time.perf_counter() - start, trials=audit_trials, details={
+        **result.details, "search": "neighbour-search", "search_trials": search_trials,
+        "selection_trials": n_selection, "selection": selection, "n_candidates": len(candidates),
+        "best_origin": best["origin"]})
     summary = [{"origin": c["origin"], "estimate": c["estimate"], "evidence": c["key"][1], "trials": c["trials"],
                 "pair": tuple(np.asarray(p).tolist() for p in c["pair"])} for c in candidates]
     return SearchResult(result, d0, d1, search_trials, audit_trials, summary)
@@ -450,8 +451,8 @@ def _ranking_key(out0, out1, score, n_evaluation, delta, confidence) -> tuple[fl
     """How a pair ranks: (predicted certified bound if positive else -inf, evidence of any difference).
 
     The first entry is Split's own pessimistic prediction from the pair's search outputs
-    (:func:`audit.estimators.predicted_split_bound`); pairs with nothing certifiable yet
-    are ordered by :func:`audit.estimators.difference_evidence`, which measures signal
+    (:func:`privbound.audit.estimators.predicted_split_bound`); pairs with nothing certifiable yet
+    are ordered by :func:`privbound.audit.estimators.difference_evidence`, which measures signal
     rather than sample size.
     """
     scorer, out0, out1 = _fitted_scorer(out0, out1, score)
@@ -469,10 +470,9 @@ def infer_input_space(target) -> InputSpace:
     """A search space for a registered target, from its neighbouring relation and example pair."""
     d0 = np.asarray(target.d0)
     d1 = np.asarray(target.d1)
-    relation = (getattr(target, "neighbouring", "") or "").lower()
     if d0.ndim == 0:
         return FiniteNeighbours(((target.d0, target.d1),))
-    if "scores" in relation or "sensitivity-1" in relation:
+    if target.neighbouring is NeighbouringRelation.BOUNDED_QUERY_CHANGE:
         lo = float(min(d0.min(), d1.min()))
         hi = float(max(d0.max(), d1.max()))
         return BoxNeighbours(d0.size, low=lo, high=max(hi, lo + 1.0), radius=1.0)
@@ -499,6 +499,4 @@ def search_target(
         trials=trials or 2 * target.default_trials, search_fraction=search_fraction, seed=seed,
         confidence=confidence, n_jobs=n_jobs, score=target.score, name=target.name, **kwargs,
     )
-    res.audit.details.update(family=target.family, planted_bug=target.planted_bug,
-                             neighbouring=target.neighbouring)
-    return res
+    return replace(res, audit=replace(res.audit, details={**res.audit.details, **target.audit_details()}))

@@ -60,7 +60,7 @@ from typing import Any
 
 import numpy as np
 
-from learners._validation import check_confidence, check_delta, check_real
+from privbound.learners.validation import check_confidence, check_delta, check_real
 
 __all__ = [
     "WhiteBoxEstimate",
@@ -79,7 +79,7 @@ _BISECTION_STEPS = 60
 
 @dataclass(frozen=True)
 class WhiteBoxEstimate:
-    """Result of :func:`whitebox_epsilon_lower_bound` (fields shaped like ``audit.estimators.Estimate``).
+    """Result of :func:`whitebox_epsilon_lower_bound` (fields shaped like ``privbound.audit.estimators.Estimate``).
 
     ``p_value`` is ``min(1, 1/K)`` with K the betting capital at ``epsilon_claimed``
     (a valid p-value of "the pair is (epsilon_claimed, delta)-DP" by Markov's inequality);

@@ -4,7 +4,7 @@ and the "privacy for free" table of Remark 2 (notes Sec. 10 A9).
 Run: ``python benchmarks/agnostic_batched.py [--quick]``. Prints two tables:
 
 1. runs/second of Algorithm 2's coefficient release, Algorithm 1's selection step, and the end-to-end
-   Algorithm 1 / Algorithm 4 releases (``learners.agnostic.*_batch``) against loops of the learners' own
+   Algorithm 1 / Algorithm 4 releases (``privbound.learners.agnostic_halfspaces.algorithms.*_batch``) against loops of the learners' own
    single-run calls (``fit`` with size 1), and the speedup;
 2. Remark 2: the smallest n (doubling grid) at which the mean ||m~ - m_T|| of Algorithm 2's release is <= 0.1,
    for eps in {alpha, 2 alpha, 4 alpha} against eps = inf (d = 2, p = 2, alpha = 0.2, delta = 1e-5).
@@ -18,8 +18,8 @@ import time
 
 import numpy as np
 
-from learners import agnostic as A
-from learners.hermite import clip_features, hermite_features
+from privbound.learners.agnostic_halfspaces import algorithms as A
+from privbound.learners.agnostic_halfspaces.hermite import clip_features, hermite_features
 
 
 def _rate(fn, n):

@@ -6,7 +6,7 @@ Part A. Gaussian mechanism calibrated to (1, 1e-5) and Laplace mechanism (eps = 
 * ``black-box``: ``audit.audit_mechanism`` with its default attack and Split strategy (Clopper--Pearson);
 * ``single-threshold limit``: the best bound any single threshold event gives at N (expected counts,
   computed by ``benchmarks/auditor_tightness.py``'s ``single_threshold_limit``);
-* ``white-box``: :func:`audit.whitebox.whitebox_epsilon_lower_bound` on the exact privacy loss
+* ``white-box``: :func:`privbound.audit.whitebox.whitebox_epsilon_lower_bound` on the exact privacy loss
   ``L(o) = log p_d0(o)/p_d1(o)`` of the same trials (betting test on the hockey-stick divergence);
 * ``white-box IS`` (Gaussian only): the same with N outputs from a tilted proposal N(t, sigma^2),
   t = (1 - 2 sigma^2 eps_floor)/2 (where L = eps_floor), eps_floor = 0.9, weights p/q bounded on {L > 0.9}.
@@ -20,8 +20,8 @@ m/2 = 500 trainings per side (the same number of canary "trials", 1000 trainings
 with 20 000 per side; wall time of each.
 
 Part C. Neighbour search (issue 8, item 3) on the reference targets of the registry (the correct
-mechanisms of ``privbound list`` with a search space ``audit.search.infer_input_space`` can build; the
-add/remove subsampling target has none): ``audit.search.search_target`` with no pair given against
+mechanisms of ``privbound list`` with a search space ``privbound.audit.search.infer_input_space`` can build; the
+add/remove subsampling target has none): ``privbound.audit.search.search_target`` with no pair given against
 ``Target.audit`` on the registered hand-picked pair, at equal total trials per side (``--search-budget``
 times the target's default; the CLI's ``--search`` uses 2x), mean over ``--search-seeds`` seeds (the
 sparse-vector targets are noise-dominated: at 2x half of the hand-picked audits certify 0, so use >= 50).
@@ -43,11 +43,11 @@ from pathlib import Path
 
 import numpy as np
 
-from audit import audit_mechanism
-from audit.engine import map_chunks
-from audit.one_run import perceptron_canary_one_run
-from audit.whitebox import whitebox_epsilon_lower_bound
-from learners.mechanisms import GaussianMechanism, LaplaceMechanism
+from privbound.audit import audit_mechanism
+from privbound.audit.engine import map_chunks
+from privbound.audit.targets.robust_halfspaces import perceptron_canary_one_run
+from privbound.audit.whitebox import whitebox_epsilon_lower_bound
+from privbound.learners.mechanisms import GaussianMechanism, LaplaceMechanism
 
 CONFIDENCE = 0.95
 FULL_SIZES = (10_000, 100_000, 1_000_000)
@@ -128,8 +128,8 @@ def part_a(sizes, seeds):
 
 
 def part_b(m, seeds, trials_many):
-    from audit.targets import get_target
-    from audit.targets_robust_halfspaces import canary_pair
+    from privbound.audit.targets import get_target
+    from privbound.audit.targets.robust_halfspaces import canary_pair
 
     target = get_target("batch-perceptron-rdp")
     learner = target.mechanism
@@ -166,8 +166,8 @@ SEARCH_TARGETS = (
 
 
 def part_c(names, seeds, budget, seed_offset=1000):
-    from audit.search import search_target
-    from audit.targets import get_target
+    from privbound.audit.search import search_target
+    from privbound.audit.targets import get_target
 
     print(f"\nPart C: neighbour search vs hand-picked pair at {budget:g}x the default trials, "
           f"{seeds} seeds from {seed_offset} (95% confidence)")

@@ -13,7 +13,7 @@ side and 95% confidence, this script prints
 * the *single-threshold limit*: the best bound any single fixed threshold event
   could give with N trials per side, computed from the exact output distributions
   (scipy.stats) by plugging the expected counts N * p into
-  ``audit.estimators.epsilon_bound_from_counts`` and maximising over a fine grid of
+  ``privbound.audit.estimators.epsilon_bound_from_counts`` and maximising over a fine grid of
   thresholds, both tails and both orderings of the pair (hypothesis-testing view of
   DP: eps >= ln((P_a(E) - delta) / P_b(E)) for every event E; Kairouz, Oh &
   Viswanath 2015; Jagielski, Ullman & Oprea 2020);
@@ -59,9 +59,9 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from audit import AllThresholds, ScalarAttack, Split, audit_mechanism
-from audit.estimators import epsilon_bound_from_counts
-from learners.mechanisms import GaussianMechanism, LaplaceMechanism, RandomizedResponse
+from privbound.audit import AllThresholds, ScalarAttack, Split, audit_mechanism
+from privbound.audit.estimators import epsilon_bound_from_counts
+from privbound.learners.mechanisms import GaussianMechanism, LaplaceMechanism, RandomizedResponse
 
 CONFIDENCE = 0.95
 ALPHA = 1.0 - CONFIDENCE
@@ -123,7 +123,7 @@ def cases() -> list[Case]:
 def _family_bounds(case: Case, t: np.ndarray, n: int) -> np.ndarray:
     """Bound at expected counts for the four threshold families at thresholds ``t``.
 
-    Families (as in audit.estimators): {x >= t} with d1 on top, {x < t} with d0 on top,
+    Families (as in privbound.audit.estimators): {x >= t} with d1 on top, {x < t} with d0 on top,
     {x >= t} with d0 on top, {x < t} with d1 on top. For the discrete case the grid
     holds half-integers, so {x >= t} = {x > t} and sf/cdf need no off-by-one care.
     """

@@ -26,8 +26,8 @@ import time
 
 import numpy as np
 
-from learners.decision_lists import feature_matrix, greedy_cover_run, greedy_cover_sample
-from learners.winnow import DPWinnow, generate_instance
+from privbound.learners.decision_lists_winnow.decision_lists import feature_matrix, greedy_cover_run, greedy_cover_sample
+from privbound.learners.decision_lists_winnow.winnow import DPWinnow, generate_instance
 
 
 def _best(fn, repeats: int) -> float:

@@ -9,8 +9,8 @@ import time
 
 import numpy as np
 
-from learners.perceptron import DPBatchPerceptron
-from learners.robustness import margin_realizable
+from privbound.learners.robust_halfspaces.perceptron import DPBatchPerceptron
+from privbound.learners.robust_halfspaces.robustness import margin_realizable
 
 
 def main(runs: int = 500) -> list[dict]:

@@ -22,8 +22,8 @@ import time
 
 import numpy as np
 
-from bounds import _rh_checks as K
-from bounds.checks import PROFILES, CheckContext
+from privbound.bounds.robust_halfspaces import checks as K
+from privbound.bounds.checks import PROFILES, CheckContext
 
 
 def main(profile: str = "default", seed: int = 0) -> list[dict]:
@@ -49,8 +49,8 @@ def main(profile: str = "default", seed: int = 0) -> list[dict]:
                      n=c.details["em_needed_n_success_0_5"], slope=c.details["fitted_slope"], ci=c.details["fitted_slope_ci95"],
                      theory="1", status=c.status, seconds=time.perf_counter() - t,
                      note=f"local slope at the largest d: {c.details['local_slopes'][-1]:.4f}"))
-    from learners.perceptron import MarginPerceptron
-    from learners.robustness import in_packing_cell, packing_sample
+    from privbound.learners.robust_halfspaces.perceptron import MarginPerceptron
+    from privbound.learners.robust_halfspaces.robustness import in_packing_cell, packing_sample
 
     rng = np.random.default_rng(seed)
     one = []

@@ -1,6 +1,6 @@
 """Throughput of the seeded trial engine (issue 2, item 6, "Reach"; DESIGN.md "The auditor", step 3).
 
-Two measurements of ``audit.engine.run_trials``, each the best of ``--repeats`` runs
+Two measurements of ``privbound.audit.engine.run_trials``, each the best of ``--repeats`` runs
 (``time.perf_counter``; the machine may be shared, so the best run is the one least
 disturbed by other processes):
 
@@ -35,8 +35,8 @@ import joblib
 import numpy as np
 from threadpoolctl import threadpool_limits
 
-from audit.engine import DEFAULT_CHUNK_SIZE, run_trials
-from learners.mechanisms import LaplaceMechanism
+from privbound.audit.engine import DEFAULT_CHUNK_SIZE, run_trials
+from privbound.learners.mechanisms import LaplaceMechanism
 
 
 # ------------------------------------------------------------------ workload

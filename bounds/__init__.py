@@ -1,11 +1,14 @@
 """privbound.bounds: the theorems of the three papers as executable claims with checks.
 
-Public API (issue "bounds/"): :func:`claims`, :func:`get`, :func:`evaluate`,
-:func:`check`, :func:`run_checks` and the :class:`CheckResult` they return.
+:func:`claims`, :func:`get`, :func:`evaluate`, :func:`check` and :func:`run_checks`,
+and the :class:`CheckResult` they return. Importing the package registers the claims
+of every paper (one subpackage per paper; the registry itself imports none of them).
 """
 
-from bounds.checks import PROFILES, CheckContext, CheckOutcome, CheckResult, check, run_checks
-from bounds.registry import Check, Claim, ClaimKind, Condition, claims, evaluate, get, register
+from privbound.bounds.checks import PROFILES, CheckContext, CheckOutcome, CheckResult, check, run_checks
+from privbound.bounds.registry import Check, Claim, ClaimKind, Condition, claims, evaluate, get, register
+
+from privbound.bounds import agnostic_halfspaces, decision_lists_winnow, robust_halfspaces  # noqa: E402,F401  (register)
 
 __all__ = [
     "PROFILES",

@@ -26,7 +26,7 @@ from typing import Any, Iterable, Sequence
 import numpy as np
 from scipy import stats
 
-from learners._validation import check_confidence, check_int
+from privbound.learners.validation import check_confidence, check_int
 
 __all__ = [
     "PROFILES",
@@ -78,6 +78,11 @@ class CheckContext:
     seed: int
     profile: Profile
     n_jobs: int | None = 1
+
+    @classmethod
+    def seeded(cls, seed: int, profile: str | Profile = "smoke", n_jobs: int | None = 1) -> "CheckContext":
+        """The context the runner gives a check run with ``seed`` under ``profile``."""
+        return cls(rng=np.random.default_rng(seed), seed=seed, profile=_profile(profile), n_jobs=n_jobs)
 
     def trials(self, default: int, *, minimum: int = 10) -> int:
         """The number of trials for this profile: ``default`` times the profile's scale."""
@@ -276,7 +281,7 @@ def _stable_seed(*parts: str) -> int:
 def _run_one(claim, chk, *, seed: int | None, profile: Profile, n_jobs) -> CheckResult:
     if seed is None:
         seed = _stable_seed(claim.id, chk.name)
-    ctx = CheckContext(rng=np.random.default_rng(seed), seed=seed, profile=profile, n_jobs=n_jobs)
+    ctx = CheckContext.seeded(seed, profile, n_jobs)
     start = time.perf_counter()
     outcome: CheckOutcome = chk.run(ctx)
     wall = time.perf_counter() - start
@@ -307,7 +312,7 @@ def check(claim_id: str, *, rng: np.random.Generator | None = None, profile: str
     With ``rng`` given, the seed is drawn from it; otherwise a stable seed derived
     from the claim id and check name is used, so runs are reproducible.
     """
-    from bounds.registry import get
+    from privbound.bounds.registry import get
 
     claim = get(claim_id)
     prof = _profile(profile)
@@ -379,11 +384,11 @@ def run_checks(
     checks fails one with probability at most that level. Each result's
     ``details['holm']`` records the adjusted decision.
 
-    ``cache`` (an :class:`audit.cache.ResultCache`) keeps each finished check, keyed by
+    ``cache`` (an :class:`privbound.audit.cache.ResultCache`) keeps each finished check, keyed by
     claim, check, profile and a digest of the sources, so an interrupted run resumes
     without rerunning finished checks (Holm is applied afterwards, to all of them).
     """
-    from bounds.registry import claims as all_claims, get
+    from privbound.bounds.registry import claims as all_claims, get
 
     prof = _profile(profile)
     selected = [get(i) for i in ids] if ids is not None else [c for c in all_claims() if c.checks]

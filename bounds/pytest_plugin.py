@@ -1,6 +1,6 @@
 """pytest helpers for theorem claims: ``assert_bound`` (registered through ``pytest11``).
 
-    from bounds.pytest_plugin import assert_bound
+    from privbound.bounds.pytest_plugin import assert_bound
 
     def test_winnow_updates():
         trace = ConfidentWinnow(eta=0.1, c=0.2).run(X, y)
@@ -9,7 +9,7 @@
 For upper bounds (mistake, update and upper sample-complexity bounds, privacy,
 accuracy) ``observed <= bound`` must hold; for lower bounds ``observed >= bound``.
 The comparison is deterministic: a claim that holds only with some probability is
-asserted over many runs with ``audit.pytest_plugin.assert_rate_at_most``, which
+asserted over many runs with ``privbound.audit.pytest_plugin.assert_rate_at_most``, which
 spends the session's error budget.
 """
 
@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import math
 
-from bounds.registry import ClaimKind, get
+from privbound.bounds.registry import ClaimKind, get
 
 __all__ = ["assert_bound"]
 

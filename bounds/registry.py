@@ -8,9 +8,10 @@ errata notes, and its checks (or an ``uncheckable_reason``).
 
 Ids are ``<paper>/<kind>-<number>`` in lower case, e.g.
 ``robust-halfspaces/lemma-21``, ``agnostic-halfspaces/lemma-b.10``,
-``decision-lists-winnow/theorem-12``. One module per paper registers its claims
-with :func:`register` at import time (``bounds/robust_halfspaces.py``,
-``bounds/agnostic_halfspaces.py``, ``bounds/decision_lists_winnow.py``).
+``decision-lists-winnow/theorem-12``. One subpackage per paper registers its claims
+with :func:`register` when :mod:`privbound.bounds` is imported
+(``bounds/robust_halfspaces/``, ``bounds/agnostic_halfspaces/``, ``bounds/decision_lists_winnow/``);
+this module imports none of them.
 """
 
 from __future__ import annotations
@@ -69,7 +70,7 @@ class Condition:
 class Check:
     """A check of a claim.
 
-    ``run(rng, profile) -> CheckOutcome`` does the work (see :mod:`bounds.checks`);
+    ``run(rng, profile) -> CheckOutcome`` does the work (see :mod:`privbound.bounds.checks`);
     ``kind`` is one of ``deterministic``, ``probabilistic``, ``scaling``, ``exact``.
     Probabilistic checks report a p-value so that :func:`bounds.run_checks` can apply
     Holm's correction across a run.
@@ -194,14 +195,8 @@ def unregister(claim_id: str) -> None:
     _REGISTRY.pop(claim_id, None)
 
 
-def _load_papers() -> None:
-    # Importing the per-paper modules registers their claims.
-    from bounds import _papers  # noqa: F401
-
-
 def claims(paper: str | None = None) -> list[Claim]:
     """All registered claims, sorted by id; optionally only those of one paper."""
-    _load_papers()
     if paper is not None and paper not in PAPERS:
         raise ValueError(f"paper must be one of {PAPERS}, got {paper!r}")
     return [c for k, c in sorted(_REGISTRY.items()) if paper is None or c.paper == paper]
@@ -209,7 +204,6 @@ def claims(paper: str | None = None) -> list[Claim]:
 
 def get(claim_id: str) -> Claim:
     """The claim with this id; ``KeyError`` with close matches otherwise."""
-    _load_papers()
     try:
         return _REGISTRY[claim_id]
     except KeyError:

@@ -32,11 +32,11 @@ import numbers
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-import dp_accounting
 import numpy as np
 from scipy import special
 
-from learners._validation import (
+from privbound.learners.neighbouring import NeighbouringRelation
+from privbound.learners.validation import (
     check_delta,
     check_epsilon,
     check_finite_array,
@@ -73,30 +73,50 @@ __all__ = [
 class PrivacyGuarantee:
     """An (epsilon, delta)-DP claim from a mechanism's own accounting.
 
-    ``neighbouring`` names the neighbouring relation the claim is about and
-    ``source`` cites the theorem. ``event`` (optional, not compared) is the
-    ``dp_accounting.DpEvent`` describing the mechanism, returned by
-    :meth:`dp_event`, so an RDP/PLD accountant can give a second claim.
+    Attributes
+    ----------
+    epsilon, delta : float
+        The claimed budget.
+    neighbouring : NeighbouringRelation
+        The neighbouring relation the claim is about.
+    source : str
+        The theorem the claim rests on.
+    event : dp_accounting.DpEvent, a callable returning one, or None
+        The mechanism described for an RDP/PLD accountant (returned by :meth:`dp_event`;
+        not compared), so an accountant can give a second claim. A callable is called
+        on demand, so that stating a guarantee does not import dp_accounting.
+    condition : str
+        What the relation presumes of the input, e.g. ``"L1-sensitivity <= 1"``.
     """
 
     epsilon: float
     delta: float
-    neighbouring: str
+    neighbouring: NeighbouringRelation
     source: str
     event: Any = field(default=None, repr=False, compare=False)
+    condition: str = ""
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "epsilon", check_real(self.epsilon, "epsilon", low=0.0))
         object.__setattr__(self, "delta", check_delta(self.delta, "delta"))
-        if not isinstance(self.neighbouring, str) or not isinstance(self.source, str):
-            raise TypeError("neighbouring and source must be strings")
+        if not isinstance(self.neighbouring, NeighbouringRelation):
+            raise TypeError(
+                f"neighbouring must be a NeighbouringRelation ({', '.join(r.name for r in NeighbouringRelation)}), "
+                f"got {self.neighbouring!r}"
+            )
+        if not isinstance(self.source, str) or not isinstance(self.condition, str):
+            raise TypeError("source and condition must be strings")
 
-    def dp_event(self) -> dp_accounting.DpEvent | None:
-        """The ``DpEvent`` describing the mechanism (``None`` if not given)."""
-        return self.event
+    def dp_event(self) -> Any:
+        """The ``dp_accounting.DpEvent`` describing the mechanism (``None`` if not given)."""
+        return self.event() if callable(self.event) else self.event
 
 
 # --------------------------------------------------------------------------- helpers
+
+# Primitives are stated for inputs whose query answers (or scores) move within the sensitivity.
+_QUERY = NeighbouringRelation.BOUNDED_QUERY_CHANGE
+
 
 
 def _check_size(size: Any) -> int:
@@ -149,6 +169,8 @@ class _QueryMechanism:
         return self._release_batch(np.broadcast_to(value, (size,) + value.shape), rng)
 
     def dp_event(self) -> dp_accounting.DpEvent:
+        import dp_accounting
+
         return dp_accounting.UnsupportedDpEvent()
 
 
@@ -202,11 +224,13 @@ class LaplaceMechanism(_QueryMechanism):
     @property
     def guarantee(self) -> PrivacyGuarantee:
         return PrivacyGuarantee(
-            self.epsilon, 0.0, f"L1-sensitivity <= {self.sensitivity:g} query",
-            "Dwork & Roth 2014, Thm 3.6", self.dp_event(),
+            self.epsilon, 0.0, _QUERY, "Dwork & Roth 2014, Thm 3.6", self.dp_event,
+            condition=f"L1-sensitivity of the query <= {self.sensitivity:g}",
         )
 
     def dp_event(self) -> dp_accounting.DpEvent:
+        import dp_accounting
+
         return dp_accounting.LaplaceDpEvent(noise_multiplier=self.scale / self.sensitivity)
 
 
@@ -261,22 +285,26 @@ class GaussianMechanism(_QueryMechanism):
         if self.calibration not in ("analytic", "classic"):
             raise ValueError(f"calibration must be 'analytic' or 'classic', got {self.calibration!r}")
         _check_query(self.query)
-        if self.calibration == "classic":
-            if not eps < 1.0:
-                raise ValueError(
-                    f"epsilon must be in (0, 1) for calibration='classic' (Dwork & Roth Thm A.1), "
-                    f"got {eps!r}; use calibration='analytic'"
-                )
-            sigma = sens * math.sqrt(2.0 * math.log(1.25 / delta)) / eps
-        else:
-            sigma = sens * float(dp_accounting.get_sigma_gaussian(eps, delta))
+        if self.calibration == "classic" and not eps < 1.0:
+            raise ValueError(
+                f"epsilon must be in (0, 1) for calibration='classic' (Dwork & Roth Thm A.1), "
+                f"got {eps!r}; use calibration='analytic'"
+            )
         object.__setattr__(self, "epsilon", eps)
         object.__setattr__(self, "delta", delta)
         object.__setattr__(self, "sensitivity", sens)
-        object.__setattr__(self, "_sigma", sigma)
 
     @property
     def sigma(self) -> float:
+        """The noise standard deviation, calibrated on first use."""
+        if self._sigma == 0.0:
+            if self.calibration == "classic":
+                sigma = self.sensitivity * math.sqrt(2.0 * math.log(1.25 / self.delta)) / self.epsilon
+            else:
+                import dp_accounting
+
+                sigma = self.sensitivity * float(dp_accounting.get_sigma_gaussian(self.epsilon, self.delta))
+            object.__setattr__(self, "_sigma", sigma)
         return self._sigma
 
     def _value(self, data):
@@ -289,10 +317,13 @@ class GaussianMechanism(_QueryMechanism):
     def guarantee(self) -> PrivacyGuarantee:
         src = "Dwork & Roth 2014, Thm A.1" if self.calibration == "classic" else "Balle & Wang 2018, Thm 8"
         return PrivacyGuarantee(
-            self.epsilon, self.delta, f"L2-sensitivity <= {self.sensitivity:g} query", src, self.dp_event()
+            self.epsilon, self.delta, _QUERY, src, self.dp_event,
+            condition=f"L2-sensitivity of the query <= {self.sensitivity:g}",
         )
 
     def dp_event(self) -> dp_accounting.DpEvent:
+        import dp_accounting
+
         return dp_accounting.GaussianDpEvent(noise_multiplier=self.sigma / self.sensitivity)
 
 
@@ -355,11 +386,13 @@ class RandomizedResponse(_QueryMechanism):
     @property
     def guarantee(self) -> PrivacyGuarantee:
         return PrivacyGuarantee(
-            self.epsilon, 0.0, f"any two inputs in {{0..{self.k - 1}}} (local DP)",
-            "Kairouz, Oh & Viswanath 2014 (k-RR)", self.dp_event(),
+            self.epsilon, 0.0, NeighbouringRelation.ANY_TWO_INPUTS, "Kairouz, Oh & Viswanath 2014 (k-RR)",
+            self.dp_event, condition=f"inputs in {{0..{self.k - 1}}} (local DP)",
         )
 
     def dp_event(self) -> dp_accounting.DpEvent:
+        import dp_accounting
+
         p = self.k / (math.exp(self.epsilon) + self.k - 1)
         return dp_accounting.RandomizedResponseDpEvent(noise_parameter=p, num_buckets=self.k)
 
@@ -403,11 +436,13 @@ class GeometricMechanism(_QueryMechanism):
     @property
     def guarantee(self) -> PrivacyGuarantee:
         return PrivacyGuarantee(
-            self.epsilon, 0.0, f"integer L1-sensitivity <= {self.sensitivity} query",
-            "Ghosh, Roughgarden & Sundararajan 2009", self.dp_event(),
+            self.epsilon, 0.0, _QUERY, "Ghosh, Roughgarden & Sundararajan 2009", self.dp_event,
+            condition=f"integer query of L1-sensitivity <= {self.sensitivity}",
         )
 
     def dp_event(self) -> dp_accounting.DpEvent:
+        import dp_accounting
+
         return dp_accounting.dp_event.DiscreteLaplaceDpEvent(
             noise_parameter=self.epsilon / self.sensitivity, sensitivity=self.sensitivity
         )
@@ -493,8 +528,8 @@ class ExponentialMechanism(_QueryMechanism):
     @property
     def guarantee(self) -> PrivacyGuarantee:
         return PrivacyGuarantee(
-            self.epsilon, 0.0, f"every score changes by <= {self.sensitivity:g}",
-            "McSherry & Talwar 2007; Dwork & Roth 2014, Thm 3.10", self.dp_event(),
+            self.epsilon, 0.0, _QUERY, "McSherry & Talwar 2007; Dwork & Roth 2014, Thm 3.10", self.dp_event,
+            condition=f"every score changes by <= {self.sensitivity:g}",
         )
 
 
@@ -604,7 +639,8 @@ class ReportNoisyMax(_QueryMechanism):
             src = "Gumbel-max = exponential mechanism; Dwork & Roth 2014, Thm 3.10"
         kind = "monotone " if self.monotone else ""
         return PrivacyGuarantee(
-            self.epsilon, 0.0, f"{kind}scores changing by <= {self.sensitivity:g}", src, self.dp_event()
+            self.epsilon, 0.0, _QUERY, src, self.dp_event,
+            condition=f"{kind}scores changing by <= {self.sensitivity:g}",
         )
 
 
@@ -688,11 +724,13 @@ class AboveThreshold:
     @property
     def guarantee(self) -> PrivacyGuarantee:
         return PrivacyGuarantee(
-            self.epsilon, 0.0, "sensitivity-1 queries (|q(D) - q(D')| <= 1)",
-            "Dwork & Roth 2014, Thm 3.23 (Alg. 1)", self.dp_event(),
+            self.epsilon, 0.0, _QUERY, "Dwork & Roth 2014, Thm 3.23 (Alg. 1)", self.dp_event,
+            condition="sensitivity-1 queries (|q(D) - q(D')| <= 1)",
         )
 
     def dp_event(self) -> dp_accounting.DpEvent:
+        import dp_accounting
+
         return dp_accounting.UnsupportedDpEvent()
 
     def __repr__(self) -> str:
@@ -771,8 +809,8 @@ class SparseVector(_QueryMechanism):
     def guarantee(self) -> PrivacyGuarantee:
         kind = "monotone " if self.monotone else ""
         return PrivacyGuarantee(
-            self.epsilon, 0.0, f"{kind}queries of sensitivity <= {self.sensitivity:g}",
-            "Lyu, Su & Li 2017, Alg. 1 / Thm 2; Dwork & Roth 2014, Thm 3.23", self.dp_event(),
+            self.epsilon, 0.0, _QUERY, "Lyu, Su & Li 2017, Alg. 1 / Thm 2; Dwork & Roth 2014, Thm 3.23",
+            self.dp_event, condition=f"{kind}queries of sensitivity <= {self.sensitivity:g}",
         )
 
 
@@ -846,10 +884,12 @@ class PoissonSubsampled:
         g = self.mechanism.guarantee
         eps = math.log1p(self.rate * math.expm1(g.epsilon))
         return PrivacyGuarantee(
-            eps, self.rate * g.delta, "add/remove one record",
-            f"Balle, Barthe & Gaboardi 2018, Thm 8 (Poisson subsampling of: {g.source})", self.dp_event(),
+            eps, self.rate * g.delta, NeighbouringRelation.ADD_OR_REMOVE_ONE,
+            f"Balle, Barthe & Gaboardi 2018, Thm 8 (Poisson subsampling of: {g.source})", self.dp_event,
         )
 
     def dp_event(self) -> dp_accounting.DpEvent:
+        import dp_accounting
+
         inner = self.mechanism.dp_event() if hasattr(self.mechanism, "dp_event") else dp_accounting.UnsupportedDpEvent()
         return dp_accounting.PoissonSampledDpEvent(sampling_probability=self.rate, event=inner)

@@ -162,7 +162,7 @@ def _dask_backend(address: str | None):
 
 
 def _cmd_list(args) -> int:
-    from audit.targets import targets
+    from privbound.audit.targets import targets
 
     recs = [t.record() for t in targets()]
     if args.json:
@@ -175,7 +175,7 @@ def _cmd_list(args) -> int:
 
 
 def _cmd_audit(args) -> int:
-    from audit.targets import get_target
+    from privbound.audit.targets import get_target
 
     try:
         target = get_target(args.name)
@@ -183,14 +183,12 @@ def _cmd_audit(args) -> int:
         raise CLIError(str(exc.args[0])) from None
     n_jobs = -1 if (args.dask_scheduler and args.n_jobs == 1) else args.n_jobs
     if args.one_run:
-        from audit.one_run_designs import one_run_for_target
-
         with _dask_backend(args.dask_scheduler):
-            one = one_run_for_target(target, args.canaries, args.seed, confidence=args.confidence, n_jobs=n_jobs)
+            one = target.one_run_audit(args.canaries, args.seed, confidence=args.confidence, n_jobs=n_jobs)
         print(json.dumps(one.to_dict(), sort_keys=True) if args.json else one.summary())
         return _verdict_status(target, one.violation)
     if args.search:
-        from audit.search import search_target
+        from privbound.audit.search import search_target
 
         with _dask_backend(args.dask_scheduler):
             found = search_target(target, trials=args.trials, seed=args.seed, confidence=args.confidence,
@@ -216,7 +214,7 @@ def _verdict_status(target, violation: bool) -> int:
 
 
 def _cmd_nightly(args) -> int:
-    from reports.nightly import main_status, run_nightly
+    from privbound.reports.nightly import main_status, run_nightly
 
     n_jobs = -1 if (args.dask_scheduler and args.n_jobs == 1) else args.n_jobs
     with _dask_backend(args.dask_scheduler):
@@ -246,7 +244,7 @@ def _parse_value(text: str) -> float:
 
 
 def _cmd_bounds(args) -> int:
-    import bounds
+    from privbound import bounds
 
     if args.bounds_command == "list":
         cs = bounds.claims()
@@ -284,7 +282,7 @@ def _cmd_bounds(args) -> int:
         results = bounds.run_checks(args.ids or None, profile=args.profile, n_jobs=args.n_jobs)
     except KeyError as exc:
         raise CLIError(str(exc.args[0])) from None
-    from reports.nightly import expected_failure
+    from privbound.reports.nightly import expected_failure
 
     bad = 0
     if args.json:
@@ -301,7 +299,7 @@ def _cmd_bounds(args) -> int:
 
 
 def _cmd_experiment(args) -> int:
-    module_name = "reports.experiments." + args.name.replace("-", "_")
+    module_name = "privbound.reports.experiments." + args.name.replace("-", "_")
     try:
         module = importlib.import_module(module_name)
     except ModuleNotFoundError:

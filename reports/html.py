@@ -14,7 +14,7 @@ import html
 from pathlib import Path
 from typing import Any
 
-from reports import plots
+from privbound.reports import plots
 
 __all__ = ["render_html", "PAPER_TITLES"]
 

@@ -33,9 +33,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 
-from audit.cache import atomic_write_bytes
-from audit.targets import Target, targets
-from bounds.checks import CheckResult, run_checks
+from privbound.audit.cache import atomic_write_bytes
+from privbound.audit.targets import Target, targets
+from privbound.bounds.checks import CheckResult, run_checks
 
 __all__ = ["NIGHTLY_PROFILES", "NightlyProfile", "run_nightly", "default_out_dir", "code_version", "write_atomic"]
 
@@ -243,7 +243,7 @@ def run_nightly(
         bar.close()
     check_cache = None
     if cache_root is not None:
-        from audit.cache import ResultCache
+        from privbound.audit.cache import ResultCache
 
         check_cache = ResultCache(cache_root / "checks")
     check_results: list[CheckResult] = run_checks(claim_ids, profile=prof.checks, n_jobs=n_jobs, cache=check_cache)
@@ -274,7 +274,7 @@ def run_nightly(
 
 def claims_info() -> list[dict[str, Any]]:
     """id, checks, uncheckable reason and pending note of every registered claim."""
-    from bounds import claims
+    from privbound.bounds import claims
 
     return [{"id": c.id, "checks": [k.name for k in c.checks], "uncheckable_reason": c.uncheckable_reason,
              "pending": c.pending} for c in claims()]
@@ -282,8 +282,8 @@ def claims_info() -> list[dict[str, Any]]:
 
 def finish_run(results: dict[str, Any], out_dir: Path) -> None:
     """Compare with the history, record the run, and write results.json, summary.md, report.html."""
-    from reports.history import HISTORY_NAME, compare, previous_run, record_run
-    from reports.html import render_html
+    from privbound.reports.history import HISTORY_NAME, compare, previous_run, record_run
+    from privbound.reports.html import render_html
 
     history = out_dir.parent / HISTORY_NAME
     changes = compare(results, previous_run(history, results["profile"], results["started_utc"]))

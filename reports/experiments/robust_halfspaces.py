@@ -24,8 +24,8 @@ from typing import Any
 
 import numpy as np
 
-from learners.perceptron import OneVsRestDPPerceptron, calibrate_gaussian_noise
-from learners.robustness import certified_radius_linear, load_digits_unit, load_mnist_idx, load_usps, unit_normalize
+from privbound.learners.robust_halfspaces.perceptron import OneVsRestDPPerceptron, calibrate_gaussian_noise
+from privbound.learners.robust_halfspaces.robustness import certified_radius_linear, load_digits_unit, load_mnist_idx, load_usps, unit_normalize
 
 __all__ = ["run", "dp_svm_one_vs_rest"]
 

@@ -1,0 +1,35 @@
+"""privbound.audit.targets: the registered audit targets.
+
+:mod:`.registry` holds :class:`Target` and the registry; importing this package
+registers the targets of every module below (computing nothing: mechanisms calibrate
+on first use):
+
+* :mod:`.reference` -- the DP primitives and their planted bugs;
+* :mod:`.decision_lists_winnow`, :mod:`.robust_halfspaces`, :mod:`.agnostic_halfspaces` --
+  the learners of each paper, their planted bugs and their one-run canary designs.
+"""
+
+from privbound.audit.targets.registry import (
+    INDEPENDENT_RELEASES,
+    OneRunDesign,
+    Target,
+    accountant_epsilon,
+    get_target,
+    register_target,
+    targets,
+)
+
+from privbound.audit.targets import reference  # noqa: E402,F401  (registers)
+from privbound.audit.targets import decision_lists_winnow  # noqa: E402,F401  (registers)
+from privbound.audit.targets import robust_halfspaces  # noqa: E402,F401  (registers)
+from privbound.audit.targets import agnostic_halfspaces  # noqa: E402,F401  (registers)
+
+__all__ = [
+    "INDEPENDENT_RELEASES",
+    "OneRunDesign",
+    "Target",
+    "accountant_epsilon",
+    "get_target",
+    "register_target",
+    "targets",
+]

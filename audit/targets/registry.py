@@ -1,0 +1,286 @@
+"""Audit targets and their registry.
+
+A :class:`Target` bundles a mechanism with fixed parameters, its neighbouring pair,
+its claimed (epsilon, delta) from its own accounting, its best attack, and
+``planted_bug`` (true for a variant that is NOT private at its claimed epsilon).
+The nightly run and ``privbound audit NAME`` audit targets by name.
+
+Registering a target computes nothing: mechanisms calibrate their noise on first
+use, so listing the targets is cheap. This module imports none of the modules that
+register targets; :mod:`privbound.audit.targets` does.
+"""
+
+from __future__ import annotations
+
+import difflib
+import logging
+import math
+import re
+from dataclasses import dataclass, field, replace
+from typing import Any, Callable
+
+import numpy as np
+
+from privbound.audit.core import AuditResult, audit_mechanism
+from privbound.audit.one_run import OneRunResult, one_run_audit_target
+from privbound.learners.neighbouring import NeighbouringRelation
+
+__all__ = [
+    "Target",
+    "OneRunDesign",
+    "INDEPENDENT_RELEASES",
+    "register_target",
+    "targets",
+    "get_target",
+    "accountant_epsilon",
+]
+
+# Name of the generic one-run design: each canary is one independent release on d1 or d0.
+INDEPENDENT_RELEASES = "independent-releases"
+
+
+@dataclass(frozen=True)
+class OneRunDesign:
+    """A learner's own one-run canary design (all canaries in ONE training run).
+
+    ``run(target, m, seed, confidence) -> OneRunResult`` audits ``target`` against its own
+    claim with ``m`` canaries.
+    """
+
+    name: str
+    run: Callable[[Any, int, int, float], OneRunResult] = field(repr=False)
+    description: str = ""
+
+
+@dataclass(frozen=True)
+class Target:
+    """A mechanism with its neighbouring pair, claimed budget and best attack.
+
+    Attributes
+    ----------
+    name, family : str
+        Registry name and the family it belongs to (every family has a planted bug).
+    mechanism : callable or object with ``sample``
+        The mechanism with its parameters fixed.
+    d0, d1 : Any
+        The neighbouring pair the target is audited on.
+    epsilon, delta : float
+        The claim, from the mechanism's own accounting.
+    neighbouring : NeighbouringRelation
+        The relation the claim is about.
+    canary : str
+        What differs between ``d0`` and ``d1`` (which record, label or query).
+    planted_bug : bool
+        True for a variant that is not private at its claim; the auditor must flag it.
+    description, claim_source : str
+        What the target is, and the theorem its claim rests on.
+    paper : str or None
+        Paper id, ``None`` for the reference mechanisms.
+    score, log_likelihood_ratio : callable or None
+        The best attack statistic, or the exact white-box log-likelihood ratio.
+    attack : callable or None
+        Factory of a fresh :class:`privbound.audit.attacks.Attack`.
+    default_trials : int
+        Trials per dataset of a default audit.
+    one_run_design : OneRunDesign or None
+        The learner's own one-run canary design; ``None`` uses independent releases.
+    """
+
+    name: str
+    family: str
+    mechanism: Any
+    d0: Any
+    d1: Any
+    epsilon: float
+    delta: float = 0.0
+    neighbouring: NeighbouringRelation = NeighbouringRelation.REPLACE_ONE
+    canary: str = ""
+    planted_bug: bool = False
+    description: str = ""
+    paper: str | None = None
+    score: Callable[[np.ndarray], np.ndarray] | None = None
+    log_likelihood_ratio: Callable[[np.ndarray], np.ndarray] | None = None
+    attack: Callable[[], Any] | None = None
+    default_trials: int = 10_000
+    claim_source: str = ""
+    one_run_design: OneRunDesign | None = None
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.neighbouring, NeighbouringRelation):
+            raise TypeError(
+                f"target {self.name!r}: neighbouring must be a NeighbouringRelation "
+                f"({', '.join(r.name for r in NeighbouringRelation)}), got {self.neighbouring!r}"
+            )
+
+    def audit(
+        self,
+        *,
+        trials: int | None = None,
+        seed: int = 0,
+        n_jobs: int | None = 1,
+        confidence: float = 0.95,
+        cache_dir: str | None = None,
+    ) -> AuditResult:
+        """Audit this target with its best attack; ``trials`` defaults to ``default_trials``.
+
+        With ``cache_dir``, finished trial chunks are kept there (keyed by the target,
+        its mechanism and pair, the seed, the chunk size and the code version) and an
+        interrupted audit resumes from them.
+        """
+        cache = None
+        if cache_dir is not None:
+            from privbound.audit.cache import ChunkCache
+
+            cache = ChunkCache(cache_dir, self.cache_key(seed))
+        result = audit_mechanism(
+            self.mechanism,
+            self.d0,
+            self.d1,
+            epsilon=self.epsilon,
+            delta=self.delta,
+            trials=self.default_trials if trials is None else trials,
+            confidence=confidence,
+            seed=seed,
+            n_jobs=n_jobs,
+            score=self.score,
+            log_likelihood_ratio=self.log_likelihood_ratio,
+            attack=None if self.attack is None else self.attack(),
+            name=self.name,
+            cache=cache,
+        )
+        return replace(
+            result,
+            accountant_epsilon=accountant_epsilon(self.mechanism, self.delta),
+            details={**result.details, **self.audit_details()},
+        )
+
+    def audit_details(self) -> dict[str, Any]:
+        """What every audit of this target records about it in ``AuditResult.details``."""
+        return {
+            "family": self.family,
+            "planted_bug": self.planted_bug,
+            "neighbouring": self.neighbouring.value,
+            "canary": self.canary,
+            "claim_source": self.claim_source,
+        }
+
+    @property
+    def one_run_design_name(self) -> str:
+        """The name of the one-run design :meth:`one_run_audit` uses."""
+        return INDEPENDENT_RELEASES if self.one_run_design is None else self.one_run_design.name
+
+    def one_run_audit(self, m: int, seed: int = 0, *, confidence: float = 0.95,
+                      n_jobs: int | None = 1) -> OneRunResult:
+        """One-run audit with ``m`` canaries, with the learner's own canary design when it has one.
+
+        Steinke, Nasr & Jagielski, NeurIPS 2023 (arXiv:2305.08846). Without a design of its
+        own each canary is one independent release on ``d1`` (included) or ``d0``.
+        """
+        if self.one_run_design is None:
+            res = one_run_audit_target(self, m, seed, confidence=confidence, n_jobs=n_jobs)
+        else:
+            res = self.one_run_design.run(self, m, seed, confidence)
+        res.details.update(target=self.name, design_chosen=self.one_run_design_name)
+        return res
+
+    def cache_key(self, seed: int, chunk_size: int | None = None) -> str:
+        """Fingerprint of everything that determines this target's trial chunks."""
+        from privbound.audit.cache import fingerprint
+        from privbound.audit.engine import DEFAULT_CHUNK_SIZE
+
+        # Object addresses in reprs (functions, lambdas) change from process to process.
+        mech = re.sub(r" at 0x[0-9a-fA-F]+", "", repr(self.mechanism))
+        return f"{self.name}-" + fingerprint(
+            self.name, mech, self.d0, self.d1, seed, chunk_size or DEFAULT_CHUNK_SIZE, code_version()
+        )[:24]
+
+    def record(self) -> dict[str, Any]:
+        """The JSON record of ``privbound list``."""
+        return {
+            "name": self.name,
+            "family": self.family,
+            "epsilon": self.epsilon,
+            "delta": self.delta,
+            "planted_bug": self.planted_bug,
+            "neighbouring": self.neighbouring.value,
+            "canary": self.canary,
+            "paper": self.paper,
+            "default_trials": self.default_trials,
+            "description": self.description,
+        }
+
+
+_CODE_VERSION: str | None = None
+
+
+def code_version() -> str:
+    """A digest of the audit and learners sources, part of every chunk-cache key.
+
+    A change to any mechanism or to the trial engine invalidates cached chunks.
+    """
+    global _CODE_VERSION
+    if _CODE_VERSION is None:
+        from privbound import audit, learners
+        from privbound.audit.cache import source_digest
+
+        _CODE_VERSION = source_digest(audit, learners)
+    return _CODE_VERSION
+
+
+_TARGETS: dict[str, Target] = {}
+
+
+def register_target(target: Target) -> Target:
+    """Add a target; names are unique."""
+    if not isinstance(target, Target):
+        raise TypeError(f"target must be a privbound.audit.targets.Target, got {type(target).__name__}")
+    if target.name in _TARGETS:
+        raise ValueError(f"a target named {target.name!r} is already registered")
+    _TARGETS[target.name] = target
+    return target
+
+
+def targets(family: str | None = None) -> list[Target]:
+    """Registered targets in registration order, optionally of one family."""
+    return [t for t in _TARGETS.values() if family is None or t.family == family]
+
+
+def get_target(name: str) -> Target:
+    """The target called ``name``; ``KeyError`` listing close names otherwise."""
+    try:
+        return _TARGETS[name]
+    except KeyError:
+        close = difflib.get_close_matches(name, list(_TARGETS), n=3)
+        hint = f"; did you mean {close}?" if close else "; see `privbound list`"
+        raise KeyError(f"no target named {name!r}{hint}") from None
+
+
+def accountant_epsilon(mechanism: Any, delta: float) -> dict[str, float] | None:
+    """A second claim from dp_accounting (PLD and RDP) when the mechanism has a DpEvent.
+
+    Returns ``None`` when the mechanism describes no supported event.
+    """
+    if not hasattr(mechanism, "dp_event"):
+        return None
+    import dp_accounting
+    from dp_accounting.pld import pld_privacy_accountant
+    from dp_accounting.rdp import rdp_privacy_accountant
+
+    event = mechanism.dp_event()
+    if isinstance(event, dp_accounting.UnsupportedDpEvent):
+        return None
+    # dp_accounting's RDP accountant logs a warning per fractional order it cannot
+    # evaluate at large sampling rates; those orders are skipped, which is what we want.
+    logging.getLogger("absl").setLevel(logging.ERROR)
+    out: dict[str, float] = {}
+    for key, acc in (("pld", pld_privacy_accountant.PLDAccountant()), ("rdp", rdp_privacy_accountant.RdpAccountant())):
+        try:
+            if not acc.supports(event):
+                continue
+            acc.compose(event)
+            eps = float(acc.get_epsilon(delta if delta > 0 else 0.0))
+            if math.isfinite(eps):
+                out[key] = eps
+        except Exception:  # an accountant that cannot handle delta = 0 etc.
+            continue
+    return out or None

@@ -1,0 +1,535 @@
+"""Decision lists, Rivest's learner and DP-GreedyCover (paper ``decision-lists-winnow``, Sec. 3).
+
+Implements, following the reading notes ``dp-decision-lists-winnow.notes.md``:
+
+* :class:`DecisionList` -- an F-decision list ``[(f_1,b_1), ..., (T,b)]`` over Boolean
+  feature functions (notes Sec. 1.2), evaluated on a whole feature matrix at once;
+* :class:`RivestDecisionList` -- Rivest's greedy consistent learner (notes Sec. 3.3);
+* :class:`DPGreedyCover` -- the iterative exponential mechanism of Sec. 3.1 (notes
+  Sec. 3.4) with score ``q = -#errors`` on the remaining sample, ``M = |F| + 1`` rounds,
+  the sign-corrected exponential mechanism (Lemma 3 ERRATUM), and the (epsilon, delta)
+  of the set-cover analysis reconstructed in notes Sec. 5.2 (Theorem 7 [RECON]) for
+  add/remove and replace-one neighbours;
+* batched runs of DP-GreedyCover (:func:`greedy_cover_sample`, arrays over trials) and
+  a plain single run (:func:`greedy_cover_run`, a Python loop) for the distribution
+  test, and the exact output distribution by enumeration
+  (:func:`greedy_cover_exact_logprobs`, notes check G5c) with the hockey-stick divergence;
+* Lemma 15 (decision list -> large-margin halfspace, notes Sec. 3.9 construction with
+  the final default-bit run deleted [revised]) and the d -> 2d nonnegative embedding.
+
+Conventions: in Sec. 3 the domain is {0,1}^d and labels/bits are in {0,1}; in Sec. 4
+(Lemma 15) the domain is {-1,1}^d and labels are in {-1,1} (notes Sec. 9 item 3).
+Natural logarithms throughout.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any, Callable, Sequence
+
+import numpy as np
+from scipy import optimize, special
+
+from privbound.learners.validation import check_delta, check_epsilon, check_int, check_rng
+from privbound.learners.neighbouring import NeighbouringRelation
+from privbound.learners.mechanisms import PrivacyGuarantee, exponential_mechanism_log_probabilities
+
+
+__all__ = [
+    "feature_matrix",
+    "DecisionList",
+    "RivestDecisionList",
+    "DPGreedyCover",
+    "greedy_cover_epsilon_add_remove",
+    "greedy_cover_epsilon_replace",
+    "greedy_cover_step_for_epsilon",
+    "greedy_cover_sample",
+    "greedy_cover_run",
+    "greedy_cover_exact_logprobs",
+    "hockey_stick_delta",
+    "exact_epsilon",
+    "monotone_dl_to_halfspace",
+    "evaluate_monotone_dl",
+    "random_monotone_dl",
+    "nonnegative_embedding",
+    "nonnegative_weights",
+]
+
+
+# ============================================================================ features
+
+
+def feature_matrix(X: Any, features: Sequence[Callable[[np.ndarray], Any]] | None = None) -> np.ndarray:
+    """The (n, |F| + 1) Boolean matrix ``Phi[i, j] = f_j(x_i)``; the last column is the constant-true T.
+
+    ``features=None`` uses the d coordinate functions ``f_j(x) = [x_j = 1]`` on {0,1}^d.
+    Each feature is a vectorised callable ``f(X) -> (n,)`` array of 0/1.
+    """
+    X = np.asarray(X)
+    if X.ndim != 2:
+        raise ValueError(f"X must be a 2-d array (n, d), got shape {X.shape}")
+    n = X.shape[0]
+    if features is None:
+        cols = (X == 1)
+    else:
+        if len(features) < 1:
+            raise ValueError("features must contain at least one feature function")
+        cols = np.empty((n, len(features)), dtype=bool)
+        for j, f in enumerate(features):
+            v = np.asarray(f(X))
+            if v.shape != (n,):
+                raise ValueError(f"feature {j} must return an array of shape ({n},), got {v.shape}")
+            cols[:, j] = v.astype(bool)
+    return np.hstack([cols.astype(bool), np.ones((n, 1), dtype=bool)])
+
+
+def _check_labels01(y: Any, n: int) -> np.ndarray:
+    y = np.asarray(y)
+    if y.shape != (n,):
+        raise ValueError(f"y must have shape ({n},), got {y.shape}")
+    if not np.all((y == 0) | (y == 1)):
+        raise ValueError("y must contain labels in {0, 1} (Sec. 3 convention)")
+    return y.astype(np.int8)
+
+
+# ============================================================================ decision lists
+
+
+@dataclass(frozen=True)
+class DecisionList:
+    """An F-decision list (notes Sec. 1.2): rules ``(j, b)``, feature index j (|F| = the constant T), bit b.
+
+    Evaluation: the bit of the first rule whose feature fires; ``default`` if none fires
+    (never happens once T is in the list).
+    """
+
+    rules: tuple[tuple[int, int], ...]
+    n_features: int
+    features: tuple[Callable, ...] | None = None
+    default: int = 0
+
+    def predict_phi(self, Phi: np.ndarray) -> np.ndarray:
+        """Predictions from a feature matrix (n, |F| + 1), vectorised over examples."""
+        Phi = np.asarray(Phi, dtype=bool)
+        if Phi.shape[1] != self.n_features + 1:
+            raise ValueError(f"Phi must have {self.n_features + 1} columns, got {Phi.shape[1]}")
+        if not self.rules:
+            return np.full(Phi.shape[0], self.default, dtype=np.int8)
+        idx = np.array([j for j, _ in self.rules])
+        bits = np.array([b for _, b in self.rules], dtype=np.int8)
+        fires = Phi[:, idx]
+        first = fires.argmax(axis=1)
+        out = bits[first]
+        return np.where(fires.any(axis=1), out, np.int8(self.default))
+
+    def predict(self, X: Any) -> np.ndarray:
+        return self.predict_phi(feature_matrix(X, self.features))
+
+    def truncated(self) -> "DecisionList":
+        """The list up to and including the first T rule (later rules never fire)."""
+        out = []
+        for j, b in self.rules:
+            out.append((j, b))
+            if j == self.n_features:
+                break
+        return DecisionList(tuple(out), self.n_features, self.features, self.default)
+
+
+class RivestDecisionList:
+    """Rivest's greedy consistent learner for F-decision lists (notes Sec. 3.3).
+
+    Repeatedly appends a rule (f, b) that is consistent with the not-yet-covered
+    examples (every covered example with f = 1 has label b), preferring rules that
+    cover at least one example, and removes the covered examples. Raises
+    ``ValueError`` when no consistent rule exists (the sample is not labelled by any
+    F-decision list). Runtime O(|F|^2 n).
+    """
+
+    def __init__(self, features: Sequence[Callable] | None = None):
+        self.features = features
+
+    def fit(self, X: Any, y: Any) -> "RivestDecisionList":
+        Phi = feature_matrix(X, self.features)
+        yy = _check_labels01(y, Phi.shape[0])
+        self.rules_ = rivest_rules(Phi, yy)
+        self.n_features_ = Phi.shape[1] - 1
+        self.list_ = DecisionList(tuple(self.rules_), self.n_features_,
+                                  None if self.features is None else tuple(self.features))
+        return self
+
+    def predict(self, X: Any) -> np.ndarray:
+        return self.list_.predict(X)
+
+
+def rivest_rules(Phi: np.ndarray, y: np.ndarray, available: np.ndarray | None = None,
+                 alive: np.ndarray | None = None) -> list[tuple[int, int]]:
+    """Rivest on a feature matrix; ``available`` / ``alive`` restrict features / examples (F_j, S_j)."""
+    M = Phi.shape[1]
+    avail = np.ones(M, dtype=bool) if available is None else available.copy()
+    alive = np.ones(Phi.shape[0], dtype=bool) if alive is None else alive.copy()
+    rules: list[tuple[int, int]] = []
+    while alive.any():
+        fire = Phi[alive] & avail[None, :]
+        ya = y[alive]
+        pos = (fire & (ya[:, None] == 1)).sum(axis=0)
+        neg = (fire & (ya[:, None] == 0)).sum(axis=0)
+        cand = [(j, b) for j in np.flatnonzero(avail) for b in (0, 1)
+                if (neg[j] if b == 1 else pos[j]) == 0]
+        if not cand:
+            raise ValueError("the sample is not consistent with any F-decision list over the remaining "
+                             "features (Rivest's learner needs a realizable sample)")
+        covering = [(j, b) for j, b in cand if (pos[j] + neg[j]) > 0]
+        j, b = (covering or cand)[0]
+        rules.append((int(j), int(b)))
+        alive &= ~Phi[:, j]
+        avail[j] = False
+    return rules
+
+
+def is_realizable(Phi: np.ndarray, y: np.ndarray) -> bool:
+    try:
+        rivest_rules(Phi, y)
+        return True
+    except ValueError:
+        return False
+
+
+# ============================================================================ DP-GreedyCover accounting
+
+
+def greedy_cover_epsilon_add_remove(epsilon_step: float, delta: float) -> float:
+    """Theorem 7 [RECON] (notes Sec. 5.2): (e^{eps/2} - 1)(e^{eps/2} ln(1/delta) + 1), add/remove."""
+    h = math.exp(epsilon_step / 2.0)
+    return (h - 1.0) * (h * math.log(1.0 / delta) + 1.0)
+
+
+def greedy_cover_epsilon_replace(epsilon_step: float, delta: float) -> float:
+    """Theorem 7 [RECON, revised]: replace-one epsilon = eps_AR + eps_step/2 with the same delta."""
+    return greedy_cover_epsilon_add_remove(epsilon_step, delta) + epsilon_step / 2.0
+
+
+def greedy_cover_step_for_epsilon(epsilon: float, delta: float, neighbouring: str = "replace-one") -> float:
+    """The per-round eps_step whose reconstructed overall epsilon equals ``epsilon`` (root of a monotone map)."""
+    epsilon = check_epsilon(epsilon)
+    delta = check_delta(delta)
+    if delta <= 0:
+        raise ValueError("delta must be in (0, 1) for the set-cover accounting")
+    f = greedy_cover_epsilon_replace if neighbouring == "replace-one" else greedy_cover_epsilon_add_remove
+    return float(optimize.brentq(lambda e: f(e, delta) - epsilon, 1e-12, 50.0, xtol=1e-14, rtol=1e-14))
+
+
+_NEIGHBOURING = ("replace-one", "add/remove")
+
+
+class DPGreedyCover:
+    """DP-GreedyCover (paper Sec. 3.1; notes Sec. 3.4), realizable inputs only.
+
+    Round j = 1..M (M = |F| + 1, no early stopping): exponential mechanism over the
+    2|F_j| candidates (f, b) of the remaining features with score
+    q(S_j, (f, b)) = -#{x in S_j : f(x) = 1, label != b} and per-round parameter
+    ``epsilon_step`` (P ~ exp(+eps q / 2), Lemma 3 sign ERRATUM), then removal of the
+    examples the chosen feature covers.
+
+    Privacy (Theorem 7 [RECON], notes Sec. 5.2): (eps_AR, delta) under add/remove with
+    eps_AR = (e^{eps/2}-1)(e^{eps/2} ln(1/delta)+1), and (eps_AR + eps/2, delta) under
+    replace-one (the paper's definition); ``guarantee_`` reports the one for
+    ``neighbouring``. No dp_accounting building block expresses the set-cover analysis,
+    so :meth:`dp_event` is ``UnsupportedDpEvent``.
+
+    ``fit`` raises ``ValueError`` when the sample is not labelled by any F-decision
+    list (the accuracy analysis, Prop. 6, needs realizability). NOTE: that check is a
+    data-dependent refusal outside the privacy analysis; the privacy audits use the
+    mechanism functions (:func:`greedy_cover_sample`) directly.
+    """
+
+    def __init__(self, epsilon_step: float = 0.5, delta: float = 1e-6, features: Sequence[Callable] | None = None,
+                 neighbouring: str = "replace-one", random_state: Any = None):
+        self.epsilon_step = epsilon_step
+        self.delta = delta
+        self.features = features
+        self.neighbouring = neighbouring
+        self.random_state = random_state
+
+    @classmethod
+    def from_privacy(cls, epsilon: float, delta: float, **kwargs: Any) -> "DPGreedyCover":
+        """Choose epsilon_step so that the reconstructed overall guarantee is exactly (epsilon, delta)."""
+        nb = kwargs.get("neighbouring", "replace-one")
+        return cls(epsilon_step=greedy_cover_step_for_epsilon(epsilon, delta, nb), delta=delta, **kwargs)
+
+    def _validate(self) -> None:
+        check_epsilon(self.epsilon_step, "epsilon_step")
+        d = check_delta(self.delta)
+        if d <= 0:
+            raise ValueError("delta must be in (0, 1) (the set-cover analysis needs delta > 0)")
+        if self.neighbouring not in _NEIGHBOURING:
+            raise ValueError(f"neighbouring must be one of {_NEIGHBOURING}, got {self.neighbouring!r}")
+
+    def fit(self, X: Any, y: Any) -> "DPGreedyCover":
+        self._validate()
+        rng = self.random_state if isinstance(self.random_state, np.random.Generator) else np.random.default_rng(self.random_state)
+        Phi = feature_matrix(X, self.features)
+        yy = _check_labels01(y, Phi.shape[0])
+        if not is_realizable(Phi, yy):
+            raise ValueError("DPGreedyCover needs a realizable sample: no F-decision list is consistent with "
+                             "(X, y) (Prop. 6 / the accuracy analysis assume realizability)")
+        order, bits, errors = greedy_cover_sample(Phi, yy, self.epsilon_step, rng, 1)
+        self.n_features_ = Phi.shape[1] - 1
+        self.rules_ = [(int(j), int(b)) for j, b in zip(order[0], bits[0])]
+        self.round_errors_ = errors[0].astype(int)  # -q(S_j, (f_j, b_j)) per round (check G2c)
+        self.list_ = DecisionList(tuple(self.rules_), self.n_features_,
+                                  None if self.features is None else tuple(self.features))
+        self.guarantee_ = self.guarantee
+        return self
+
+    def predict(self, X: Any) -> np.ndarray:
+        return self.list_.predict(X)
+
+    @property
+    def guarantee(self) -> PrivacyGuarantee:
+        self._validate()
+        if self.neighbouring == "replace-one":
+            eps = greedy_cover_epsilon_replace(self.epsilon_step, self.delta)
+        else:
+            eps = greedy_cover_epsilon_add_remove(self.epsilon_step, self.delta)
+        relation = NeighbouringRelation.REPLACE_ONE if self.neighbouring == "replace-one" else NeighbouringRelation.ADD_OR_REMOVE_ONE
+        return PrivacyGuarantee(eps, self.delta, relation,
+                                "Theorem 7 [RECON], notes Sec. 5.2 (set-cover analysis)", self.dp_event)
+
+    def dp_event(self) -> dp_accounting.DpEvent:
+        import dp_accounting
+
+        return dp_accounting.UnsupportedDpEvent()
+
+
+def greedy_cover_sample(Phi: np.ndarray, y: np.ndarray, epsilon_step: float, rng: np.random.Generator,
+                        size: int, *, sign: float = 1.0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``size`` independent runs of DP-GreedyCover at once (arrays over trials).
+
+    Returns ``(order, bits, errors)``, each (size, M): the feature chosen in round j
+    (index M-1 = T), its bit, and its number of errors on S_j (= -q). Exact inverse-CDF
+    sampling of the exponential mechanism with logits ``sign * eps * q / 2`` (``sign=-1``
+    is the paper's literal, wrong sign -- for negative controls only). Samples of up to
+    63 records use a bitset representation of the remaining sample (popcounts).
+    """
+    eps = check_epsilon(epsilon_step, "epsilon_step")
+    rng = check_rng(rng)
+    size = check_int(size, "size", low=1)
+    Phi = np.asarray(Phi, dtype=bool)
+    y = np.asarray(y)
+    n, M = Phi.shape
+    # Error sets of the rules: (f, 0) errs on {f = 1, y = 1}; (f, 1) errs on {f = 1, y = 0}.
+    E = np.stack([Phi & (y[:, None] == 1), Phi & (y[:, None] == 0)], axis=2)  # (n, M, 2)
+    order = np.empty((size, M), dtype=np.int64)
+    bits = np.empty((size, M), dtype=np.int8)
+    errors = np.empty((size, M), dtype=np.int64)
+    used = np.zeros((size, M), dtype=bool)
+    rows = np.arange(size)
+    if n <= 63:
+        # Bitset path: the remaining sample S_j is one integer per trial, an error count a popcount.
+        w = (np.uint64(1) << np.arange(n, dtype=np.uint64))
+        Emask = np.bitwise_or.reduce(np.where(E, w[:, None, None], np.uint64(0)), axis=0)  # (M, 2)
+        cover = np.bitwise_or.reduce(np.where(Phi, w[:, None], np.uint64(0)), axis=0)  # (M,)
+        alive = np.full(size, np.bitwise_or.reduce(w), dtype=np.uint64)
+
+        def count(alive):
+            return np.bitwise_count(alive[:, None, None] & Emask[None]).astype(np.float64)
+    else:
+        Ef = E.reshape(n, 2 * M).astype(np.float64)
+        alive = np.ones((size, n), dtype=np.float64)
+        PhiF = Phi.astype(np.float64)
+
+        def count(alive):
+            return (alive @ Ef).reshape(size, M, 2)
+    for j in range(M):
+        err = count(alive)  # (size, M, 2)
+        logits = sign * (eps / 2.0) * (-err)
+        logits[used] = -np.inf
+        logits = logits.reshape(size, 2 * M)
+        # Inverse-CDF sampling of the exponential mechanism (exact; cheaper than Gumbel-max here).
+        p = np.exp(logits - logits.max(axis=1, keepdims=True))
+        cum = np.cumsum(p, axis=1)
+        u = rng.random(size) * cum[:, -1]
+        pick = np.minimum((cum <= u[:, None]).sum(axis=1), 2 * M - 1)
+        f, b = pick // 2, pick % 2
+        order[:, j], bits[:, j] = f, b
+        errors[:, j] = err[rows, f, b].astype(np.int64)
+        used[rows, f] = True
+        if n <= 63:
+            alive = alive & ~cover[f]
+        else:
+            alive *= 1.0 - PhiF[:, f].T
+    return order, bits, errors
+
+
+def greedy_cover_run(Phi: np.ndarray, y: np.ndarray, epsilon_step: float, rng: np.random.Generator) -> list[tuple[int, int]]:
+    """One run of DP-GreedyCover, literally as the pseudocode (a Python loop over rounds and candidates)."""
+    Phi = np.asarray(Phi, dtype=bool)
+    y = np.asarray(y)
+    n, M = Phi.shape
+    alive = np.ones(n, dtype=bool)
+    avail = list(range(M))
+    out = []
+    for _ in range(M):
+        cands = [(f, b) for f in avail for b in (0, 1)]
+        q = np.array([-np.count_nonzero(alive & Phi[:, f] & (y != b)) for f, b in cands], dtype=float)
+        lp = exponential_mechanism_log_probabilities(q, epsilon_step)
+        k = rng.choice(len(cands), p=np.exp(lp - special.logsumexp(lp)))
+        f, b = cands[k]
+        out.append((f, b))
+        alive &= ~Phi[:, f]
+        avail.remove(f)
+    return out
+
+
+# ============================================================================ exact distribution (check G5c)
+
+
+def greedy_cover_exact_logprobs(Phi0: np.ndarray, y0: np.ndarray, Phi1: np.ndarray, y1: np.ndarray,
+                                epsilon_step: float) -> tuple[np.ndarray, np.ndarray, list[tuple]]:
+    """Exact log-probabilities of every output list on two datasets, by enumeration (notes G5c).
+
+    The output is truncated after the constant-true T (the rest is uniform and data
+    independent, so truncation is post-processing that keeps the hockey-stick divergence
+    unchanged). Breadth-first over choice prefixes, vectorised per level; feasible for
+    |F| <= 6 (about 1.3e5 leaves). Returns ``(logp0, logp1, outputs)``.
+    """
+    eps = check_epsilon(epsilon_step, "epsilon_step")
+    Ps = [np.asarray(P, dtype=bool) for P in (Phi0, Phi1)]
+    ys = [np.asarray(v) for v in (y0, y1)]
+    M = Ps[0].shape[1]
+    if Ps[1].shape[1] != M:
+        raise ValueError("Phi0 and Phi1 must have the same number of feature columns")
+    Tidx = M - 1
+    alive = [np.ones((1, P.shape[0]), dtype=bool) for P in Ps]
+    used = np.zeros((1, M), dtype=bool)
+    lp = [np.zeros(1), np.zeros(1)]
+    prefixes: list[tuple] = [()]
+    leaves_lp = [[], []]
+    leaves: list[tuple] = []
+    while used.shape[0] > 0:
+        N = used.shape[0]
+        logprob = []
+        for s in (0, 1):
+            E0 = (Ps[s] & (ys[s][:, None] == 1)).astype(float)
+            E1 = (Ps[s] & (ys[s][:, None] == 0)).astype(float)
+            a = alive[s].astype(float)
+            err = np.stack([a @ E0, a @ E1], axis=2)  # (N, M, 2)
+            logits = -(eps / 2.0) * err
+            logits[used] = -np.inf
+            logits = logits.reshape(N, 2 * M)
+            logprob.append(logits - special.logsumexp(logits, axis=1, keepdims=True))
+        node, cand = np.nonzero(~np.repeat(used, 2, axis=1))
+        f, b = cand // 2, cand % 2
+        new_lp = [lp[s][node] + logprob[s][node, cand] for s in (0, 1)]
+        is_leaf = f == Tidx
+        for i in np.flatnonzero(is_leaf):
+            leaves.append(prefixes[node[i]] + ((int(f[i]), int(b[i])),))
+        for s in (0, 1):
+            leaves_lp[s].append(new_lp[s][is_leaf])
+        keep = ~is_leaf
+        node, f, b = node[keep], f[keep], b[keep]
+        prefixes = [prefixes[i] + ((int(ff), int(bb)),) for i, ff, bb in zip(node, f, b)]
+        used = used[node].copy()
+        used[np.arange(node.size), f] = True
+        alive = [alive[s][node] & ~Ps[s][:, f].T for s in (0, 1)]
+        lp = [new_lp[s][keep] for s in (0, 1)]
+    return np.concatenate(leaves_lp[0]), np.concatenate(leaves_lp[1]), leaves
+
+
+def hockey_stick_delta(logp0: np.ndarray, logp1: np.ndarray, epsilon: float) -> float:
+    """max over both orders of sum_o max(0, P_a(o) - e^eps P_b(o)) (exact privacy curve of a discrete pair)."""
+    p0, p1 = np.exp(logp0), np.exp(logp1)
+    e = math.exp(epsilon)
+    return float(max(np.maximum(0.0, p0 - e * p1).sum(), np.maximum(0.0, p1 - e * p0).sum()))
+
+
+def exact_epsilon(logp0: np.ndarray, logp1: np.ndarray, delta: float) -> float:
+    """The smallest epsilon >= 0 with hockey_stick_delta <= delta (bisection; delta(eps) is non-increasing)."""
+    if hockey_stick_delta(logp0, logp1, 0.0) <= delta:
+        return 0.0
+    finite = np.isfinite(logp0) & np.isfinite(logp1)
+    hi = float(np.max(np.abs(logp0[finite] - logp1[finite]))) + 1e-9 if finite.any() else 50.0
+    if hockey_stick_delta(logp0, logp1, hi) > delta:
+        return math.inf
+    lo = 0.0
+    for _ in range(80):
+        mid = 0.5 * (lo + hi)
+        if hockey_stick_delta(logp0, logp1, mid) <= delta:
+            hi = mid
+        else:
+            lo = mid
+    return hi
+
+
+# ============================================================================ Lemma 15 and the 2d embedding
+
+
+def evaluate_monotone_dl(X: np.ndarray, vars_: Sequence[int], bits: Sequence[int], default: int) -> np.ndarray:
+    """A monotone 1-decision list over {-1,1}^d: rule i fires iff x[vars_[i]] = +1; labels in {-1,1}."""
+    X = np.asarray(X)
+    out = np.full(X.shape[0], default, dtype=np.int64)
+    done = np.zeros(X.shape[0], dtype=bool)
+    for v, b in zip(vars_, bits):
+        fire = (X[:, v] == 1) & ~done
+        out[fire] = b
+        done |= fire
+    return out
+
+
+def random_monotone_dl(rng: np.random.Generator, d: int, r: int, D: int) -> tuple[np.ndarray, np.ndarray, int]:
+    """A monotone 1-DL of length r (r-1 rules + default) with exactly D alternations of the bits (D <= r-1)."""
+    rng = check_rng(rng)
+    if not (1 <= r - 1 <= d and 0 <= D <= r - 1):
+        raise ValueError(f"need 1 <= r-1 <= d and 0 <= D <= r-1, got d={d}, r={r}, D={D}")
+    cuts = set(rng.choice(np.arange(1, r), size=D, replace=False).tolist()) if D else set()
+    b = np.empty(r, dtype=np.int64)
+    cur = int(rng.choice((-1, 1)))
+    for i in range(r):
+        if i in cuts:
+            cur = -cur
+        b[i] = cur
+    vars_ = rng.choice(d, size=r - 1, replace=False)
+    return vars_, b[:-1], int(b[-1])
+
+
+def monotone_dl_to_halfspace(vars_: Sequence[int], bits: Sequence[int], default: int, d: int) -> np.ndarray:
+    """Lemma 15 (notes Sec. 3.9 [RECON, revised]): weights v over (x_1..x_d, x_0 = 1), ||v||_1 = 1.
+
+    The final maximal run of rules whose bit equals the default gets weight 0 (they
+    never change the output) [revised]; the remaining runs R_1..R_k (in list order)
+    get weight s_j W_j with W_j = sum_{l>j} |R_l| W_l + 3/2; the default gets bias
+    s_def/2 over z = (1+x)/2; converted to the +-1 encoding and l1-normalised.
+    sign(<v, (x, 1)>) equals the list on every x in {-1,1}^d.
+    """
+    bits = list(bits)
+    keep = len(bits)
+    while keep > 0 and bits[keep - 1] == default:
+        keep -= 1
+    runs: list[list[int]] = []
+    for i in range(keep):
+        if runs and bits[runs[-1][0]] == bits[i]:
+            runs[-1].append(i)
+        else:
+            runs.append([i])
+    wz = np.zeros(d)
+    later = 0.0
+    for run in reversed(runs):
+        W = later + 1.5
+        for i in run:
+            wz[vars_[i]] = bits[i] * W
+        later += len(run) * W
+    v = np.concatenate([wz / 2.0, [default * 0.5 + wz.sum() / 2.0]])
+    return v / np.abs(v).sum()
+
+
+def nonnegative_embedding(X: Any) -> np.ndarray:
+    """The d -> 2d map z = (x, -x) (notes Sec. 3.9 [RECON]); with :func:`nonnegative_weights`, <v', z> = <v, x>."""
+    X = np.asarray(X)
+    return np.concatenate([X, -X], axis=-1)
+
+
+def nonnegative_weights(v: Any) -> np.ndarray:
+    """v' = (v+, v-) >= 0 with ||v'||_1 = ||v||_1 (the margin is unchanged)."""
+    v = np.asarray(v, dtype=float)
+    return np.concatenate([np.maximum(v, 0.0), np.maximum(-v, 0.0)], axis=-1)

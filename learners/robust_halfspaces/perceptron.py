@@ -1,0 +1,650 @@
+"""Perceptrons of "Robust and Private Learning of Halfspaces" (Ghazi, Kumar, Manurangsi, Nguyen, AISTATS 2021).
+
+Paper id ``robust-halfspaces``; reading notes Sec. 3.1 and 3.4.
+
+* :class:`Perceptron` -- the classical online perceptron (Rosenblatt), whose mistakes are
+  bounded by Novikoff's (R/gamma)^2 (cited in Sec. 3 and App. F).
+* :class:`MarginPerceptron` -- the noiseless batch margin perceptron: Algorithm 1 with
+  sigma = 0, no Laplace noise (b -> 0) and sampling rate 1 by default (notes Sec. 4 item 9,
+  plan U2); its iteration count is bounded by Lemma 18's T = ceil(1500/(alpha gamma_gap^2)).
+* :class:`DPBatchPerceptron` -- Algorithm 1 ("DP Batch Perceptron", Theorem 6, App. F):
+  Poisson subsampling with rate p, the Laplace-noised stopping test (Lines 8-10), Gaussian
+  noise on the summed margin mistakes (Lines 11-13). ``variant="theory"`` uses Lemma 19's
+  (p, sigma, b) unless they are given ("free parameters"); ``variant="experimental"`` is the
+  Section 4 variant (no stopping test, a fixed number of steps, sigma calibrated with
+  dp_accounting's RDP or PLD accountant for a target (epsilon, delta)). ``sample`` runs many
+  independent runs as array operations (distributionally identical to ``fit``; tested).
+* :class:`OneVsRestDPPerceptron` -- the multi-class wrapper of Sec. 4 / notes Sec. 3.4 whose
+  *total* privacy budget across the classes is stated (the paper does not say; [NOT STATED]).
+
+Conventions and errata (notes Sec. 3.1, 8):
+
+* E13: at iteration 1, w_0 = 0 and w_0/||w_0|| is undefined; we take w_hat = 0 in Line 6 (every
+  sampled point is a mistake, since y * 0 = 0 <= gamma'). If the stopping test fires at i = 1 the
+  output w_0/||w_0|| is 0/0 as well: we return FAIL (data-independent, so privacy is unaffected).
+* FAIL is represented by the all-zero vector in batched outputs (``sample``) so that outputs are
+  finite arrays; ``fit`` sets ``failed_ = True`` and ``coef_`` to zeros.
+* The stopping threshold 0.3 alpha p n uses the paper's *sample size n*, a public parameter fixed in
+  advance (App. A). Under add/remove neighbours len(X) differs by one, so a threshold computed from
+  len(X) is itself a (tiny, unaccounted) function of the data. Pass ``n_nominal`` to fix it; when it is
+  ``None`` len(X) is used, as in the paper's text (this is a remark we add; the notes do not mention it).
+* Neighbouring datasets differ by adding or removing one point; inputs must lie in the unit ball
+  (``input_check``: "clip" projects onto the ball, "normalize" scales every row to unit norm,
+  "check" raises, "none" accepts anything -- only for planted-bug audits).
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from scipy import special
+
+from privbound.learners.validation import (
+    check_delta,
+    check_epsilon,
+    check_finite_array,
+    check_int,
+    check_probability,
+    check_real,
+)
+from privbound.learners.neighbouring import NeighbouringRelation
+from privbound.learners.mechanisms import PrivacyGuarantee
+
+__all__ = [
+    "PerceptronTrace",
+    "Perceptron",
+    "MarginPerceptron",
+    "BatchPerceptronParameters",
+    "DPBatchPerceptron",
+    "OneVsRestDPPerceptron",
+    "lemma18_iterations",
+    "lemma19_parameters",
+    "calibrate_gaussian_noise",
+    "prepare_inputs",
+]
+
+_ADD_REMOVE = NeighbouringRelation.ADD_OR_REMOVE_ONE
+_INPUT_CHECKS = ("clip", "normalize", "check", "none")
+
+
+# --------------------------------------------------------------------------- helpers
+
+
+def _rng_of(random_state: Any) -> np.random.Generator:
+    if isinstance(random_state, np.random.Generator):
+        return random_state
+    if random_state is None or isinstance(random_state, (int, np.integer, np.random.SeedSequence)):
+        return np.random.default_rng(random_state)
+    raise TypeError(f"random_state must be None, an int, a SeedSequence or a numpy Generator, got {type(random_state).__name__}")
+
+
+def _check_labels(y: Any, n: int, name: str = "y") -> np.ndarray:
+    y = check_finite_array(y, name, ndim=1)
+    if y.shape[0] != n:
+        raise ValueError(f"{name} must have one label per row of X ({n}), got {y.shape[0]}")
+    if not np.all(np.isin(y, (-1.0, 1.0))):
+        raise ValueError(f"{name} must contain only labels -1 and +1")
+    return y
+
+
+def prepare_inputs(X: Any, y: Any, input_check: str = "clip", *, name: str = "X") -> tuple[np.ndarray, np.ndarray]:
+    """Validate (X, y) for the paper's learners: X in the unit ball (notes Sec. 1), y in {-1, +1}.
+
+    ``input_check``: "clip" projects rows of norm > 1 onto the sphere, "normalize" scales every non-zero
+    row to unit norm, "check" raises ``ValueError`` on a row of norm > 1, "none" leaves X as it is.
+    """
+    if input_check not in _INPUT_CHECKS:
+        raise ValueError(f"input_check must be one of {_INPUT_CHECKS}, got {input_check!r}")
+    X = check_finite_array(X, name, ndim=2)
+    y = _check_labels(y, X.shape[0])
+    norms = np.linalg.norm(X, axis=1)
+    if input_check == "clip":
+        X = X / np.maximum(norms, 1.0)[:, None]
+    elif input_check == "normalize":
+        X = X / np.where(norms > 0, norms, 1.0)[:, None]
+    elif input_check == "check" and np.any(norms > 1 + 1e-9):
+        i = int(np.argmax(norms))
+        raise ValueError(f"{name} rows must lie in the unit ball (||x|| <= 1); row {i} has norm {norms[i]:.6g}")
+    return X, y
+
+
+def _split_data(data: Any) -> tuple[Any, Any]:
+    if isinstance(data, (tuple, list)) and len(data) == 2:
+        return data[0], data[1]
+    raise TypeError("data must be a pair (X, y)")
+
+
+def lemma18_iterations(alpha: float, gamma: float) -> int:
+    """Lemma 18: T = ceil(1500 / (alpha gamma_gap^2)), gamma_gap = 0.05 gamma (= ceil(6e5/(alpha gamma^2)))."""
+    alpha = check_probability(alpha, "alpha", open_low=True, open_high=True)
+    gamma = check_real(gamma, "gamma", low=0.0, high=1.0, low_inclusive=False)
+    return math.ceil(float(f"{1500 / (alpha * (0.05 * gamma) ** 2):.12g}"))
+
+
+def lemma19_parameters(epsilon: float, delta: float, T: int) -> tuple[float, float, float]:
+    """Lemma 19 (App. F.2): p = 1/sqrt(T), sigma = 100 ln(T/delta)/epsilon, b = 100 sqrt(ln(T/delta))/epsilon."""
+    L = math.log(T / delta)
+    return 1 / math.sqrt(T), 100 * L / epsilon, 100 * math.sqrt(L) / epsilon
+
+
+def _gdp_mu_of_pure_dp(epsilon: float) -> float:
+    """mu such that every epsilon-DP mechanism is mu-GDP (Dong, Roth & Su 2019): -2 Phi^{-1}(1/(1+e^epsilon))."""
+    return float(-2 * special.ndtri(special.expit(-epsilon)))
+
+
+def _algorithm1_event(p: float, sigma: float, b: float | None, T: int, repeats: int = 1) -> dp_accounting.DpEvent:
+    """DpEvent of Algorithm 1 (T Poisson(p)-subsampled steps, ``repeats`` independent runs).
+
+    Without the stopping test (``b is None``) a step is a Gaussian of noise multiplier sigma
+    (sensitivity 1). With it, a step releases Lap(b) on |M_i| and N(0, sigma^2 I) on u_i, both on
+    the same subsample; dp_accounting cannot Poisson-subsample a composition, so the step is
+    replaced by a dominating Gaussian: Lap(b) is (1/b)-DP hence mu_L-GDP, the pair is
+    sqrt(1/sigma^2 + mu_L^2)-GDP, i.e. dominated by a Gaussian of noise multiplier 1/mu; subsampling
+    and composition preserve dominance, so the accountants' epsilon is a valid upper bound.
+    """
+    import dp_accounting
+
+    if b is None or b == 0:
+        if sigma <= 0:
+            return dp_accounting.NonPrivateDpEvent()
+        step = dp_accounting.GaussianDpEvent(sigma)
+    else:
+        if sigma <= 0:
+            return dp_accounting.NonPrivateDpEvent()
+        mu = math.hypot(1 / sigma, _gdp_mu_of_pure_dp(1 / b))
+        step = dp_accounting.GaussianDpEvent(1 / mu)
+    ev = dp_accounting.SelfComposedDpEvent(dp_accounting.PoissonSampledDpEvent(p, step), T)
+    return ev if repeats == 1 else dp_accounting.SelfComposedDpEvent(ev, repeats)
+
+
+def _accountant(name: str):
+    from dp_accounting.pld import PLDAccountant
+    from dp_accounting.rdp import RdpAccountant
+
+    if name == "rdp":
+        return RdpAccountant()
+    if name == "pld":
+        return PLDAccountant(value_discretization_interval=1e-3)
+    raise ValueError(f"accountant must be 'rdp' or 'pld', got {name!r}")
+
+
+class _QuietAbsl:
+    """Silence absl's per-order RDP convergence warnings (fractional orders at large sampling rates)."""
+
+    def __enter__(self):
+        import logging
+
+        self._logger = logging.getLogger("absl")
+        self._level = self._logger.level
+        self._logger.setLevel(logging.ERROR)
+
+    def __exit__(self, *exc):
+        self._logger.setLevel(self._level)
+
+
+def accountant_epsilon(event: dp_accounting.DpEvent, delta: float, accountant: str = "rdp") -> float:
+    """epsilon at ``delta`` of ``event`` from dp_accounting's RDP or PLD accountant."""
+    with _QuietAbsl():
+        acc = _accountant(accountant)
+        acc.compose(event)
+        return float(acc.get_epsilon(delta))
+
+
+@functools.lru_cache(maxsize=256)
+def calibrate_gaussian_noise(epsilon: float, delta: float, p: float, T: int, accountant: str = "rdp", repeats: int = 1) -> float:
+    """The smallest noise multiplier sigma such that ``repeats`` x T steps of the Poisson(p)-subsampled
+    Gaussian (sensitivity 1) are (epsilon, delta)-DP by dp_accounting's ``accountant`` (TF Privacy style)."""
+    import dp_accounting
+
+    epsilon = check_epsilon(epsilon)
+    delta = check_delta(delta)
+    if accountant == "pld":
+        # PLD on a tiny sigma needs a huge discretised distribution: bracket it with the RDP value,
+        # which is valid (so PLD's sigma is no larger) and rarely more than ~2x too large.
+        hi = calibrate_gaussian_noise(epsilon, delta, p, T, "rdp", repeats)
+        bracket = dp_accounting.ExplicitBracketInterval(0.3 * hi, 1.001 * hi)
+    else:
+        bracket = dp_accounting.LowerEndpointAndGuess(1e-3, 1.0)
+    with _QuietAbsl():
+        return float(dp_accounting.calibrate_dp_mechanism(
+            lambda: _accountant(accountant),
+            lambda s: _algorithm1_event(p, s, None, T, repeats),
+            epsilon, delta,
+            bracket_interval=bracket,
+            tol=1e-4,
+        ))
+
+
+# --------------------------------------------------------------------------- Perceptron
+
+
+@dataclass(frozen=True)
+class PerceptronTrace:
+    """Trace of an online run: predictions, mistake flags, indices of updates, final weights."""
+
+    predictions: np.ndarray
+    mistakes: np.ndarray
+    updates: np.ndarray
+    weights: np.ndarray
+
+    @property
+    def n_mistakes(self) -> int:
+        return int(self.mistakes.sum())
+
+
+class Perceptron:
+    """Classical online perceptron (Rosenblatt 1958): predict sgn(<w, x>) (sgn(0) = +1 is not used:
+    a zero score counts as a mistake), update w += y x on a mistake.
+
+    Novikoff (1963): on a sequence with ||x|| <= R separated by a unit w* with margin gamma
+    (y <w*, x> >= gamma), it makes at most (R/gamma)^2 mistakes, whatever the order and number of passes.
+    """
+
+    def __init__(self, *, max_epochs: int = 1000, random_state: Any = None):
+        self.max_epochs = max_epochs
+        self.random_state = random_state
+
+    def run(self, X: Any, y: Any, w0: Any = None) -> PerceptronTrace:
+        """One online pass in the given order; returns the trace."""
+        X = check_finite_array(X, "X", ndim=2)
+        y = _check_labels(y, X.shape[0])
+        w = np.zeros(X.shape[1]) if w0 is None else check_finite_array(w0, "w0", ndim=1).copy()
+        preds = np.empty(X.shape[0])
+        mist = np.zeros(X.shape[0], bool)
+        for t in range(X.shape[0]):
+            s = float(X[t] @ w)
+            preds[t] = 1.0 if s > 0 else -1.0
+            if y[t] * s <= 0:
+                mist[t] = True
+                w += y[t] * X[t]
+        return PerceptronTrace(preds, mist, np.flatnonzero(mist), w)
+
+    def fit(self, X: Any, y: Any) -> "Perceptron":
+        """Cycle through (X, y) (shuffled per epoch when ``random_state`` is set) until an epoch has no mistake."""
+        max_epochs = check_int(self.max_epochs, "max_epochs", low=1)
+        X = check_finite_array(X, "X", ndim=2)
+        y = _check_labels(y, X.shape[0])
+        rng = None if self.random_state is None else _rng_of(self.random_state)
+        w = np.zeros(X.shape[1])
+        total = 0
+        self.converged_ = False
+        for epoch in range(1, max_epochs + 1):
+            order = np.arange(X.shape[0]) if rng is None else rng.permutation(X.shape[0])
+            tr = self.run(X[order], y[order], w)
+            w = tr.weights
+            total += tr.n_mistakes
+            if tr.n_mistakes == 0:
+                self.converged_ = True
+                break
+        self.coef_ = w
+        self.n_mistakes_ = total
+        self.n_epochs_ = epoch
+        return self
+
+    def predict(self, X: Any) -> np.ndarray:
+        return np.where(check_finite_array(X, "X", ndim=2) @ self.coef_ > 0, 1.0, -1.0)
+
+
+# --------------------------------------------------------------------------- MarginPerceptron
+
+
+class MarginPerceptron:
+    """Noiseless batch margin perceptron: Algorithm 1 with sigma = 0 and no Laplace noise (notes Sec. 4 item 9).
+
+    Each iteration takes the Poisson(``sampling_rate``) batch (all points by default), collects
+    M_i = {(x, y): y <w_hat, x> <= gamma'} (gamma' = ``margin_ratio`` * gamma; w_hat = 0 at i = 1,
+    erratum E13), stops and returns w_{i-1}/||w_{i-1}|| when |M_i| < 0.3 alpha p n (Line 9 with b -> 0),
+    and otherwise adds sum_{M_i} y x. ``max_iter`` defaults to Lemma 18's T; ``n_iter_`` is the
+    number of completed updates (the index of the stopping iteration minus one).
+    """
+
+    def __init__(self, gamma: float, *, alpha: float = 0.1, margin_ratio: float = 0.95, sampling_rate: float = 1.0,
+                 max_iter: int | None = None, random_state: Any = None):
+        self.gamma = gamma
+        self.alpha = alpha
+        self.margin_ratio = margin_ratio
+        self.sampling_rate = sampling_rate
+        self.max_iter = max_iter
+        self.random_state = random_state
+
+    def fit(self, X: Any, y: Any) -> "MarginPerceptron":
+        gamma = check_real(self.gamma, "gamma", low=0.0, high=1.0, low_inclusive=False)
+        alpha = check_probability(self.alpha, "alpha", open_low=True, open_high=True)
+        ratio = check_real(self.margin_ratio, "margin_ratio", low=0.0, high=1.0)
+        p = check_probability(self.sampling_rate, "sampling_rate", open_low=True)
+        T = lemma18_iterations(alpha, gamma) if self.max_iter is None else check_int(self.max_iter, "max_iter", low=1)
+        X, y = prepare_inputs(X, y, "check")
+        rng = _rng_of(self.random_state)
+        n, d = X.shape
+        gp = ratio * gamma
+        w = np.zeros(d)
+        sizes = []
+        self.stopped_ = False
+        for i in range(1, T + 1):
+            nrm = np.linalg.norm(w)
+            what = w / nrm if nrm > 0 else w
+            batch = rng.random(n) < p if p < 1 else np.ones(n, bool)
+            mist = batch & (y * (X @ what) <= gp)
+            sizes.append(int(mist.sum()))
+            if sizes[-1] < 0.3 * alpha * p * n:
+                self.stopped_ = True
+                break
+            w = w + (y[mist]) @ X[mist]
+        nrm = np.linalg.norm(w)
+        self.coef_ = w / nrm if nrm > 0 else w
+        self.n_iter_ = len(sizes) - 1 if self.stopped_ else len(sizes)
+        self.mistakes_per_iter_ = np.asarray(sizes)
+        self.max_iter_ = T
+        return self
+
+    def predict(self, X: Any) -> np.ndarray:
+        return np.where(check_finite_array(X, "X", ndim=2) @ self.coef_ > 0, 1.0, -1.0)
+
+
+# --------------------------------------------------------------------------- DPBatchPerceptron
+
+
+@dataclass(frozen=True)
+class BatchPerceptronParameters:
+    """Resolved parameters of one Algorithm 1 configuration."""
+
+    T: int
+    p: float
+    sigma: float
+    b: float | None  # None: no stopping test (experimental variant)
+    gamma_prime: float
+    alpha: float
+    stopping: bool
+    source: str
+
+
+class DPBatchPerceptron:
+    """DP Batch Perceptron (Algorithm 1; Theorem 6, Lemmas 18-19, App. F) and its Section 4 variant.
+
+    Parameters
+    ----------
+    gamma : margin parameter (gamma' = margin_ratio * gamma is used in Line 6).
+    epsilon, delta : target privacy (add/remove one record).
+    alpha : accuracy parameter (stopping threshold 0.3 alpha p n; default T of Lemma 18).
+    variant : "theory" (Lines 1-14, stopping test) or "experimental" (no Lines 9-10, fixed
+        ``n_iter`` steps, returns w_T/||w_T||, sigma from dp_accounting for (epsilon, delta)).
+    n_iter, sampling_rate, noise_std, laplace_scale : free parameters; ``None`` means Lemma 18/19's
+        value (theory) or T = 1/p "one epoch", p = 0.1 and the calibrated sigma (experimental).
+    n_nominal : the sample size n in the stopping threshold (public); ``None`` uses len(X).
+    accountant : "rdp" or "pld", for the experimental calibration and free-parameter guarantees.
+    input_check : "clip" (default), "normalize", "check" or "none" (see :func:`prepare_inputs`).
+    """
+
+    def __init__(self, gamma: float, *, epsilon: float = 1.0, delta: float = 1e-5, alpha: float = 0.1,
+                 margin_ratio: float = 0.95, variant: str = "theory", n_iter: int | None = None,
+                 sampling_rate: float | None = None, noise_std: float | None = None,
+                 laplace_scale: float | None = None, n_nominal: int | None = None, accountant: str = "rdp",
+                 input_check: str = "clip", random_state: Any = None):
+        self.gamma = gamma
+        self.epsilon = epsilon
+        self.delta = delta
+        self.alpha = alpha
+        self.margin_ratio = margin_ratio
+        self.variant = variant
+        self.n_iter = n_iter
+        self.sampling_rate = sampling_rate
+        self.noise_std = noise_std
+        self.laplace_scale = laplace_scale
+        self.n_nominal = n_nominal
+        self.accountant = accountant
+        self.input_check = input_check
+        self.random_state = random_state
+
+    # ------------------------------------------------------------------ parameters
+    def parameters(self) -> BatchPerceptronParameters:
+        """Validate the hyper-parameters and resolve the defaults of the chosen variant."""
+        gamma = check_real(self.gamma, "gamma", low=0.0, high=1.0, low_inclusive=False)
+        eps = check_epsilon(self.epsilon)
+        delta = check_delta(self.delta)
+        alpha = check_probability(self.alpha, "alpha", open_low=True, open_high=True)
+        ratio = check_real(self.margin_ratio, "margin_ratio", low=0.0, high=1.0)
+        if self.variant not in ("theory", "experimental"):
+            raise ValueError(f"variant must be 'theory' or 'experimental', got {self.variant!r}")
+        if self.accountant not in ("rdp", "pld"):
+            raise ValueError(f"accountant must be 'rdp' or 'pld', got {self.accountant!r}")
+        if self.input_check not in _INPUT_CHECKS:
+            raise ValueError(f"input_check must be one of {_INPUT_CHECKS}, got {self.input_check!r}")
+        if self.n_nominal is not None:
+            check_int(self.n_nominal, "n_nominal", low=1)
+        if self.variant == "theory":
+            if delta <= 0:
+                raise ValueError("delta must be in (0, 1) for DPBatchPerceptron, got 0.0")
+            T = lemma18_iterations(alpha, gamma) if self.n_iter is None else check_int(self.n_iter, "n_iter", low=1)
+            p0, s0, b0 = lemma19_parameters(eps, delta, T)
+            p = p0 if self.sampling_rate is None else check_probability(self.sampling_rate, "sampling_rate", open_low=True)
+            s = s0 if self.noise_std is None else check_real(self.noise_std, "noise_std", low=0.0)
+            b = b0 if self.laplace_scale is None else check_real(self.laplace_scale, "laplace_scale", low=0.0)
+            free = (self.sampling_rate, self.noise_std, self.laplace_scale) != (None, None, None)
+            src = "free parameters" if free else "Lemma 19 (p = 1/sqrt T, sigma = 100 ln(T/delta)/eps, b = 100 sqrt(ln(T/delta))/eps)"
+            return BatchPerceptronParameters(T, p, s, b, ratio * gamma, alpha, True, src)
+        if self.laplace_scale is not None:
+            raise ValueError("laplace_scale must be None for variant='experimental' (it has no stopping test)")
+        p = 0.1 if self.sampling_rate is None else check_probability(self.sampling_rate, "sampling_rate", open_low=True)
+        T = max(1, round(1 / p)) if self.n_iter is None else check_int(self.n_iter, "n_iter", low=1)
+        if self.noise_std is None:
+            if delta <= 0:
+                raise ValueError("delta must be in (0, 1) to calibrate Gaussian noise, got 0.0")
+            s = calibrate_gaussian_noise(eps, delta, p, T, self.accountant)
+            src = f"sigma calibrated by dp_accounting ({self.accountant}) for ({eps:g}, {delta:g})"
+        else:
+            s = check_real(self.noise_std, "noise_std", low=0.0)
+            src = "free parameters"
+        return BatchPerceptronParameters(T, p, s, None, ratio * gamma, alpha, False, src)
+
+    def dp_event(self) -> dp_accounting.DpEvent:
+        """Algorithm 1 as a DpEvent (a dominating Gaussian replaces the Laplace+Gaussian step; see
+        :func:`_algorithm1_event`)."""
+        P = self.parameters()
+        return _algorithm1_event(P.p, P.sigma, P.b, P.T)
+
+    @property
+    def guarantee(self) -> PrivacyGuarantee:
+        """The claimed (epsilon, delta) from the learner's own accounting."""
+        P = self.parameters()
+        eps, delta = float(self.epsilon), float(self.delta)
+        event = _algorithm1_event(P.p, P.sigma, P.b, P.T)
+        if P.source.startswith("free"):
+            if P.sigma <= 0 or (P.stopping and not P.b):
+                raise ValueError("no privacy guarantee: noise_std (and laplace_scale with the stopping test) must be > 0")
+            e = accountant_epsilon(event, delta, self.accountant)
+            return PrivacyGuarantee(e, delta, _ADD_REMOVE, f"dp_accounting {self.accountant} on the DpEvent (free parameters)", event)
+        if P.stopping:
+            return PrivacyGuarantee(eps, delta, _ADD_REMOVE, "Lemma 19 (Lemmas 20, 21; erratum E8)", event)
+        return PrivacyGuarantee(eps, delta, _ADD_REMOVE, P.source, event)
+
+    # ------------------------------------------------------------------ single run
+    def _threshold(self, P: BatchPerceptronParameters, n: int) -> float:
+        n_ref = n if self.n_nominal is None else int(self.n_nominal)
+        return 0.3 * P.alpha * P.p * n_ref
+
+    def fit(self, X: Any, y: Any) -> "DPBatchPerceptron":
+        """One run of Algorithm 1 (reference implementation, one iteration at a time).
+
+        Fitted attributes: ``coef_`` (unit vector, zeros on FAIL), ``failed_``, ``n_iter_`` (updates
+        made), ``stopped_`` (Line 10 fired), ``raw_coef_`` (w before normalisation), ``batch_sizes_``,
+        ``mistake_counts_``, ``parameters_``. The guarantee is the ``guarantee`` property
+        (computed on demand: with free parameters it runs an accountant).
+        """
+        P = self.parameters()
+        X, y = prepare_inputs(X, y, self.input_check)
+        rng = _rng_of(self.random_state)
+        n, d = X.shape
+        thr = self._threshold(P, n)
+        w = np.zeros(d)
+        batch_sizes, counts = [], []
+        stopped, out = False, None
+        for i in range(1, P.T + 1):
+            nrm = np.linalg.norm(w)
+            what = w / nrm if nrm > 0 else np.zeros(d)  # E13: w_hat = 0 at i = 1
+            batch = rng.random(n) < P.p
+            mist = batch & (y * (X @ what) <= P.gamma_prime)
+            batch_sizes.append(int(batch.sum()))
+            counts.append(int(mist.sum()))
+            if P.stopping:
+                nu = rng.laplace(0.0, P.b) if P.b > 0 else 0.0
+                if counts[-1] + nu < thr:
+                    stopped, out = True, what  # zeros (FAIL) if i == 1 (E13)
+                    break
+            u = y[mist] @ X[mist]
+            g = rng.normal(0.0, P.sigma, d) if P.sigma > 0 else 0.0
+            w = w + u + g
+        if not P.stopping:
+            nrm = np.linalg.norm(w)
+            out = w / nrm if nrm > 0 else np.zeros(d)
+        self.raw_coef_ = w
+        self.stopped_ = stopped
+        self.failed_ = bool(out is None or not np.any(out))
+        self.coef_ = np.zeros(d) if out is None else out
+        self.n_iter_ = len(counts) - 1 if stopped else len(counts)
+        self.batch_sizes_ = np.asarray(batch_sizes)
+        self.mistake_counts_ = np.asarray(counts)
+        self.parameters_ = P
+        return self
+
+    def predict(self, X: Any) -> np.ndarray:
+        return np.where(check_finite_array(X, "X", ndim=2) @ self.coef_ > 0, 1.0, -1.0)
+
+    def decision_function(self, X: Any) -> np.ndarray:
+        return check_finite_array(X, "X", ndim=2) @ self.coef_
+
+    # ------------------------------------------------------------------ batched runs
+    def run_batch(self, X: Any, y: Any, rng: np.random.Generator, size: int, *, transcript: bool = False) -> dict[str, np.ndarray]:
+        """``size`` independent runs of Algorithm 1 as array operations.
+
+        Returns a dict with ``coef`` (size, d) (zeros on FAIL), ``failed``, ``stopped``, ``n_iter``
+        (updates made), ``raw`` (size, d) the last w, and with ``transcript=True`` ``iterates``
+        (size, T, d): w_1..w_T (rows after a stop repeat the last w).
+        """
+        P = self.parameters()
+        size = check_int(size, "size", low=1)
+        X, y = prepare_inputs(X, y, self.input_check)
+        n, d = X.shape
+        thr = self._threshold(P, n)
+        W = np.zeros((size, d))
+        out = np.zeros((size, d))
+        active = np.ones(size, bool)
+        stopped = np.zeros(size, bool)
+        n_iter = np.zeros(size, np.int64)
+        its = np.zeros((size, P.T, d)) if transcript else None
+        yX = y[:, None] * X
+        for i in range(1, P.T + 1):
+            idx = np.flatnonzero(active)
+            if idx.size == 0:
+                if transcript:
+                    its[:, i - 1:] = W[:, None, :]
+                break
+            Wa = W[idx]
+            nrm = np.linalg.norm(Wa, axis=1)
+            What = np.divide(Wa, nrm[:, None], out=np.zeros_like(Wa), where=nrm[:, None] > 0)
+            mist = (rng.random((idx.size, n)) < P.p) & (What @ yX.T <= P.gamma_prime)
+            go = np.ones(idx.size, bool)
+            if P.stopping:
+                nu = rng.laplace(0.0, P.b, idx.size) if P.b > 0 else np.zeros(idx.size)
+                stop = mist.sum(axis=1) + nu < thr
+                out[idx[stop]] = What[stop]
+                stopped[idx[stop]] = True
+                active[idx[stop]] = False
+                go = ~stop
+            k = idx[go]
+            upd = mist[go].astype(float) @ yX
+            if P.sigma > 0:
+                upd += rng.normal(0.0, P.sigma, (k.size, d))
+            W[k] += upd
+            n_iter[k] += 1
+            if transcript:
+                its[:, i - 1] = W
+        if not P.stopping:
+            nrm = np.linalg.norm(W, axis=1)
+            out = np.divide(W, nrm[:, None], out=np.zeros_like(W), where=nrm[:, None] > 0)
+        res = dict(coef=out, failed=~np.any(out != 0, axis=1), stopped=stopped, n_iter=n_iter, raw=W)
+        if transcript:
+            res["iterates"] = its
+        return res
+
+    def sample(self, data: Any, rng: np.random.Generator, size: int) -> np.ndarray:
+        """Mechanism interface for the auditor: ``size`` released outputs (unit vectors or zeros = FAIL)."""
+        X, y = _split_data(data)
+        return self.run_batch(X, y, rng, size)["coef"]
+
+    def __call__(self, data: Any, rng: np.random.Generator) -> np.ndarray:
+        return self.sample(data, rng, 1)[0]
+
+
+# --------------------------------------------------------------------------- multi-class
+
+
+class OneVsRestDPPerceptron:
+    """One-vs-rest DP Batch Perceptrons (Sec. 4; notes Sec. 3.4), predicting argmax_k <w_k, x>.
+
+    Every example is used by all K binary problems, so the *total* budget must be accounted
+    (the paper does not say how; [NOT STATED]). We state the total:
+
+    * ``variant="experimental"``: the K runs are K x T Poisson-subsampled Gaussian steps with the same
+      sigma, calibrated with dp_accounting for K x T steps at the total (epsilon, delta);
+    * ``variant="theory"``: basic composition, each class at (epsilon/K, delta/K).
+
+    ``guarantee_`` is the total guarantee; ``per_class_guarantee_`` the one of each binary run.
+    Other keyword arguments are passed to :class:`DPBatchPerceptron`.
+    """
+
+    def __init__(self, gamma: float, *, epsilon: float = 1.0, delta: float = 1e-5, variant: str = "experimental",
+                 random_state: Any = None, **params: Any):
+        self.gamma = gamma
+        self.epsilon = epsilon
+        self.delta = delta
+        self.variant = variant
+        self.random_state = random_state
+        self.params = params
+
+    def fit(self, X: Any, y: Any) -> "OneVsRestDPPerceptron":
+        X = check_finite_array(X, "X", ndim=2)
+        y = np.asarray(y)
+        if y.shape != (X.shape[0],):
+            raise ValueError(f"y must have one label per row of X ({X.shape[0]}), got shape {y.shape}")
+        eps = check_epsilon(self.epsilon)
+        delta = check_delta(self.delta)
+        self.classes_ = np.unique(y)
+        K = len(self.classes_)
+        if K < 2:
+            raise ValueError("y must contain at least two classes")
+        rng = _rng_of(self.random_state)
+        params = dict(self.params)
+        if self.variant == "experimental":
+            probe = dict(params, noise_std=params.get("noise_std") or 1.0)  # p and T only; no calibration here
+            base = DPBatchPerceptron(self.gamma, epsilon=eps, delta=delta, variant="experimental", **probe)
+            P = base.parameters()
+            if params.get("noise_std") is None:
+                params["noise_std"] = calibrate_gaussian_noise(eps, delta, P.p, P.T, base.accountant, K)
+            per = dict(epsilon=eps, delta=delta)
+            event = _algorithm1_event(P.p, params["noise_std"], None, P.T, K)
+            total = accountant_epsilon(event, delta, base.accountant)
+            self.guarantee_ = PrivacyGuarantee(total, delta, _ADD_REMOVE,
+                                               f"dp_accounting {base.accountant}: {K} classes x {P.T} subsampled Gaussian steps", event)
+        elif self.variant == "theory":
+            per = dict(epsilon=eps / K, delta=delta / K)
+            self.guarantee_ = PrivacyGuarantee(eps, delta, _ADD_REMOVE, f"basic composition of {K} runs at (eps/K, delta/K), Lemma 19 each")
+        else:
+            raise ValueError(f"variant must be 'theory' or 'experimental', got {self.variant!r}")
+        self.estimators_ = []
+        for c in self.classes_:
+            est = DPBatchPerceptron(self.gamma, variant=self.variant, random_state=rng, **per, **params)
+            est.fit(X, np.where(y == c, 1.0, -1.0))
+            self.estimators_.append(est)
+        self.per_class_guarantee_ = self.estimators_[0].guarantee
+        self.coef_ = np.stack([e.coef_ for e in self.estimators_])
+        return self
+
+    def decision_function(self, X: Any) -> np.ndarray:
+        return check_finite_array(X, "X", ndim=2) @ self.coef_.T
+
+    def predict(self, X: Any) -> np.ndarray:
+        return self.classes_[np.argmax(self.decision_function(X), axis=1)]

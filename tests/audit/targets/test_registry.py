@@ -1,0 +1,95 @@
+"""Power and false-alarm checks of the auditor on the reference targets (``audit/targets.py``).
+
+Every target of ``privbound.audit.targets.targets()`` with ``paper is None`` (the reference
+mechanisms and their planted-bug variants; the per-paper targets are tested in their
+own files) is audited with its best attack at its default trials:
+
+* a planted-bug target (not private at its claimed epsilon) must be flagged;
+* a correct target must not be.
+
+Error rates. The audits are seeded, so each check is deterministic; over the random
+seed, a correct target is flagged with probability <= 1 - confidence = 0.05 when the
+auditor is sound (``tests/test_audit_core.py`` measures the actual false-alarm rate,
+0-1 in 300 at the true epsilon), so a failure of a correct-target check is either a
+soundness bug or (probability <= 0.05 per target for an unlucky seed) a false failure.
+Planted bugs are checked at three seeds to rule out a lucky seed; their true epsilon
+is far enough above the claim that the miss probability at the default trials is
+negligible (observed lower bounds 1.15-2.0 against claims 0.5-1, see the descriptions).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from privbound.audit.targets import Target, accountant_epsilon, get_target, targets
+
+REFERENCE = [t for t in targets() if t.paper is None]
+PLANTED = [t.name for t in REFERENCE if t.planted_bug]
+CORRECT = [t.name for t in REFERENCE if not t.planted_bug]
+
+
+def test_registry_has_reference_and_planted_targets():
+    assert len(PLANTED) >= 5 and len(CORRECT) >= 10
+    assert len({t.name for t in targets()}) == len(targets())
+    # every planted bug shares a family with a correct reference mechanism
+    correct_families = {t.family for t in REFERENCE if not t.planted_bug}
+    for t in REFERENCE:
+        if t.planted_bug:
+            assert t.family in correct_families, t.name
+
+
+@pytest.mark.parametrize("name", PLANTED)
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_planted_bug_is_flagged(name, seed):
+    t = get_target(name)
+    r = t.audit(seed=seed)
+    assert r.trials == t.default_trials
+    assert r.violation, r.summary()
+    assert r.epsilon_lower_bound > t.epsilon
+    assert r.p_value < 0.05
+    assert r.details["planted_bug"] is True
+
+
+@pytest.mark.parametrize("name", CORRECT)
+def test_correct_target_is_not_flagged(name):
+    t = get_target(name)
+    r = t.audit(seed=0)
+    assert not r.violation, r.summary()
+    assert 0.0 <= r.epsilon_lower_bound <= t.epsilon
+    assert r.details["planted_bug"] is False
+
+
+def test_get_target_unknown_name_suggests_close_names():
+    with pytest.raises(KeyError, match="did you mean"):
+        get_target("laplace-eps")
+
+
+def test_register_target_rejects_non_targets():
+    from privbound.audit.targets import register_target
+
+    with pytest.raises(TypeError, match="target must be a privbound.audit.targets.Target"):
+        register_target("laplace")
+    with pytest.raises(ValueError, match="already registered"):
+        register_target(get_target("laplace-eps1"))
+
+
+def test_accountant_epsilon_of_laplace_is_its_epsilon():
+    # Laplace(scale 1/eps) with sensitivity 1 is exactly eps-DP, so for any delta > 0 the
+    # PLD accountant's epsilon(delta) is <= eps and, for tiny delta, within its
+    # discretisation of eps; RDP converts with a slack, so it is >= the PLD value.
+    # (At delta = 0 dp_accounting's PLD returns inf for Laplace, and accountant_epsilon
+    # returns None: a limitation of the accountant, not tested here.)
+    t = get_target("laplace-eps1")
+    acc = accountant_epsilon(t.mechanism, 1e-9)
+    assert acc is not None and isinstance(t, Target)
+    assert acc["pld"] == pytest.approx(1.0, abs=1e-2)
+    assert acc["rdp"] >= acc["pld"] - 1e-9
+
+
+def test_every_target_family_has_a_planted_bug():
+    # DESIGN.md: "every target family has planted-bug variants that the auditor must flag".
+    from privbound.audit.targets import targets
+
+    families = {t.family for t in targets()}
+    with_bug = {t.family for t in targets() if t.planted_bug}
+    assert families == with_bug, sorted(families - with_bug)

@@ -1,0 +1,144 @@
+"""Tests of privbound.audit.search: neighbour search with certification on fresh trials (issue 8, item 3)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from privbound.audit.core import audit_mechanism
+from privbound.audit.targets.reference import LaplaceInvertedScale
+from privbound.audit.search import BoxNeighbours, FiniteNeighbours, RecordNeighbours, search_and_audit
+from privbound.learners.mechanisms import ExponentialMechanism, LaplaceMechanism, RandomizedResponse
+
+# Soundness acceptance rule: 300 runs at confidence 0.95, fail when more than 25 exceed the true epsilon;
+# false-failure probability P(Bin(300, .05) > 25) = 0.0068 if the procedure holds its level.
+RUNS, N, MAX_EXCEED = 300, 1000, 25
+
+
+def _is_box_neighbour(space, x, y):
+    x, y = np.asarray(x), np.asarray(y)
+    return (x.shape == y.shape == (space.n,) and np.all(x >= space.low - 1e-12) and np.all(x <= space.high + 1e-12)
+            and np.all(np.abs(x - y) <= space.radius + 1e-12))
+
+
+def test_box_pairs_are_neighbours():
+    space = BoxNeighbours(5, low=0.0, high=3.0, radius=1.0)
+    rng = np.random.default_rng(0)
+    pairs = space.structured_pairs() + [space.random_pair(rng) for _ in range(50)]
+    pairs += [space.perturb(p, rng) for p in pairs]
+    assert all(_is_box_neighbour(space, x, y) for x, y in pairs)
+    # The structured list contains all-equal vs one-changed and the one-up / all-others-up pattern.
+    as_lists = [(list(x), list(y)) for x, y in space.structured_pairs()]
+    assert ([0.0] * 5, [1.0, 0, 0, 0, 0]) in as_lists
+    assert ([1.0, 0, 0, 0, 0], [0.0, 1, 1, 1, 1]) in as_lists
+
+
+def test_record_pairs_replace_one_record():
+    space = RecordNeighbours(6, (0, 1))
+    rng = np.random.default_rng(1)
+    pairs = space.structured_pairs() + [space.random_pair(rng) for _ in range(50)]
+    pairs += [space.perturb(p, rng) for p in pairs]
+    for d0, d1 in pairs:
+        assert d0.shape == d1.shape == (6,)
+        assert np.sum(d0 != d1) == 1
+
+
+def test_search_soundness_300_runs():
+    # Laplace(scale 1) on a count: every replace-one pair of 0/1 records is exactly 1-DP (sum changes by 1),
+    # so any certified bound above 1 is an error, whichever pair the search picks.
+    mech = LaplaceMechanism(1.0, query=np.sum)
+    space = RecordNeighbours(4, (0, 1))
+    vals = []
+    for seed in range(RUNS):
+        res = search_and_audit(mech, space, epsilon=1.0, trials=N, search_fraction=0.2, trials_per_candidate=40,
+                               seed=seed)
+        assert res.audit_trials == 800 and res.search_trials == 200
+        vals.append(res.epsilon_lower_bound)
+    vals = np.array(vals)
+    assert np.sum(vals > 1.0) <= MAX_EXCEED
+    assert vals.mean() > 0.3  # not vacuous (the CP threshold test at 800 trials)
+
+
+def test_search_reaches_hand_picked_bound_on_exponential_mechanism():
+    # Exponential mechanism over 4 candidates, eps = 1 for scores changing by <= 1 in every coordinate.
+    # Hand-picked pair of the registered target: [3,1,0,2] vs [2,2,1,2]. The search is given only the box
+    # [0, 3]^4 and must reach >= 0.9x the hand-picked bound at equal total trials (20 000 per side), averaged
+    # over 3 seeds. Measured: search 0.70 vs hand 0.46 (the search finds (1,0,0,0) vs (0,1,1,1), a stronger pair).
+    mech = ExponentialMechanism(1.0, score=np.asarray)
+    d0, d1 = np.array([3.0, 1.0, 0.0, 2.0]), np.array([2.0, 2.0, 1.0, 2.0])
+    space = BoxNeighbours(4, low=0.0, high=3.0, radius=1.0)
+    hand, found = [], []
+    for seed in range(3):
+        hand.append(audit_mechanism(mech, d0, d1, epsilon=1.0, trials=20_000, seed=seed).epsilon_lower_bound)
+        found.append(search_and_audit(mech, space, epsilon=1.0, trials=20_000, seed=seed).epsilon_lower_bound)
+    assert np.mean(found) >= 0.9 * np.mean(hand)
+
+
+def test_search_finds_planted_bug_and_finite_space():
+    # Planted bug: Laplace noise of scale eps = 0.5 instead of 1/eps; true eps = 2 on every replace-one pair.
+    bug = search_and_audit(LaplaceInvertedScale(0.5, query=np.sum), RecordNeighbours(8, (0, 1)), epsilon=0.5,
+                           trials=10_000, seed=3)
+    assert bug.audit.violation
+    # A finite relation: randomized response on one bit, both orders offered.
+    rr = search_and_audit(RandomizedResponse(1.0), FiniteNeighbours(((0, 1),)), epsilon=1.0, trials=10_000, seed=4)
+    assert 0.7 < rr.epsilon_lower_bound <= 1.0 + 1e-9
+    assert "neighbour search" in rr.summary()
+
+
+def test_search_validation():
+    mech = LaplaceMechanism(1.0, query=np.sum)
+    with pytest.raises(TypeError, match="input_space"):
+        search_and_audit(mech, [(0, 1)], epsilon=1.0)
+    with pytest.raises(ValueError, match="search_fraction"):
+        search_and_audit(mech, RecordNeighbours(4), epsilon=1.0, search_fraction=1.0)
+
+
+def test_search_budget_accounting_and_selection_on_search_outputs():
+    # Every search trial is spent (exploration + successive halving); the winner's search outputs (topped up
+    # with fresh trials to Split's default 20% share) select the event and the other fresh trials evaluate it.
+    mech = ExponentialMechanism(1.0, score=np.asarray)
+    res = search_and_audit(mech, BoxNeighbours(4, low=0.0, high=3.0, radius=1.0), epsilon=1.0, trials=6_000, seed=5)
+    assert res.search_trials == 1_200 and res.audit_trials == 4_800
+    assert sum(c["trials"] for c in res.candidates) == res.search_trials
+    winner = [c for c in res.candidates if c["pair"] == (list(res.d0), list(res.d1))]
+    assert len(winner) == 1 and res.audit.trials == res.audit_trials
+    n_sel, n_win = res.audit.details["selection_trials"], winner[0]["trials"]
+    assert n_sel + res.audit.n_evaluation == n_win + res.audit_trials  # every trial selects or evaluates, once
+    if res.audit.details["selection"].startswith("Split"):
+        assert n_sel == max(n_win, int(0.2 * (n_win + res.audit_trials)))
+    else:
+        assert n_sel == n_win and res.audit.n_evaluation == res.audit_trials
+    # Successive halving: no pair got more trials than the winner, and every structured pair was explored.
+    assert winner[0]["trials"] == max(c["trials"] for c in res.candidates)
+    assert sum(c["origin"] == "structured" for c in res.candidates) == 6
+
+
+def test_strongest_difference_event_prefers_the_complement_with_the_larger_ratio():
+    # Discrete scores in {0, 1}: P_d0(s < 1) = 0.08, P_d1(s < 1) = 0.057 (exact counts of 10 000 each).
+    # {s < 1} with d0 on top and its complement {s >= 1} with d1 on top have the same pooled z
+    # (same difference 0.023, same pooled variance), but ln(0.08/0.057) = 0.339 > ln(0.943/0.92) = 0.0247,
+    # so the rare-event side must be returned.
+    from privbound.audit.estimators import difference_evidence, strongest_difference_event
+
+    out = np.r_[np.zeros(800), np.ones(9_200)]
+    inn = np.r_[np.zeros(570), np.ones(9_430)]
+    z, event = strongest_difference_event(inn, out)
+    assert event.side == "lt" and event.top == 0 and event.threshold == 1.0
+    # z = 0.023 / sqrt(p(1-p)(2/10000)) with pooled p = 0.0685: 0.023 / 0.003572 = 6.44.
+    assert z == pytest.approx(0.023 / np.sqrt(0.0685 * 0.9315 * 2e-4), rel=1e-9)
+    assert difference_evidence(inn, out) == z
+
+
+def test_search_reaches_hand_picked_bound_on_gaussian():
+    # Analytic Gaussian (1, 1e-5) on a count of 8 records: every replace-one pair is equivalent, so the search
+    # can only lose what it spends. At equal total trials (2 x the target's default, 20 000 per side), the mean
+    # over seeds 0..9 must reach 0.9x the hand-picked pair (issue 8 reach). Before the winner's search outputs
+    # were reused as the selection split this was 0.85x; measured now 1.01x (0.90x on seeds 10..29; the
+    # standard error of such a ratio over 10-20 seeds is about 0.03, see benchmarks/auditor_power.py part C).
+    from privbound.audit.search import search_target
+    from privbound.audit.targets import get_target
+
+    t = get_target("gaussian-analytic")
+    hand = [t.audit(trials=20_000, seed=s).epsilon_lower_bound for s in range(10)]
+    found = [search_target(t, trials=20_000, seed=s).epsilon_lower_bound for s in range(10)]
+    assert np.mean(found) >= 0.9 * np.mean(hand)

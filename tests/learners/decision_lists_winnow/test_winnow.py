@@ -1,0 +1,230 @@
+"""Tests of learners/winnow.py (paper decision-lists-winnow, Sec. 4).
+
+Expected values are derived by hand in the comments (natural logs). Statistical tests fix
+their seeds and state their false-failure rate.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from scipy import stats
+
+from privbound.learners.decision_lists_winnow.winnow import (
+    GENERATORS,
+    ConfidentWinnow,
+    DPWinnow,
+    Winnow,
+    confident_winnow_batch,
+    generate_instance,
+    winnow_update_bound,
+)
+
+
+def test_winnow_hand_example():
+    # d = 2, eta = ln 2. Round 0: w = (1/2, 1/2), x = (1, -1): <w,x> = 0 -> sgn 0 counts as a mistake
+    # (label +1); update w_j ~ w_j e^{eta y x_j} = (1/2 * 2, 1/2 * 1/2) -> normalised (4/5, 1/5).
+    # Round 1: x = (-1, 1), y = +1: <w,x> = -3/5 < 0, mistake; w ~ (4/5 * 1/2, 1/5 * 2) = (2/5, 2/5) -> (1/2, 1/2).
+    X = np.array([[1.0, -1.0], [-1.0, 1.0]])
+    tr = Winnow(eta=math.log(2)).run(X, np.array([1, 1]))
+    assert tr.mistakes == 2 and tr.updates == 2
+    assert np.allclose(tr.released[0], [0.8, 0.2])
+    assert np.allclose(tr.weights, [0.5, 0.5])
+
+
+def test_update_bound_formula_by_hand():
+    # Lemma 9: ln d / ((1-c) eta rho - eta^2/2). d = e^2, rho = 0.5, eta = 0.5, c = 0: 2 / (0.25 - 0.125) = 16.
+    assert winnow_update_bound(math.exp(2), 0.5, 0.5, 0.0) == pytest.approx(16.0)
+    # c = 0.25: 2 / (0.75 * 0.25 - 0.125) = 2 / 0.0625 = 32; denominator <= 0 -> inf.
+    assert winnow_update_bound(math.exp(2), 0.5, 0.5, 0.25) == pytest.approx(32.0)
+    assert winnow_update_bound(10, 0.1, 1.0, 0.0) == math.inf
+
+
+@pytest.mark.parametrize("gen", GENERATORS)
+def test_lemma9_bound_and_potential_drop_all_generators(gen):
+    # W1-W3 (deterministic): for every sequence, updates <= Lemma 9 bound, and every update lowers
+    # KL(v||w) by at least (1-c) eta rho - eta^2/2 (proof of Lemma 9, notes Sec. 5.3).
+    rng = np.random.default_rng(abs(hash(gen)) % 2**32)
+    B, T = 40, 300
+    insts = [generate_instance(gen, rng, 16, T) for _ in range(B)]
+    rho = min(i.rho for i in insts)
+    X = np.stack([i.X for i in insts])
+    y = np.stack([i.y for i in insts])
+    V = np.stack([i.v for i in insts])
+    d = X.shape[2]
+    for c in (0.0, 0.25, 0.45):
+        eta = (1 - c) * rho
+        bits = rng.integers(0, 2, size=(B, T))
+        for b in (None, bits):
+            tr = confident_winnow_batch(X, y, eta, c, rho, b, V)
+            den = (1 - c) * eta * rho - eta**2 / 2
+            assert tr.updates.max() <= math.log(d) / den + 1e-9
+            upd = tr.updates > 0
+            assert np.all(tr.min_potential_drop[upd] >= den - 1e-12)
+            assert np.all(tr.max_update_margin[upd] <= c * rho + 1e-12)
+
+
+def test_greedy_adversary_respects_bound_and_is_harder_than_iid():
+    # The greedy adaptive adversary (argmin y<w,x> over a pool) stays within Lemma 9 and makes more
+    # mistakes than i.i.d. presentation of the same pool.
+    rng = np.random.default_rng(3)
+    B, P, d, k = 50, 60, 20, 5
+    insts = [generate_instance("majority", rng, d, P, k=k) for _ in range(B)]
+    X = np.stack([i.X for i in insts])
+    y = np.stack([i.y for i in insts])
+    rho = 1 / k
+    w = Winnow(eta=rho, rho=rho)
+    greedy = w.run_greedy(X, y, 400)
+    iid = w.run_batch(X, y)
+    bound = winnow_update_bound(d, rho, rho)  # = 2 ln d / rho^2 = 149.8
+    assert bound == pytest.approx(2 * math.log(d) / rho**2)
+    assert greedy.mistakes.max() <= bound
+    assert greedy.mistakes.mean() > iid.mistakes.mean()
+
+
+def test_single_and_batched_confident_winnow_agree_exactly():
+    rng = np.random.default_rng(4)
+    inst = generate_instance("sparse", rng, 12, 200)
+    cw = ConfidentWinnow(eta=0.1, c=0.25, rho=inst.rho)
+    tr = cw.run(inst.X, inst.y)
+    bt = cw.run_batch(inst.X[None], inst.y[None])
+    assert (tr.mistakes, tr.updates) == (int(bt.mistakes[0]), int(bt.updates[0]))
+    assert np.allclose(tr.weights, np.exp(bt.log_weights[0]))
+
+
+def test_generator_margins_by_hand():
+    rng = np.random.default_rng(5)
+    # G1: majority of k = 3 -> |<v,x>| = |x1+x2+x3|/3 >= 1/3 with equality attained (T large).
+    assert generate_instance("majority", rng, 10, 400).rho == pytest.approx(1 / 3)
+    # G2: disjunction of k = 3 with bias: margin 1/(2k-1) = 1/5.
+    assert generate_instance("disjunction", rng, 10, 400).rho == pytest.approx(1 / 5)
+    for gen in GENERATORS:
+        inst = generate_instance(gen, rng, 10, 100)
+        assert np.all(inst.v >= 0) and inst.v.sum() == pytest.approx(1.0)
+        assert np.all(inst.y * (inst.X @ inst.v) >= inst.rho - 1e-12)
+
+
+def test_dp_winnow_calibration_matches_notes():
+    # Notes Sec. 5.5 numerical check: eps=1, delta=1e-6, d=100, rho=0.2, T=1e6, beta=0.05, c=1/4
+    # gives m = 24,502 and K* ~ 4.29e10, eta ~ 7.2e-10, eps_hat ~ 2.2e-7.
+    w = DPWinnow.from_privacy(1.0, 1e-6, 100, 0.2, 10**6, 0.05, 0.25)
+    assert w.m == 24_502
+    assert w.K == pytest.approx(4.29e10, rel=0.01)
+    assert w.eta == pytest.approx(7.2e-10, rel=0.02)
+    assert w.epsilon_hat == pytest.approx(2.2e-7, rel=0.03)
+    # Lemma 11: the learner's own sharp accounting is <= epsilon (notes: about 0.5 eps here).
+    assert w.guarantee.epsilon <= 1.0
+
+
+def test_dp_winnow_guarantee_relaxed_by_hand():
+    # eps_hat = 1, eta = 0.05, m = 5, K = 3: pure basic composition 1 + 4 * 0.05 * 15 = 4.0 (delta 0);
+    # the advanced-composition form is larger here (1 + 0.2 sqrt(30 ln(1e5)) + 15*0.2*(e^0.2-1) = 5.54).
+    g = DPWinnow(1.0, 0.05, 5, 1.0, 3, delta=1e-5).guarantee
+    assert (g.epsilon, g.delta) == (pytest.approx(4.0), 0.0)
+    with pytest.raises(ValueError, match="m must be"):
+        DPWinnow(m=0).run(np.ones((2, 3)), np.ones(2), np.random.default_rng(0))
+    with pytest.raises(TypeError, match="rng"):
+        DPWinnow().run(np.ones((2, 3)), np.ones(2), rng=0)
+
+
+def test_dp_winnow_batched_matches_single_in_distribution():
+    # Two-sample chi-square tests (mistakes binned, number of updates, first update round binned)
+    # between 400 single runs (AboveThreshold objects, a loop) and 4000 batched runs. Seeds fixed;
+    # each test has false-failure rate 0.001 (Bonferroni total 0.003).
+    rng = np.random.default_rng(6)
+    inst = generate_instance("majority", rng, 9, 120)
+    dw = DPWinnow(epsilon_hat=1.0, eta=0.3, m=9, L=2.0, K=6)
+    single = [dw.run(inst.X, inst.y, np.random.default_rng(1000 + i)) for i in range(400)]
+    batch = dw.run_batch(inst.X, inst.y, np.random.default_rng(7), 4000)
+    s_m = np.array([t.mistakes for t in single])
+    s_u = np.array([t.updates for t in single])
+    s_f = np.array([t.update_rounds[0] if t.updates else 999 for t in single])
+    b_f = np.where(batch.updates > 0, batch.update_rounds[:, 0], 999)
+    edges_m = np.quantile(batch.mistakes, [0, .2, .4, .6, .8, 1.0])
+    edges_f = np.unique(np.quantile(b_f, [0, .25, .5, .75, 1.0]))
+    for a, b, edges in ((s_m, batch.mistakes, edges_m), (s_f, b_f, edges_f), (s_u, batch.updates, None)):
+        if edges is None:
+            cats = np.union1d(a, b)
+            ca = np.array([np.sum(a == c) for c in cats])
+            cb = np.array([np.sum(b == c) for c in cats])
+        else:
+            edges = np.unique(edges)
+            edges[-1] += 1
+            ca = np.histogram(a, edges)[0]
+            cb = np.histogram(b, edges)[0]
+        table = np.vstack([ca, cb])
+        table = table[:, table.sum(axis=0) > 0]
+        if table.shape[1] > 1:
+            assert stats.chi2_contingency(table).pvalue > 0.001
+
+
+def test_dp_winnow_coupling_with_confident_winnow():
+    # D2 / Lemma 14 coupling: replaying ConfidentWinnow (b = 1) on the update subsequence reproduces
+    # the shadow weights exactly, whenever Lemma 13's event holds on the update examples (checked).
+    rng = np.random.default_rng(8)
+    inst = generate_instance("majority", rng, 11, 400)
+    c, rho = 0.25, inst.rho
+    # m from Lemma 13 [revised]: ceil(2 ln(T^2/beta)/(c^2 rho^2)) with T = 400, beta = 0.05 -> 4316
+    dw = DPWinnow(epsilon_hat=2.0, eta=0.5 * (1 - c) * rho, m=4316, L=2.0, K=50, c=c, rho=rho)
+    checked = 0
+    for s in range(10):
+        tr = dw.run(inst.X, inst.y, np.random.default_rng(s))
+        nonempty = tr.update_examples >= 0  # empty-cache firings leave the shadow weights unchanged
+        ex = tr.update_examples[nonempty]
+        if tr.lemma13_violations or ex.size == 0:
+            continue
+        rep = ConfidentWinnow(eta=dw.eta, c=c, rho=rho).run(inst.X[ex], inst.y[ex])
+        assert rep.updates == ex.size
+        assert np.allclose(rep.released, tr.shadow_history[1:][nonempty], atol=1e-12)
+        checked += 1
+    assert checked >= 5
+
+
+def _chi2_same_law(a, b):
+    cats = np.union1d(a, b)
+    table = np.vstack([[np.sum(a == c) for c in cats], [np.sum(b == c) for c in cats]])
+    table = table[:, table.sum(axis=0) > 0]
+    return 1.0 if table.shape[1] < 2 else stats.chi2_contingency(table).pvalue
+
+
+def test_dp_winnow_block_path_matches_single_runs_with_cap_and_mistake_only_queries():
+    # The block-vectorised run_batch (small block = 7 so that firings inside blocks and the
+    # re-processing of the rest of a block are exercised) against the literal single run, in the
+    # variants with the cap reached (K = 2, so most runs halt) and with the planted bug
+    # query_every_round=False. Statistics: number of mistakes (binned), number of updates, capped
+    # flag. Two-sample chi-square tests, seeds fixed, each at false-failure rate 0.001
+    # (Bonferroni total 0.006 over 6 tests).
+    rng = np.random.default_rng(16)
+    inst = generate_instance("majority", rng, 7, 80)
+    dw = DPWinnow(epsilon_hat=1.5, eta=0.4, m=5, L=1.5, K=2)
+    for qer in (True, False):
+        single = [dw.run(inst.X, inst.y, np.random.default_rng(5000 + i), query_every_round=qer) for i in range(400)]
+        batch = dw.run_batch(inst.X, inst.y, np.random.default_rng(17), 4000, query_every_round=qer, block=7)
+        s_m = np.array([t.mistakes for t in single])
+        s_u = np.array([t.updates for t in single])
+        edges = np.unique(np.quantile(batch.mistakes, [0, .25, .5, .75, 1.0]))
+        edges[-1] += 1
+        assert _chi2_same_law(np.digitize(s_m, edges), np.digitize(batch.mistakes, edges)) > 0.001
+        assert _chi2_same_law(s_u, batch.updates) > 0.001
+        # batched capped flag vs single: a single run is capped iff it reached K updates and fired again;
+        # compare the update counts at the cap (K) instead, whose law is tested above, and check the
+        # invariant that capped runs made exactly K updates.
+        assert np.all(batch.updates[batch.capped] == dw.K)
+        assert np.all(batch.updates <= dw.K)
+
+
+def test_dp_winnow_lemma13_violations_law_matches_single_runs():
+    # Lemma 13 bookkeeping (rounds where the released vector errs although the shadow margin > c rho):
+    # with a tiny m = 3 such rounds are frequent; the batched count (block = 11) must have the law of
+    # the single-run count. Chi-square on binned counts, seeds fixed, false-failure rate 0.001.
+    rng = np.random.default_rng(18)
+    inst = generate_instance("majority", rng, 9, 100)
+    dw = DPWinnow(epsilon_hat=2.0, eta=0.3, m=3, L=1.0, K=8, c=0.25, rho=inst.rho)
+    single = np.array([dw.run(inst.X, inst.y, np.random.default_rng(9000 + i)).lemma13_violations for i in range(400)])
+    batch = dw.run_batch(inst.X, inst.y, np.random.default_rng(19), 4000, block=11).lemma13_violations
+    assert single.max() > 0
+    edges = np.unique(np.quantile(batch, [0, .25, .5, .75, 1.0]))
+    edges[-1] += 1
+    assert _chi2_same_law(np.digitize(single, edges), np.digitize(batch, edges)) > 0.001

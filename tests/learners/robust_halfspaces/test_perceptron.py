@@ -1,0 +1,218 @@
+"""Tests of privbound.learners.robust_halfspaces.perceptron (robust-halfspaces: Perceptron, MarginPerceptron, DP Batch Perceptron)."""
+
+import math
+
+import numpy as np
+import pytest
+from scipy import stats
+
+from privbound.learners.mechanisms import GaussianMechanism
+from privbound.learners.neighbouring import NeighbouringRelation
+from privbound.learners.robust_halfspaces.perceptron import (
+    DPBatchPerceptron,
+    MarginPerceptron,
+    OneVsRestDPPerceptron,
+    Perceptron,
+    accountant_epsilon,
+    calibrate_gaussian_noise,
+    lemma18_iterations,
+    lemma19_parameters,
+    prepare_inputs,
+)
+from privbound.learners.robust_halfspaces.robustness import margin_realizable
+
+
+def _separable(rng, n, d, gamma):
+    X, y, w = margin_realizable(n, d, gamma, rng)
+    return X, y, w
+
+
+# ------------------------------------------------------------------ Perceptron / Novikoff
+
+
+def test_perceptron_novikoff_bound_over_random_sequences():
+    # Novikoff: mistakes <= (R/gamma)^2 with R = max ||x||, gamma = min_i y_i <w*, x_i> for a unit w*.
+    # Deterministic: checked on every instance, with adversarially sorted orders too (smallest margin first).
+    rng = np.random.default_rng(1)
+    worst = 0.0
+    for trial in range(40):
+        d = int(rng.integers(2, 30))
+        g = float(rng.uniform(0.05, 0.5))
+        X, y, w = _separable(rng, 300, d, g)
+        R = np.linalg.norm(X, axis=1).max()
+        gam = float(np.min(y * (X @ w)))
+        for order in (np.arange(300), np.argsort(y * (X @ w))):
+            p = Perceptron(max_epochs=10_000).fit(X[order], y[order])
+            assert p.converged_
+            assert p.n_mistakes_ <= (R / gam) ** 2
+            worst = max(worst, p.n_mistakes_ / (R / gam) ** 2)
+    assert worst > 0
+
+
+def test_perceptron_run_hand_example():
+    # x1 = (1, 0), y = +1: score 0 -> mistake, w = (1, 0); x2 = (0, 1), y = -1: score 0 -> mistake,
+    # w = (1, -1); x3 = (1, 1), y = +1: score 0 -> mistake, w = (2, 0). Three mistakes, updates 0, 1, 2.
+    tr = Perceptron().run(np.array([[1.0, 0], [0, 1], [1, 1]]), np.array([1.0, -1, 1]))
+    assert tr.n_mistakes == 3
+    np.testing.assert_array_equal(tr.weights, [2.0, 0.0])
+    np.testing.assert_array_equal(tr.updates, [0, 1, 2])
+
+
+# ------------------------------------------------------------------ MarginPerceptron
+
+
+def test_margin_perceptron_hand_example():
+    # X = {(1), (-1)}, y = (+1, -1), gamma = 0.5, gamma' = 0.475, alpha = 0.1: iteration 1 (w_hat = 0, E13)
+    # counts both as mistakes, w = 1*1 + (-1)(-1) = 2; iteration 2: margins 1 > 0.475, |M| = 0 < 0.3*0.1*2
+    # -> stop after one update with w_hat = (1).
+    m = MarginPerceptron(0.5, alpha=0.1).fit(np.array([[1.0], [-1.0]]), np.array([1.0, -1.0]))
+    assert m.stopped_ and m.n_iter_ == 1
+    np.testing.assert_array_equal(m.coef_, [1.0])
+    np.testing.assert_array_equal(m.mistakes_per_iter_, [2, 0])
+
+
+def test_margin_perceptron_iterations_within_lemma18():
+    # Plan U2: iterations <= Lemma 18's T = ceil(6e5/(alpha gamma^2)); at the stop (p = 1, no noise)
+    # |M| < 0.3 alpha n, i.e. err_{gamma'}(w_hat) < 0.3 alpha <= 0.5 alpha (Lemma 18's conclusion).
+    rng = np.random.default_rng(2)
+    for trial in range(20):
+        g = float(rng.uniform(0.05, 0.4))
+        alpha = float(rng.uniform(0.02, 0.3))
+        X, y, _ = _separable(rng, 400, int(rng.integers(2, 50)), g)
+        m = MarginPerceptron(g, alpha=alpha).fit(X, y)
+        assert m.stopped_
+        assert m.n_iter_ <= lemma18_iterations(alpha, g)
+        assert np.mean(y * (X @ m.coef_) <= 0.95 * g) < 0.3 * alpha
+
+
+def test_lemma18_and_19_parameters_by_hand():
+    # T = ceil(1500/(0.1 * 0.005^2)) = ceil(6e8) at alpha = gamma = 0.1 (notes Sec. 2.5).
+    assert lemma18_iterations(0.1, 0.1) == 600_000_000
+    # T = 100, eps = 1, delta = 1e-5: p = 0.1, sigma = 100 ln(1e7) = 1611.8096, b = 100 sqrt(ln 1e7) = 401.4735.
+    p, s, b = lemma19_parameters(1.0, 1e-5, 100)
+    assert p == pytest.approx(0.1)
+    assert s == pytest.approx(100 * 16.11809565, rel=1e-8)
+    assert b == pytest.approx(100 * math.sqrt(16.11809565), rel=1e-8)
+
+
+# ------------------------------------------------------------------ DPBatchPerceptron
+
+
+def test_noiseless_dp_batch_perceptron_equals_margin_perceptron():
+    # sigma = 0, b = 0, p = 1: Algorithm 1 is deterministic and identical to the margin perceptron.
+    rng = np.random.default_rng(3)
+    X, y, _ = _separable(rng, 200, 8, 0.2)
+    m = MarginPerceptron(0.2, alpha=0.1).fit(X, y)
+    dp = DPBatchPerceptron(0.2, alpha=0.1, sampling_rate=1.0, noise_std=0.0, laplace_scale=0.0, random_state=0).fit(X, y)
+    assert dp.n_iter_ == m.n_iter_ and dp.stopped_
+    np.testing.assert_allclose(dp.coef_, m.coef_)
+    with pytest.raises(ValueError, match="no privacy guarantee"):
+        dp.guarantee  # no noise, no guarantee
+    r = dp.run_batch(X, y, np.random.default_rng(0), 5)
+    np.testing.assert_allclose(r["coef"], np.tile(m.coef_, (5, 1)))
+    assert np.all(r["n_iter"] == m.n_iter_)
+
+
+def test_stop_at_first_iteration_returns_fail():
+    # E13: the stopping test firing at i = 1 would output w_0/||w_0|| = 0/0 -> FAIL (zeros).
+    # 10 points, threshold 0.3 * 0.9 * 1 * 1000 = 270 > 10 + Lap(1e-9) -> stop at i = 1 always.
+    X = np.tile([[0.5, 0.0]], (10, 1))
+    y = np.ones(10)
+    dp = DPBatchPerceptron(0.1, alpha=0.9, sampling_rate=1.0, noise_std=1.0, laplace_scale=1e-9, n_iter=5,
+                           n_nominal=1000, random_state=0).fit(X, y)
+    assert dp.failed_ and dp.stopped_ and dp.n_iter_ == 0
+    np.testing.assert_array_equal(dp.coef_, [0.0, 0.0])
+
+
+def test_batched_runs_match_single_runs_in_distribution():
+    # Theory variant with free parameters chosen so that the stopping time is genuinely random.
+    # Two-sample tests between 300 fit() runs and 300 batched runs: chi-square on n_iter (pooled
+    # categories) and Kolmogorov-Smirnov on <coef, e_1> and on ||raw||. Each test has level 0.001
+    # under the null (false-alarm rate of this test <= 0.003); seeds fixed.
+    rng = np.random.default_rng(4)
+    X, y, _ = _separable(rng, 60, 3, 0.3)
+    kw = dict(alpha=0.3, n_iter=6, sampling_rate=0.5, noise_std=2.0, laplace_scale=2.0, n_nominal=60)
+    single = [DPBatchPerceptron(0.3, random_state=s, **kw).fit(X, y) for s in range(300)]
+    batch = DPBatchPerceptron(0.3, **kw).run_batch(X, y, np.random.default_rng(99), 300)
+    a = np.array([s.n_iter_ for s in single])
+    b = batch["n_iter"]
+    cats = np.unique(np.r_[a, b])
+    table = np.array([[np.sum(a == c) for c in cats], [np.sum(b == c) for c in cats]])
+    table = table[:, table.sum(axis=0) >= 10]
+    assert table.shape[1] >= 2  # the stopping time really varies
+    assert stats.chi2_contingency(table)[1] > 0.001
+    assert stats.ks_2samp([s.coef_[0] for s in single], batch["coef"][:, 0]).pvalue > 0.001
+    assert stats.ks_2samp([np.linalg.norm(s.raw_coef_) for s in single], np.linalg.norm(batch["raw"], axis=1)).pvalue > 0.001
+
+
+def test_experimental_variant_calibration_by_independent_accountant():
+    # T = 1, p = 1: the step is the plain Gaussian mechanism, so the RDP-calibrated sigma must lie between
+    # the analytic (exact, Balle & Wang: 3.7306 at eps = 1, delta = 1e-5) and the classic
+    # sqrt(2 ln(1.25/delta))/eps = 4.8448 calibrations (RDP is valid but not tight).
+    s = calibrate_gaussian_noise(1.0, 1e-5, 1.0, 1, "rdp")
+    assert GaussianMechanism(1.0, 1e-5, query=np.sum).sigma <= s <= math.sqrt(2 * math.log(1.25e5))
+    # Subsampled, many steps: the PLD accountant (independent of RDP) confirms (eps, delta) at sigma, and
+    # 0.9 sigma violates it by RDP (sigma is minimal up to the calibration tolerance).
+    est = DPBatchPerceptron(0.1, epsilon=1.0, delta=1e-5, variant="experimental", sampling_rate=0.05, n_iter=50)
+    P = est.parameters()
+    assert P.b is None and not P.stopping and P.T == 50
+    assert accountant_epsilon(est.dp_event(), 1e-5, "pld") <= 1.0 + 1e-3
+    bigger = DPBatchPerceptron(0.1, variant="experimental", sampling_rate=0.05, n_iter=50, noise_std=0.9 * P.sigma)
+    assert accountant_epsilon(bigger.dp_event(), 1e-5, "rdp") > 1.0
+    assert est.guarantee.epsilon == 1.0 and est.guarantee.delta == 1e-5
+
+
+def test_theory_guarantee_is_lemma19_and_accountants_agree_it_is_loose():
+    est = DPBatchPerceptron(0.2, epsilon=0.5, delta=1e-5, n_iter=100)
+    g = est.guarantee
+    assert (g.epsilon, g.delta, g.neighbouring) == (0.5, 1e-5, NeighbouringRelation.ADD_OR_REMOVE_ONE)
+    # The dominating-Gaussian event must give a (much) smaller epsilon than the claim (the notes: ~7x loose).
+    assert accountant_epsilon(g.dp_event(), 1e-5, "rdp") < 0.5 / 5
+
+
+def test_input_checks_and_errors():
+    X = np.array([[2.0, 0.0], [0.0, 0.5]])
+    y = np.array([1.0, -1.0])
+    Xc, _ = prepare_inputs(X, y, "clip")
+    np.testing.assert_allclose(Xc, [[1.0, 0.0], [0.0, 0.5]])
+    Xn, _ = prepare_inputs(X, y, "normalize")
+    np.testing.assert_allclose(Xn, [[1.0, 0.0], [0.0, 1.0]])
+    with pytest.raises(ValueError, match="unit ball"):
+        prepare_inputs(X, y, "check")
+    Xu, _ = prepare_inputs(X, y, "none")
+    np.testing.assert_array_equal(Xu, X)
+    with pytest.raises(ValueError, match="-1 and \\+1"):
+        prepare_inputs(X, np.array([0.0, 1.0]))
+    with pytest.raises(ValueError, match="variant"):
+        DPBatchPerceptron(0.1, variant="fast").parameters()
+    with pytest.raises(ValueError, match="gamma"):
+        DPBatchPerceptron(1.5).parameters()
+    with pytest.raises(ValueError, match="laplace_scale"):
+        DPBatchPerceptron(0.1, variant="experimental", laplace_scale=1.0).parameters()
+    with pytest.raises(TypeError, match="pair"):
+        DPBatchPerceptron(0.1, n_iter=2).sample(X, np.random.default_rng(0), 2)
+
+
+def test_dp_batch_perceptron_learns_at_generous_scaled_parameters():
+    # Utility sanity (not a bound): large n, moderate noise -> low 0.95-gamma margin error on the sample.
+    rng = np.random.default_rng(5)
+    X, y, _ = _separable(rng, 20_000, 10, 0.2)
+    est = DPBatchPerceptron(0.2, alpha=0.2, n_iter=300, sampling_rate=0.05, noise_std=2.0, laplace_scale=2.0,
+                            random_state=1).fit(X, y)
+    assert not est.failed_
+    assert np.mean(y * (X @ est.coef_) <= 0.95 * 0.2) <= 0.5 * 0.2
+
+
+def test_one_vs_rest_total_budget_and_prediction():
+    rng = np.random.default_rng(6)
+    centers = np.eye(3) * 0.8
+    lab = rng.integers(0, 3, 3000)
+    X = centers[lab] + 0.05 * rng.standard_normal((3000, 3))
+    ovr = OneVsRestDPPerceptron(0.1, epsilon=2.0, delta=1e-5, sampling_rate=0.1, n_iter=10, random_state=0).fit(X, lab)
+    # Total budget: 3 classes x 10 steps calibrated jointly; the stated total must be <= the target.
+    assert ovr.guarantee_.epsilon <= 2.0 + 1e-3 and ovr.guarantee_.delta == 1e-5
+    assert ovr.coef_.shape == (3, 3)
+    assert np.mean(ovr.predict(X) == lab) > 0.9
+    th = OneVsRestDPPerceptron(0.1, epsilon=1.0, delta=1e-5, variant="theory", n_iter=4, random_state=0).fit(X, lab)
+    assert th.per_class_guarantee_.epsilon == pytest.approx(1.0 / 3)
+    assert th.guarantee_.epsilon == 1.0

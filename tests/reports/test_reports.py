@@ -1,0 +1,167 @@
+"""Nightly reports: history, comparison with the previous run, HTML, Dask."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import subprocess
+
+import pytest
+
+from privbound.reports import history as H
+from privbound.reports.html import render_html
+from privbound.reports.nightly import run_nightly
+
+
+def _results(started, audits, checks=()):
+    return {
+        "schema": "privbound.nightly/1", "profile": "smoke", "started_utc": started, "finished_utc": started,
+        "wall_seconds": 1.0, "code_version": "test", "seed": 0, "audits": audits, "checks": list(checks),
+        "counts": {"holds": 0, "violated": 0, "caught": 0, "missed": 0, "error": 0, "checks_pass": 0,
+                   "checks_fail": 0, "checks_inconclusive": 0, "checks_expected_fail": 0},
+    }
+
+
+def _audit(name, status, lb, claim=1.0):
+    return {"target": name, "family": "f", "paper": None, "planted_bug": status in ("caught", "missed"),
+            "status": status, "error": None,
+            "result": {"epsilon_lower_bound": lb, "epsilon_claimed": claim, "p_value": 0.5, "delta": 0.0}}
+
+
+def _check(cid, status):
+    return {"claim_id": cid, "check": "c", "kind": "probabilistic", "status": status, "observed": 0.1, "bound": 0.2,
+            "ratio": 0.5, "p_value": 0.3, "details": {}, "trials": 10}
+
+
+def test_compare_lists_new_violations_first(tmp_path):
+    db = tmp_path / "history.sqlite"
+    first = _results("2026-01-01T00:00:00+00:00",
+                     [_audit("a", "holds", 0.5), _audit("b", "holds", 0.2), _audit("c", "caught", 2.0)],
+                     [_check("robust-halfspaces/lemma-9", "pass")])
+    H.record_run(db, first, tmp_path)
+    second = _results("2026-01-02T00:00:00+00:00",
+                      [_audit("a", "holds", 0.9), _audit("b", "violated", 1.3), _audit("c", "caught", 2.0)],
+                      [_check("robust-halfspaces/lemma-9", "fail")])
+    prev = H.previous_run(db, "smoke", second["started_utc"])
+    changes = H.compare(second, prev)
+    assert [c["name"] for c in changes] == ["b", "robust-halfspaces/lemma-9:c", "a"]
+    assert changes[0]["change"] == "holds -> violated"
+    assert "rose 0.500 -> 0.900" in changes[2]["change"]
+    # A rise below max(0.05 * claim, 0.02) is not significant.
+    third = _results("2026-01-03T00:00:00+00:00", [_audit("a", "holds", 0.91), _audit("b", "violated", 1.3),
+                                                   _audit("c", "caught", 2.0)], [_check("robust-halfspaces/lemma-9", "fail")])
+    H.record_run(db, second, tmp_path)
+    assert H.compare(third, H.previous_run(db, "smoke", third["started_utc"])) == []
+    assert len(H.load_history(db)) == 8
+
+
+def test_no_previous_run_means_no_changes(tmp_path):
+    assert H.previous_run(tmp_path / "none.sqlite", "smoke", "2030") is None
+    assert H.compare(_results("x", []), None) == []
+
+
+def test_html_is_self_contained():
+    res = _results("2026-01-01T00:00:00+00:00", [_audit("a", "holds", 0.5)])
+    res["audits"][0]["result"]["details"] = {"roc": {"fpr": [0, 0.5, 1], "tpr": [0, 0.7, 1]}}
+    res["audits"][0]["result"].update(fpr=0.5, tpr=0.7)
+    page = render_html(res, [], [{"id": "robust-halfspaces/theorem-2", "checks": [], "uncheckable_reason": "lower bound",
+                                  "pending": None}])
+    assert page.startswith("<!DOCTYPE html>")
+    assert "<script" not in page
+    assert not re.search(r"(src|href)=\"(https?:)?//", page)
+    assert page.count("data:image/png;base64,") >= 2  # the epsilon plot and the ROC curve
+    assert "Reference mechanisms" in page and "theorem-2" in page
+
+
+@pytest.fixture(scope="module")
+def small_run(tmp_path_factory):
+    out = tmp_path_factory.mktemp("night") / "2026-01-01"
+    results, out = run_nightly("smoke", out, target_names=["randomized-response", "report-noisy-max-value"],
+                               claim_ids=["decision-lists-winnow/lemma-3"], progress=False)
+    return results, out
+
+
+def test_nightly_writes_html_and_history(small_run):
+    results, out = small_run
+    page = (out / "report.html").read_text()
+    assert "randomized-response" in page and "report-noisy-max-value" in page
+    assert (out.parent / "history.sqlite").exists()
+
+
+def _chromium_console(browser, page, profile_dir):
+    """Render ``page`` headless; return (exit code, DOM, console lines logged by the page)."""
+    proc = subprocess.run(
+        [browser, "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+         "--disable-component-update", "--disable-sync", "--no-first-run", "--enable-logging=stderr", "--v=0",
+         f"--user-data-dir={profile_dir}", "--dump-dom", page.as_uri()],
+        capture_output=True, text=True, timeout=120,
+    )
+    console = [ln for ln in proc.stderr.splitlines() if "CONSOLE" in ln or "Uncaught" in ln]
+    return proc.returncode, proc.stdout, console
+
+
+def test_html_renders_in_headless_chromium(small_run, tmp_path):
+    browser = shutil.which("chromium") or shutil.which("chromium-browser") or shutil.which("google-chrome")
+    if browser is None:
+        pytest.skip("no Chromium installed: the headless rendering check needs one (apt-get install chromium)")
+    _, out = small_run
+    code, dom, console = _chromium_console(browser, out / "report.html", tmp_path / "profile")
+    assert code == 0
+    assert "privbound nightly report" in dom
+    assert console == [], console
+    # Negative control: the same detector sees the errors of a broken page.
+    bad = tmp_path / "bad.html"
+    bad.write_text('<html><body><script>console.error("boom"); undefinedFn();</script></body></html>')
+    _, _, console = _chromium_console(browser, bad, tmp_path / "profile2")
+    assert any("boom" in ln for ln in console) and any("Uncaught" in ln for ln in console)
+
+
+def test_same_results_on_a_dask_local_cluster(tmp_path):
+    distributed = pytest.importorskip("dask.distributed")
+    import joblib
+
+    names = ["laplace-eps1", "above-threshold", "svt-no-cutoff"]
+    local, _ = run_nightly("smoke", tmp_path / "local", target_names=names, claim_ids=[], progress=False, n_jobs=2)
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None) as cluster, \
+            distributed.Client(cluster), joblib.parallel_config(backend="dask"):
+        remote, _ = run_nightly("smoke", tmp_path / "dask", target_names=names, claim_ids=[], progress=False, n_jobs=-1)
+
+    def strip(audits):
+        return json.dumps([{k: v for k, v in (a["result"] or {}).items() if k not in ("wall_seconds", "details")}
+                           for a in audits], sort_keys=True)
+
+    assert strip(local["audits"]) == strip(remote["audits"])
+
+
+def test_html_renders_one_and_two_sided_scaling_fits():
+    res = _results("2026-01-01T00:00:00+00:00", [])
+    base = {"claim_id": "agnostic-halfspaces/theorem-2.1", "kind": "scaling", "status": "pass", "observed": 1.8,
+            "bound": 2.0, "ratio": 0.9, "p_value": 0.7, "trials": 4}
+    xs = {"x": [10.0, 20.0, 40.0, 80.0], "y": [300.0, 1200.0, 3200.0, 12000.0], "intercept": 1.5, "parameter": "1/alpha"}
+    res["checks"] = [dict(base, check="one-sided", details=dict(xs, slope_ci=[1.4, None], sense="at-most")),
+                     dict(base, check="two-sided", details=dict(xs, slope_ci=[1.4, 2.2]))]
+    page = render_html(res, [], [])
+    assert "Scaling fits" in page and page.count("data:image/png;base64,") == 2  # one figure per fit
+
+
+@pytest.mark.slow
+def test_whole_smoke_profile_on_a_dask_local_cluster_matches_local(tmp_path):
+    # Issue 7: the smoke profile on a LocalCluster (worker processes on loopback) gives the same
+    # results.json as a local run: same seeds per chunk, same order, whatever runs the chunks.
+    distributed = pytest.importorskip("dask.distributed")
+    import joblib
+
+    local, _ = run_nightly("smoke", tmp_path / "local" / "day", progress=False, resume=False)
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
+                                  dashboard_address=None) as cluster, distributed.Client(cluster), \
+            joblib.parallel_config(backend="dask"):
+        remote, _ = run_nightly("smoke", tmp_path / "dask" / "day", progress=False, n_jobs=-1, resume=False)
+
+    def strip(res):
+        def clean(d):
+            return {k: v for k, v in (d or {}).items() if k not in ("wall_seconds", "details")}
+        return json.dumps({"audits": [clean(a["result"]) for a in res["audits"]],
+                           "checks": [clean(c) for c in res["checks"]], "counts": res["counts"]}, sort_keys=True)
+
+    assert strip(local) == strip(remote)
