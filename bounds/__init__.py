@@ -5,7 +5,7 @@ and the :class:`CheckResult` they return. Importing the package registers the cl
 of every paper (one subpackage per paper; the registry itself imports none of them).
 """
 
-from privbound.bounds.checks import PROFILES, CheckContext, CheckOutcome, CheckResult, check, run_checks
+from privbound.bounds.checks import PROFILES, CheckContext, CheckResult, CheckStatus, check, run_checks
 from privbound.bounds.registry import Check, Claim, ClaimKind, Condition, claims, evaluate, get, register
 
 from privbound.bounds import agnostic_halfspaces, decision_lists_winnow, robust_halfspaces  # noqa: E402,F401  (register)
@@ -14,8 +14,8 @@ __all__ = [
     "PROFILES",
     "Check",
     "CheckContext",
-    "CheckOutcome",
     "CheckResult",
+    "CheckStatus",
     "Claim",
     "ClaimKind",
     "Condition",

@@ -1,7 +1,7 @@
 """Check machinery: results, budgets and the four check kinds (DESIGN.md, "The theorems").
 
-A check is a function ``run(ctx: CheckContext) -> CheckOutcome``. The helpers here
-turn raw observations into outcomes with a status:
+A check is a function ``run(ctx: CheckContext) -> CheckResult``. The helpers here
+turn raw observations into results with a status:
 
 * :func:`inequality` -- a deterministic inequality over instances / adversaries;
 * :func:`failure_rate` -- a probabilistic lemma: the observed failure count against
@@ -17,23 +17,25 @@ with probability at most ``1 - confidence`` in total.
 
 from __future__ import annotations
 
+import enum
 import math
 import time
 import zlib
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any, Iterable, Sequence
 
 import numpy as np
 from scipy import stats
 
+from privbound.audit.core import json_safe
 from privbound.learners.validation import check_confidence, check_int
 
 __all__ = [
     "PROFILES",
     "Profile",
     "CheckContext",
-    "CheckOutcome",
     "CheckResult",
+    "CheckStatus",
     "inequality",
     "failure_rate",
     "scaling",
@@ -89,11 +91,56 @@ class CheckContext:
         return max(int(minimum), int(round(default * self.profile.scale)))
 
 
-@dataclass
-class CheckOutcome:
-    """What a check function returns; :func:`check` adds identity and timing."""
+class CheckStatus(str, enum.Enum):
+    """The verdict of a check."""
 
-    status: str  # "pass" | "fail" | "inconclusive"
+    PASS = "pass"
+    FAIL = "fail"
+    INCONCLUSIVE = "inconclusive"
+
+    def __str__(self) -> str:
+        return self.value
+
+
+_STATUS_ORDER = {CheckStatus.FAIL: 0, CheckStatus.INCONCLUSIVE: 1, CheckStatus.PASS: 2}
+
+
+@dataclass(frozen=True, repr=False)
+class CheckResult:
+    """The result of one check of one claim.
+
+    A check function returns one built by :func:`inequality`, :func:`failure_rate`,
+    :func:`scaling`, :func:`exact` or :func:`inconclusive`; the runner adds the identity
+    fields (claim, check, seed, wall time, errata).
+
+    Attributes
+    ----------
+    status : CheckStatus
+        Pass, fail or inconclusive (after Holm's correction, in a run of many checks).
+    observed, bound : float
+        The observed quantity and the bound it is compared with (``details["sense"]`` says
+        which way); ``ratio`` is observed / bound.
+    kind : str
+        ``deterministic``, ``probabilistic``, ``scaling`` or ``exact``.
+    confidence : float or None
+        Confidence level of a statistical check.
+    trials : int or None
+        Runs, sequences or fitted points behind the observation.
+    p_value : float or None
+        p-value of "the claim holds", for statistical checks.
+    details : dict
+        Everything else the check records (instance, counts, fits, errata, Holm's decision).
+    claim_id, check : str
+        The claim and the check's name.
+    seed : int or None
+        The seed the check ran with.
+    wall_seconds : float
+        Its wall time.
+    errata : tuple of str
+        The claim's documented errata.
+    """
+
+    status: CheckStatus
     observed: float
     bound: float
     kind: str
@@ -101,65 +148,59 @@ class CheckOutcome:
     trials: int | None = None
     p_value: float | None = None
     details: dict[str, Any] = field(default_factory=dict)
+    claim_id: str = ""
+    check: str = ""
+    seed: int | None = None
+    wall_seconds: float = 0.0
+    errata: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
-        if self.status not in ("pass", "fail", "inconclusive"):
-            raise ValueError(f"status must be 'pass', 'fail' or 'inconclusive', got {self.status!r}")
+        try:
+            object.__setattr__(self, "status", CheckStatus(self.status))
+        except ValueError:
+            raise ValueError(
+                f"status must be one of {[s.value for s in CheckStatus]}, got {self.status!r}"
+            ) from None
 
-
-@dataclass
-class CheckResult:
-    """The result of one check of one claim."""
-
-    claim_id: str
-    check: str
-    kind: str
-    status: str
-    observed: float
-    bound: float
-    ratio: float
-    confidence: float | None
-    trials: int | None
-    seed: int
-    wall_seconds: float
-    p_value: float | None = None
-    details: dict[str, Any] = field(default_factory=dict)
-    errata: tuple[str, ...] = ()
+    @property
+    def ratio(self) -> float:
+        """observed / bound (NaN when the bound is 0 or not finite)."""
+        if self.bound == 0.0 or not math.isfinite(self.bound):
+            return float("nan")
+        return float(self.observed / self.bound)
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-safe dict (non-finite floats become None)."""
-        return _json_safe(asdict(self))
+        return json_safe({**asdict(self), "ratio": self.ratio})
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> "CheckResult":
+        """The inverse of :meth:`to_dict` (None becomes NaN for the float fields)."""
+        d = {k: v for k, v in d.items() if k != "ratio"}
+        d["errata"] = tuple(d.get("errata") or ())
+        for k in ("observed", "bound"):
+            if d.get(k) is None:
+                d[k] = float("nan")
+        return cls(**d)
+
+    def __repr__(self) -> str:
+        ident = f"{self.claim_id}:{self.check}, " if self.claim_id else ""
+        return (f"CheckResult({ident}{self.status.value}, observed={self.observed:.6g}, "
+                f"bound={self.bound:.6g}, kind={self.kind!r})")
 
     def summary(self) -> str:
         ratio = "n/a" if not math.isfinite(self.ratio) else f"{self.ratio:.4g}"
         return (
-            f"{self.claim_id} [{self.check}, {self.kind}]: {self.status.upper()} "
+            f"{self.claim_id} [{self.check}, {self.kind}]: {self.status.value.upper()} "
             f"observed={self.observed:.6g} bound={self.bound:.6g} ratio={ratio} "
             f"trials={self.trials} seed={self.seed} ({self.wall_seconds:.2f}s)"
         )
 
 
-def _json_safe(obj: Any) -> Any:
-    if isinstance(obj, dict):
-        return {str(k): _json_safe(v) for k, v in obj.items()}
-    if isinstance(obj, (list, tuple)):
-        return [_json_safe(v) for v in obj]
-    if isinstance(obj, (np.integer,)):
-        return int(obj)
-    if isinstance(obj, (float, np.floating)):
-        f = float(obj)
-        return f if math.isfinite(f) else None
-    if isinstance(obj, np.ndarray):
-        return _json_safe(obj.tolist())
-    if isinstance(obj, (np.bool_,)):
-        return bool(obj)
-    return obj
-
-
 # ----------------------------------------------------------------- outcome helpers
 
 
-def inequality(observed: float, bound: float, *, sense: str = "<=", rtol: float = 1e-9, **details: Any) -> CheckOutcome:
+def inequality(observed: float, bound: float, *, sense: str = "<=", rtol: float = 1e-9, **details: Any) -> CheckResult:
     """A deterministic inequality ``observed <= bound`` (or ``>=``), up to float rounding ``rtol``."""
     slack = rtol * max(1.0, abs(bound))
     if sense == "<=":
@@ -168,10 +209,10 @@ def inequality(observed: float, bound: float, *, sense: str = "<=", rtol: float 
         ok = observed >= bound - slack
     else:
         raise ValueError(f"sense must be '<=' or '>=', got {sense!r}")
-    return CheckOutcome("pass" if ok else "fail", float(observed), float(bound), "deterministic", details=dict(details, sense=sense))
+    return CheckResult("pass" if ok else "fail", float(observed), float(bound), "deterministic", details=dict(details, sense=sense))
 
 
-def exact(observed: float, bound: float, *, sense: str = "==", rtol: float = 1e-6, atol: float = 0.0, **details: Any) -> CheckOutcome:
+def exact(observed: float, bound: float, *, sense: str = "==", rtol: float = 1e-6, atol: float = 0.0, **details: Any) -> CheckResult:
     """An exact numeric check: quadrature/enumeration against a closed form or bound."""
     if sense == "==":
         ok = math.isclose(observed, bound, rel_tol=rtol, abs_tol=atol)
@@ -180,10 +221,10 @@ def exact(observed: float, bound: float, *, sense: str = "==", rtol: float = 1e-
         ok = out.status == "pass" or abs(observed - bound) <= atol
     else:
         raise ValueError(f"sense must be '==', '<=' or '>=', got {sense!r}")
-    return CheckOutcome("pass" if ok else "fail", float(observed), float(bound), "exact", details=dict(details, sense=sense, rtol=rtol, atol=atol))
+    return CheckResult("pass" if ok else "fail", float(observed), float(bound), "exact", details=dict(details, sense=sense, rtol=rtol, atol=atol))
 
 
-def failure_rate(failures: int, trials: int, p_stated: float, *, confidence: float = 0.999, **details: Any) -> CheckOutcome:
+def failure_rate(failures: int, trials: int, p_stated: float, *, confidence: float = 0.999, **details: Any) -> CheckResult:
     """Test "failure probability <= p_stated" from ``failures`` out of ``trials``.
 
     The p-value is the exact one-sided binomial tail ``P[Binom(trials, p_stated) >= failures]``;
@@ -197,7 +238,7 @@ def failure_rate(failures: int, trials: int, p_stated: float, *, confidence: flo
     p_value = float(stats.binom.sf(failures - 1, trials, p_stated)) if failures > 0 else 1.0
     rate_upper = float(stats.beta.ppf(confidence, failures + 1, trials - failures)) if failures < trials else 1.0
     status = "fail" if p_value < 1 - confidence else "pass"
-    return CheckOutcome(
+    return CheckResult(
         status,
         failures / trials,
         float(p_stated),
@@ -218,7 +259,7 @@ def scaling(
     parameter: str = "x",
     sense: str = "two-sided",
     **details: Any,
-) -> CheckOutcome:
+) -> CheckResult:
     """Fit ``log y = a + b log x`` by OLS (statsmodels) and compare ``b`` with the exponent.
 
     ``sense="two-sided"`` (a Theta statement): passes when the ``confidence`` interval of
@@ -253,7 +294,7 @@ def scaling(
         lo = float(model.conf_int(alpha=2 * (1 - confidence))[1][0])  # one-sided lower limit
         hi = float("inf")
         status = "pass" if lo <= expected_exponent else "fail"
-    return CheckOutcome(
+    return CheckResult(
         status,
         slope,
         float(expected_exponent),
@@ -266,9 +307,9 @@ def scaling(
     )
 
 
-def inconclusive(observed: float, bound: float, kind: str, reason: str, **details: Any) -> CheckOutcome:
+def inconclusive(observed: float, bound: float, kind: str, reason: str, **details: Any) -> CheckResult:
     """An outcome that can neither pass nor fail (e.g. a vacuous bound); ``reason`` says why."""
-    return CheckOutcome("inconclusive", float(observed), float(bound), kind, details=dict(details, reason=reason))
+    return CheckResult("inconclusive", float(observed), float(bound), kind, details=dict(details, reason=reason))
 
 
 # ----------------------------------------------------------------------- running
@@ -283,27 +324,12 @@ def _run_one(claim, chk, *, seed: int | None, profile: Profile, n_jobs) -> Check
         seed = _stable_seed(claim.id, chk.name)
     ctx = CheckContext.seeded(seed, profile, n_jobs)
     start = time.perf_counter()
-    outcome: CheckOutcome = chk.run(ctx)
+    outcome = chk.run(ctx)
     wall = time.perf_counter() - start
-    if not isinstance(outcome, CheckOutcome):
-        raise TypeError(f"check {claim.id}:{chk.name} returned {type(outcome).__name__}, expected CheckOutcome")
-    ratio = outcome.observed / outcome.bound if outcome.bound not in (0.0,) and math.isfinite(outcome.bound) else float("nan")
-    return CheckResult(
-        claim_id=claim.id,
-        check=chk.name,
-        kind=outcome.kind,
-        status=outcome.status,
-        observed=outcome.observed,
-        bound=outcome.bound,
-        ratio=float(ratio),
-        confidence=outcome.confidence,
-        trials=outcome.trials,
-        seed=seed,
-        wall_seconds=wall,
-        p_value=outcome.p_value,
-        details=outcome.details,
-        errata=tuple(claim.errata),
-    )
+    if not isinstance(outcome, CheckResult):
+        raise TypeError(f"check {claim.id}:{chk.name} returned {type(outcome).__name__}, expected CheckResult")
+    return replace(outcome, claim_id=claim.id, check=chk.name, seed=seed, wall_seconds=wall,
+                   errata=tuple(claim.errata))
 
 
 def check(claim_id: str, *, rng: np.random.Generator | None = None, profile: str | Profile = "default", n_jobs: int | None = 1) -> CheckResult:
@@ -324,13 +350,9 @@ def check(claim_id: str, *, rng: np.random.Generator | None = None, profile: str
         results.append(_run_one(claim, chk, seed=seed, profile=prof, n_jobs=n_jobs))
     if len(results) == 1:
         return results[0]
-    order = {"fail": 0, "inconclusive": 1, "pass": 2}
-    worst = min(results, key=lambda r: order[r.status])
-    combined = CheckResult(**{**worst.__dict__})
-    combined.check = "+".join(r.check for r in results)
-    combined.wall_seconds = sum(r.wall_seconds for r in results)
-    combined.details = {"checks": [r.to_dict() for r in results], "worst": worst.check}
-    return combined
+    worst = min(results, key=lambda r: _STATUS_ORDER[r.status])
+    return replace(worst, check="+".join(r.check for r in results), wall_seconds=sum(r.wall_seconds for r in results),
+                   details={"checks": [r.to_dict() for r in results], "worst": worst.check})
 
 
 def holm(p_values: Sequence[float], alpha: float) -> list[bool]:
@@ -347,26 +369,11 @@ def holm(p_values: Sequence[float], alpha: float) -> list[bool]:
 
 
 def _bounds_code_version() -> str:
-    """Digest of the bounds and learners sources: part of every cached check's key."""
-    import hashlib
-    from pathlib import Path
+    """Digest of the bounds, learners and audit sources: part of every cached check's key."""
+    from privbound import audit, bounds, learners
+    from privbound.audit.cache import source_digest
 
-    h = hashlib.sha256()
-    root = Path(__file__).resolve().parent.parent
-    for pkg in ("bounds", "learners", "audit"):
-        for f in sorted((root / pkg).glob("*.py")):
-            h.update(f.name.encode())
-            h.update(f.read_bytes())
-    return h.hexdigest()[:16]
-
-
-def _from_dict(d: dict[str, Any]) -> CheckResult:
-    d = dict(d)
-    d["errata"] = tuple(d.get("errata") or ())
-    for k in ("observed", "bound", "ratio"):
-        if d.get(k) is None:
-            d[k] = float("nan")
-    return CheckResult(**d)
+    return source_digest(bounds, learners, audit)
 
 
 def run_checks(
@@ -399,18 +406,24 @@ def run_checks(
             key = _stable_seed(claim.id, chk.name, prof.name, version) if cache is not None else None
             cached = cache.load(f"check-{key}") if cache is not None else None
             if cached is not None:
-                results.append(_from_dict(cached))
+                results.append(CheckResult.from_dict(cached))
             else:
                 results.append(_run_one(claim, chk, seed=None, profile=prof, n_jobs=n_jobs))
                 if cache is not None:
                     cache.store(f"check-{key}", results[-1].to_dict())
             if progress is not None:
                 progress(results[-1])
-    stat = [r for r in results if r.kind in ("probabilistic", "scaling") and r.p_value is not None and r.status != "inconclusive"]
-    if stat:
-        rejected = holm([r.p_value for r in stat], 1 - prof.confidence)
-        for r, rej in zip(stat, rejected):
-            r.details["holm"] = {"family_size": len(stat), "alpha": 1 - prof.confidence, "rejected": rej,
-                                 "unadjusted_status": r.status}
-            r.status = "fail" if rej else "pass"
-    return results
+    return _holm_adjusted(results, 1 - prof.confidence)
+
+
+def _holm_adjusted(results: list[CheckResult], alpha: float) -> list[CheckResult]:
+    """``results`` with the statistical ones re-judged by Holm's procedure at family-wise level ``alpha``."""
+    stat = [i for i, r in enumerate(results) if r.kind in ("probabilistic", "scaling") and r.p_value is not None
+            and r.status is not CheckStatus.INCONCLUSIVE]
+    rejected = holm([results[i].p_value for i in stat], alpha) if stat else []
+    out = list(results)
+    for i, rej in zip(stat, rejected):
+        r = results[i]
+        holm_record = {"family_size": len(stat), "alpha": alpha, "rejected": rej, "unadjusted_status": r.status}
+        out[i] = replace(r, status=CheckStatus.FAIL if rej else CheckStatus.PASS, details={**r.details, "holm": holm_record})
+    return out

@@ -70,7 +70,7 @@ class Condition:
 class Check:
     """A check of a claim.
 
-    ``run(rng, profile) -> CheckOutcome`` does the work (see :mod:`privbound.bounds.checks`);
+    ``run(rng, profile) -> CheckResult`` does the work (see :mod:`privbound.bounds.checks`);
     ``kind`` is one of ``deterministic``, ``probabilistic``, ``scaling``, ``exact``.
     Probabilistic checks report a p-value so that :func:`bounds.run_checks` can apply
     Holm's correction across a run.

@@ -21,12 +21,14 @@ import itertools
 import math
 from typing import Callable
 
+from dataclasses import replace
+
 import numpy as np
 from scipy import integrate, special, stats
 
 from privbound.audit.engine import map_chunks
 from privbound.bounds import checks as C
-from privbound.bounds.checks import CheckContext, CheckOutcome
+from privbound.bounds.checks import CheckContext, CheckResult
 from privbound.learners.agnostic_halfspaces.hermite import hermite_1d as _hermite_1d
 
 CHUNK = 2_000
@@ -46,12 +48,12 @@ def mc_sum(ctx: CheckContext, fn: Callable[[int, np.random.Generator], np.ndarra
     return np.sum(parts, axis=0)
 
 
-def combine(outcomes: list[CheckOutcome], **details) -> CheckOutcome:
+def combine(outcomes: list[CheckResult], **details) -> CheckResult:
     """Several sub-outcomes of one check: the worst status wins, the others go into details."""
     order = {"fail": 0, "inconclusive": 1, "pass": 2}
     worst = min(outcomes, key=lambda o: order[o.status])
     subs = [dict(status=o.status, observed=o.observed, bound=o.bound, **o.details) for o in outcomes]
-    return CheckOutcome(worst.status, worst.observed, worst.bound, worst.kind, confidence=worst.confidence,
+    return CheckResult(worst.status, worst.observed, worst.bound, worst.kind, confidence=worst.confidence,
                         trials=worst.trials, p_value=worst.p_value, details=dict(details, parts=subs))
 
 
@@ -135,7 +137,7 @@ def vector_bernstein_bound(v: float, B: float, beta: float, n: int) -> float:
     return math.sqrt(2 * v * math.log(2 / beta)) / n + 2 * B * math.log(2 / beta) / (3 * n)
 
 
-def check_b1_bernstein(ctx: CheckContext) -> CheckOutcome:
+def check_b1_bernstein(ctx: CheckContext) -> CheckResult:
     """Lemma B.1 on two families: U_i = B * Rademacher * e_1 (d = 1) and U_i = B * uniform unit vector (d = 5).
 
     Both are independent, mean zero, ||U_i|| = B, so v = n B^2. Stated failure probability beta = 0.1.
@@ -164,13 +166,13 @@ def check_b1_bernstein(ctx: CheckContext) -> CheckOutcome:
     return _min_p(outs)
 
 
-def _min_p(outs: list[CheckOutcome]) -> CheckOutcome:
+def _min_p(outs: list[CheckResult]) -> CheckResult:
     """Combine failure-rate sub-tests by Bonferroni: report the smallest p-value times their number."""
     k = len(outs)
     worst = min(outs, key=lambda o: o.p_value)
     p_adj = min(1.0, worst.p_value * k)
     status = "fail" if p_adj < 1 - worst.confidence else "pass"
-    return CheckOutcome(status, worst.observed, worst.bound, "probabilistic", confidence=worst.confidence,
+    return CheckResult(status, worst.observed, worst.bound, "probabilistic", confidence=worst.confidence,
                         trials=worst.trials, p_value=p_adj,
                         details=dict(bonferroni=k, parts=[dict(o.details, rate=o.observed, p_value=o.p_value)
                                                           for o in outs]))
@@ -179,7 +181,7 @@ def _min_p(outs: list[CheckOutcome]) -> CheckOutcome:
 # ------------------------------------------------------------ Lemma F.3 / F.4
 
 
-def check_f3_laurent_massart_mc(ctx: CheckContext) -> CheckOutcome:
+def check_f3_laurent_massart_mc(ctx: CheckContext) -> CheckResult:
     """Lemma F.3 by simulation: X ~ N(0, I_6), a fixed anisotropic A; t = ln 20 (stated probability 0.05 per tail).
 
     Both tails are tested (Bonferroni over the two); false-fail rate <= 0.001.
@@ -202,7 +204,7 @@ def check_f3_laurent_massart_mc(ctx: CheckContext) -> CheckOutcome:
                    C.failure_rate(f_lo, trials, p, tail="lower", threshold=lo)])
 
 
-def check_f3_laurent_massart_exact(ctx: CheckContext) -> CheckOutcome:
+def check_f3_laurent_massart_exact(ctx: CheckContext) -> CheckResult:
     """Lemma F.3 with A = I_k exactly: ||X||^2 ~ chi^2_k, so both tails are chi2 sf/cdf values <= e^{-t}."""
     worst, where = 0.0, None
     for k in (1, 2, 3, 5, 10, 30, 100, 1000):
@@ -217,7 +219,7 @@ def check_f3_laurent_massart_exact(ctx: CheckContext) -> CheckOutcome:
                    note="observed = max over (k, t) of tail probability / e^{-t}")
 
 
-def check_f4_norms_exact(ctx: CheckContext) -> CheckOutcome:
+def check_f4_norms_exact(ctx: CheckContext) -> CheckResult:
     """Lemma F.4 exactly: P[exists i: ||X_i||^2 not in [d/4, 4d]] = 1 - (F(4d) - F(d/4))^n, F the chi2_d cdf.
 
     Over a grid of (n, beta) with d the smallest integer allowed by Assumption F.2
@@ -240,7 +242,7 @@ def check_f4_norms_exact(ctx: CheckContext) -> CheckOutcome:
 # -------------------------------------------- Gaussian-norm and Laplace tails, GM calibration
 
 
-def check_gaussian_norm_tail(ctx: CheckContext) -> CheckOutcome:
+def check_gaussian_norm_tail(ctx: CheckContext) -> CheckResult:
     """Proof of Lemma 3.4: ||Z|| <= sigma (sqrt(D) + sqrt(2 l)) w.p. >= 1 - e^{-l}, Z ~ N(0, sigma^2 I_D).
 
     Exact: ||Z|| / sigma ~ chi_D, so the failure probability is chi.sf(sqrt(D) + sqrt(2 l), D).
@@ -255,7 +257,7 @@ def check_gaussian_norm_tail(ctx: CheckContext) -> CheckOutcome:
                    note="observed = max over (D, l) of P[chi_D > sqrt(D)+sqrt(2l)] / e^{-l}")
 
 
-def check_gaussian_norm_tail_mc(ctx: CheckContext) -> CheckOutcome:
+def check_gaussian_norm_tail_mc(ctx: CheckContext) -> CheckResult:
     """The same tail by simulation (D = 56 = D_2 for d = 5, l = ln 20): failure rate vs e^{-l} = 0.05."""
     D, ell = 56, math.log(20.0)
     thr = math.sqrt(D) + math.sqrt(2 * ell)
@@ -265,7 +267,7 @@ def check_gaussian_norm_tail_mc(ctx: CheckContext) -> CheckOutcome:
     return C.failure_rate(int(f), trials, math.exp(-ell), D=D, ell=ell)
 
 
-def check_laplace_tail_exact(ctx: CheckContext) -> CheckOutcome:
+def check_laplace_tail_exact(ctx: CheckContext) -> CheckResult:
     """Proof of Claim 4.6: P[|Lap(b)| > b ln(1/beta_0)] = beta_0 exactly (scipy.stats.laplace)."""
     worst = 0.0
     for b in (0.01, 1.0, 7.0):
@@ -275,7 +277,7 @@ def check_laplace_tail_exact(ctx: CheckContext) -> CheckOutcome:
     return C.exact(1 + worst, 1.0, sense="==", rtol=1e-9, note="observed = 1 + max |P / beta_0 - 1|")
 
 
-def check_laplace_tail_mc(ctx: CheckContext) -> CheckOutcome:
+def check_laplace_tail_mc(ctx: CheckContext) -> CheckResult:
     """The Laplace tail by simulation: beta_0 = 0.05, b = 2/(eps m_0) with eps = 0.5, m_0 = 100."""
     b, beta0 = 2 / (0.5 * 100), 0.05
     trials = ctx.trials(20_000)
@@ -284,7 +286,7 @@ def check_laplace_tail_mc(ctx: CheckContext) -> CheckOutcome:
     return C.failure_rate(int(f), trials, beta0, b=b)
 
 
-def check_clip_step(ctx: CheckContext) -> CheckOutcome:
+def check_clip_step(ctx: CheckContext) -> CheckResult:
     """Proof of Claim 4.6: |clip_[k,1-k](p~) - p| <= |p~ - p| + kappa for p in [0, 1], any p~ (random instances)."""
     rng = ctx.rng
     n = ctx.trials(100_000)
@@ -297,7 +299,7 @@ def check_clip_step(ctx: CheckContext) -> CheckOutcome:
 
 
 def gm_calibration(ctx: CheckContext, sigma_over_sens: Callable[[float, float], float], eps_grid, delta_grid,
-                   label: str) -> CheckOutcome:
+                   label: str) -> CheckResult:
     """max over the grid of delta(eps) / delta for a Gaussian mechanism with sigma/sensitivity as given."""
     worst, where = 0.0, None
     for eps in eps_grid:
@@ -312,7 +314,7 @@ def gm_calibration(ctx: CheckContext, sigma_over_sens: Callable[[float, float], 
                    note="observed = max over the grid of exact delta(eps) / delta; <= 1 means (eps, delta)-DP")
 
 
-def check_alg2_gaussian_mechanism(ctx: CheckContext) -> CheckOutcome:
+def check_alg2_gaussian_mechanism(ctx: CheckContext) -> CheckResult:
     """Lemma 3.4 privacy: sigma = 4T sqrt(2 ln(1.25/delta)) / (eps n) for l2-sensitivity 4T/n.
 
     sigma / sensitivity = sqrt(2 ln(1.25/delta)) / eps; the exact Gaussian privacy curve must give
@@ -332,13 +334,13 @@ def alg3_sigma(L: float, epsilon: float, delta: float, m_0: float) -> float:
     return 2 * L * math.sqrt(2 * math.log(2 / delta)) / (epsilon * m_0)
 
 
-def check_alg3_gaussian_mechanism(ctx: CheckContext) -> CheckOutcome:
+def check_alg3_gaussian_mechanism(ctx: CheckContext) -> CheckResult:
     """Claim 4.3 noise with the factor L: sensitivity 2L/m_0 of the mean gradient; delta(eps) <= delta."""
     return gm_calibration(ctx, lambda e, d: alg3_sigma(1.0, e, d, 1.0) / 2.0,
                           (0.01, 0.1, 0.5, 0.9, 0.999), (1e-10, 1e-6, 1e-3, 0.1, 0.5), "Algorithm 3 gradient steps")
 
 
-def check_claim43_printed_sigma(ctx: CheckContext) -> CheckOutcome:
+def check_claim43_printed_sigma(ctx: CheckContext) -> CheckResult:
     """Claim 4.3 as printed: sigma = 2 sqrt(2 ln(2/delta)) / (eps m_0) with sensitivity 2L/m_0, L = 2 sqrt(d).
 
     At d = 10 (L = 6.32), eps = 0.5, delta = 1e-6 this is NOT (eps, delta)-DP: the check returns
@@ -358,7 +360,7 @@ def check_claim43_printed_sigma(ctx: CheckContext) -> CheckOutcome:
     return out
 
 
-def check_claim43_norm(ctx: CheckContext) -> CheckOutcome:
+def check_claim43_norm(ctx: CheckContext) -> CheckResult:
     """Claim 4.3's proof step: for unit w, gradient and noise in w-perp, ||w - lambda (g + z)|| >= 1.
 
     The Riemannian gradient of w.x/||w|| at unit w is x - (w.x) w, orthogonal to w; z ~ N(0, sigma^2 (I - ww^T)).
@@ -383,7 +385,7 @@ def check_claim43_norm(ctx: CheckContext) -> CheckOutcome:
 # ------------------------------------------------------------ Hermite: B.8, B.9, C.2, Remark 3
 
 
-def check_b8_orthonormal(ctx: CheckContext) -> CheckOutcome:
+def check_b8_orthonormal(ctx: CheckContext) -> CheckResult:
     """Lemma B.8: {h_kappa : |kappa| <= p} is orthonormal in L^2(N(0, I_d)) and has C(d+p, p) elements.
 
     Gauss--Hermite quadrature with 2p+1 nodes per axis is exact for the degree-2p products.
@@ -408,7 +410,7 @@ def mehler_closed(rho: float, x: np.ndarray, y: np.ndarray) -> float:
     return float(r2 ** (-d / 2) * np.exp((2 * rho * x @ y - rho**2 * (x @ x + y @ y)) / (2 * r2)))
 
 
-def check_b9_mehler_series(ctx: CheckContext) -> CheckOutcome:
+def check_b9_mehler_series(ctx: CheckContext) -> CheckResult:
     """Lemma B.9: the series sum_kappa rho^|kappa| h_kappa(x) h_kappa(y) (|kappa| <= 80) vs the closed form.
 
     d = 1 and d = 2 (multi-index enumeration), random x, y with |x_j| <= 2, rho in {-0.6, 0.3, 0.7}.
@@ -430,7 +432,7 @@ def check_b9_mehler_series(ctx: CheckContext) -> CheckOutcome:
     return C.exact(worst, 0.0, sense="<=", atol=1e-9, note="observed = max relative error")
 
 
-def check_b9_mehler_quadrature(ctx: CheckContext) -> CheckOutcome:
+def check_b9_mehler_quadrature(ctx: CheckContext) -> CheckResult:
     """Lemma B.9 by quadrature: int K_rho(x, y) h_m(y) phi(y) dy = rho^m h_m(x) (the kernel's eigen-expansion).
 
     Adaptive quadrature (scipy.integrate.quad) for m <= 4 at two x, cross-checked by a 150-node
@@ -464,7 +466,7 @@ def second_moment_exact(d: int, p: int) -> float:
                      for k in range(p + 1)))
 
 
-def check_c2_second_moment(ctx: CheckContext) -> CheckOutcome:
+def check_c2_second_moment(ctx: CheckContext) -> CheckResult:
     """Lemma C.2's exact E[K_p^2] against product Gauss--Hermite quadrature (exact: degree 4p per axis)."""
     worst = 0.0
     for d, p in ((1, 1), (1, 4), (2, 2), (2, 4), (3, 3)):
@@ -474,7 +476,7 @@ def check_c2_second_moment(ctx: CheckContext) -> CheckOutcome:
     return C.exact(worst, 0.0, sense="<=", atol=1e-10, note="observed = max relative difference")
 
 
-def check_c2_variance(ctx: CheckContext) -> CheckOutcome:
+def check_c2_variance(ctx: CheckContext) -> CheckResult:
     """Lemma C.2's (14): Var(||psi_p||^2 / D_p) <= e^{2p^2/d} - 1, exactly from the second-moment formula."""
     worst, where = 0.0, None
     for d in (1, 2, 4, 16, 50, 200, 1000):
@@ -493,7 +495,7 @@ def _feature_tail_rate(ctx: CheckContext, d: int, p: int, thr2: float, trials: i
     return int(f)
 
 
-def check_c2_tail_mc(ctx: CheckContext) -> CheckOutcome:
+def check_c2_tail_mc(ctx: CheckContext) -> CheckResult:
     """Lemma C.2: P[||psi_p(X)|| > 2 sqrt(D_p)] <= alpha at p = 2, alpha = 0.5, d = 2p^2/alpha = 16."""
     p, alpha = 2, 0.5
     d = math.ceil(2 * p**2 / alpha)
@@ -504,7 +506,7 @@ def check_c2_tail_mc(ctx: CheckContext) -> CheckOutcome:
     return out
 
 
-def check_remark3_markov(ctx: CheckContext) -> CheckOutcome:
+def check_remark3_markov(ctx: CheckContext) -> CheckResult:
     """Remark 3 / Eq. (7): with T = sqrt(D_p/(c alpha)), P[||psi_p(X)|| > T] <= D_p/T^2 = c alpha (any d).
 
     d = 2, p = 3 (D_p = 10), c alpha = 0.1; failure-rate test against 0.1.
@@ -519,7 +521,7 @@ def check_remark3_markov(ctx: CheckContext) -> CheckOutcome:
 # ------------------------------------------------------------ Lemma 3.3 (identity (9))
 
 
-def check_33_identity(ctx: CheckContext) -> CheckOutcome:
+def check_33_identity(ctx: CheckContext) -> CheckResult:
     """Lemma 3.3, Eq. (9): L_s(q_w) = E U^2 - ||m_T||^2 + ||w - m_T||^2 and q_{m_T} minimises L_s.
 
     Exact on the product Gauss--Hermite measure (d = 2, 8 nodes per axis), which reproduces
@@ -560,7 +562,7 @@ def lemma_b5_bound(K: float, eta: float, epsilon: float, m: float) -> float:
     return 2 * math.sqrt(math.log(4 * K / eta) / (2 * m)) + 2 * math.log(2 * K / eta) / (epsilon * m)
 
 
-def check_b5_selection(ctx: CheckContext) -> CheckOutcome:
+def check_b5_selection(ctx: CheckContext) -> CheckResult:
     """Lemma B.5: err(h_j^) <= min_j err(h_j) + bound w.p. >= 1 - eta (eta = 0.1, K = 20, m = 100, eps = 0.5).
 
     Nested candidates on a line: h_j errs on a validation point u ~ U[0,1] iff u < e_j, so the
@@ -587,7 +589,7 @@ def check_b5_selection(ctx: CheckContext) -> CheckOutcome:
                           K=K, m=m, epsilon=eps)
 
 
-def check_b5_privacy(ctx: CheckContext) -> CheckOutcome:
+def check_b5_privacy(ctx: CheckContext) -> CheckResult:
     """Lemma B.5's exponential mechanism is eps-DP: exact max |log P(j|S) - log P(j|S')| over random neighbours.
 
     Neighbouring validation sets change each score m * err^ by at most 1 (any pattern of -1/0/+1).
@@ -605,7 +607,7 @@ def check_b5_privacy(ctx: CheckContext) -> CheckOutcome:
 # ------------------------------------------------------------ Facts B.6, B.11, B.12, B.13
 
 
-def check_b6_threshold(ctx: CheckContext) -> CheckOutcome:
+def check_b6_threshold(ctx: CheckContext) -> CheckResult:
     """Fact B.6 by quadrature: P_tau[sign(z - tau) != y] = (1/2) int_{-1}^{1} 1{sign(z-tau) != y} dtau <= |z-y|/2.
 
     sign(0) = +1 (notes Sec. 1). Grid z in [-3, 3], y in {-1, +1}.
@@ -619,7 +621,7 @@ def check_b6_threshold(ctx: CheckContext) -> CheckOutcome:
     return C.exact(worst, 0.0, sense="<=", atol=1e-10, note="observed = max(probability - |z - y|/2)")
 
 
-def check_b11_cover(ctx: CheckContext) -> CheckOutcome:
+def check_b11_cover(ctx: CheckContext) -> CheckResult:
     """Fact B.11 with the volumetric constant C = 3: a greedy gamma-net of 4000 points of the unit ball of R^k
     is gamma-separated (so its size is <= (1 + 2/gamma)^k <= (3/gamma)^k) and covers every point within gamma."""
     rng = ctx.rng
@@ -642,7 +644,7 @@ def check_b11_cover(ctx: CheckContext) -> CheckOutcome:
     return C.inequality(worst, 1.0, sense="<=", covers=rows, note="observed = max(size/bound, radius/gamma)")
 
 
-def check_b12_discretisation(ctx: CheckContext) -> CheckOutcome:
+def check_b12_discretisation(ctx: CheckContext) -> CheckResult:
     """Fact B.12 with explicit constants, exactly (bivariate normal cdf / Phi):
 
     (i)  P[sign(u.X+t) != sign(v.X+t)] <= ||u - v|| / 2 (t = 0: theta/pi <= sin(theta/2));
@@ -677,7 +679,7 @@ ISOTROPIC_LOG_CONCAVE = {
 }
 
 
-def check_b13_density(ctx: CheckContext) -> CheckOutcome:
+def check_b13_density(ctx: CheckContext) -> CheckResult:
     """Fact B.13 on isotropic (mean 0, variance 1) log-concave densities: max_x g(x) e^{|x|/16} / e <= 1."""
     x = np.linspace(-60, 60, 240_001)
     ratios = {}
@@ -691,7 +693,7 @@ def check_b13_density(ctx: CheckContext) -> CheckOutcome:
 # ------------------------------------------------------------ Lemma B.15 proof steps, B.3, B.7
 
 
-def check_b15_pieces(ctx: CheckContext) -> CheckOutcome:
+def check_b15_pieces(ctx: CheckContext) -> CheckResult:
     """Lemma B.15's proof, explicit steps, by quadrature with W(x) = e^{-|x|}, H_theta = sign(x - theta) W:
 
     ||H_theta||_1 = 2;  ||H_theta(.+h) - H_theta||_1 <= 4|h|;  int_{|z|>=sqrt p} |H_theta| = 2 e^{-sqrt p}.
@@ -723,7 +725,7 @@ def hockey_stick(p: np.ndarray, q: np.ndarray, eps: float) -> float:
     return float(np.sum(np.maximum(p - math.exp(eps) * q, 0.0)))
 
 
-def check_b3_postprocessing(ctx: CheckContext) -> CheckOutcome:
+def check_b3_postprocessing(ctx: CheckContext) -> CheckResult:
     """Lemma B.3 exactly on finite mechanisms: for random output-distribution pairs (P, Q) and random
     Markov kernels K, delta_eps(PK || QK) <= delta_eps(P || Q) at every eps (both directions)."""
     rng = ctx.rng
@@ -738,7 +740,7 @@ def check_b3_postprocessing(ctx: CheckContext) -> CheckOutcome:
     return C.exact(worst, 0.0, sense="<=", atol=1e-12, note="observed = max(delta after - delta before)")
 
 
-def check_b7_rademacher(ctx: CheckContext) -> CheckOutcome:
+def check_b7_rademacher(ctx: CheckContext) -> CheckResult:
     """Lemma B.7 sanity (a lower bound on the supremum, so only a violation is informative).
 
     phi(X) ~ N(0, I_D) (E||phi||^2 = D), Y = +-1 independent, so L_P(v) = E|N(-1, ||v||^2)| in closed
@@ -775,7 +777,7 @@ def check_b7_rademacher(ctx: CheckContext) -> CheckOutcome:
 # ------------------------------------------------------------ Remarks 1 and 2
 
 
-def check_remark1(ctx: CheckContext) -> CheckOutcome:
+def check_remark1(ctx: CheckContext) -> CheckResult:
     """Remark 1 with explicit exponents: alpha^{-c} <= d^{c/alpha^2} for d >= 2, alpha in (0,1), c >= 0,
     hence d^{C/alpha^2} alpha^{-c} <= d^{(C+c)/alpha^2}. Checked in log form on a grid."""
     al = np.linspace(0.001, 0.999, 999)[:, None, None]
@@ -785,7 +787,7 @@ def check_remark1(ctx: CheckContext) -> CheckOutcome:
     return C.inequality(float(slack.max()), 0.0, sense="<=", note="observed = max(c ln(1/alpha) - (c/alpha^2) ln d)")
 
 
-def check_remark2(ctx: CheckContext) -> CheckOutcome:
+def check_remark2(ctx: CheckContext) -> CheckResult:
     """Remark 2: for eps >= alpha the privacy terms of Thms 2.1, 3.1, 4.1 are <= their non-private terms.
 
     Grid over alpha, eps >= alpha and D (or d): D/(eps alpha) <= D/alpha^2, D/(eps alpha) + 1/(eps alpha^5)
@@ -823,7 +825,7 @@ def _runs(ctx: CheckContext, one_run: Callable[[np.random.Generator], float], tr
     return np.concatenate(map_chunks(chunk, trials, seed=ctx.seed, chunk_size=4, n_jobs=ctx.n_jobs))
 
 
-def check_thm21_accuracy(ctx: CheckContext) -> CheckOutcome:
+def check_thm21_accuracy(ctx: CheckContext) -> CheckResult:
     """A1 (Thm 2.1 at small d, p): Pr[err(h) > OPT + alpha] <= beta for Algorithm 1.
 
     d = 5, p = 1 (D_p = 6), 10% random classification noise (OPT = 0.1 exactly), alpha = beta = 0.1,
@@ -846,7 +848,7 @@ def check_thm21_accuracy(ctx: CheckContext) -> CheckOutcome:
                           mean_excess=float(excess.mean()), max_excess=float(excess.max()))
 
 
-def check_c1_privacy(ctx: CheckContext) -> CheckOutcome:
+def check_c1_privacy(ctx: CheckContext) -> CheckResult:
     """P2 + accounting (Prop. C.1): the fitted learner's selection is eps-DP exactly and its ERM is (eps, delta).
 
     (i) For the validation error counts of a fitted Algorithm 1, every neighbouring count vector (each
@@ -879,7 +881,7 @@ def check_c1_privacy(ctx: CheckContext) -> CheckOutcome:
                    note="observed of the worst part; both must be <= eps")
 
 
-def check_b4_rate(ctx: CheckContext) -> CheckOutcome:
+def check_b4_rate(ctx: CheckContext) -> CheckResult:
     """Lemma B.4 via the implemented DP-ERM: excess empirical risk vs its proven bound.
 
     Reference minimum: a long non-private projected subgradient run (its value upper-bounds min L^, so
@@ -918,7 +920,7 @@ def check_b4_rate(ctx: CheckContext) -> CheckOutcome:
                         note="observed = mean excess over a non-private reference; bound = reported rate")
 
 
-def check_32_subspace_dimension(ctx: CheckContext) -> CheckOutcome:
+def check_32_subspace_dimension(ctx: CheckContext) -> CheckResult:
     """Lemma 3.2 (proof): #{eigenvalues of M >= alpha^2/C_0} <= C_0 p ||q||^2 / alpha^2, tr M <= p ||w||^2.
 
     Over random coefficient vectors in the unit ball (d = 3, p = 3, D_p = 20; several alpha), with M from
@@ -940,7 +942,7 @@ def check_32_subspace_dimension(ctx: CheckContext) -> CheckOutcome:
     return C.inequality(worst, 1.0, sense="<=", instances=n, d=d, p=p, D_p=_HM.n_features(d, p))
 
 
-def check_thm31_accuracy(ctx: CheckContext) -> CheckOutcome:
+def check_thm31_accuracy(ctx: CheckContext) -> CheckResult:
     """A4 (Thm 3.1 / Lemma 3.5): Algorithm 2 outputs a halfspace with err <= OPT + alpha w.p. >= 1 - beta.
 
     d = 5, p = 2 (D_p = 21), 10% random noise, alpha = 0.1 (accuracy target), cover at alpha' = c alpha_cover
@@ -961,7 +963,7 @@ def check_thm31_accuracy(ctx: CheckContext) -> CheckOutcome:
                           mean_excess=float(excess.mean()), max_excess=float(excess.max()))
 
 
-def check_34_accuracy_scaling(ctx: CheckContext) -> CheckOutcome:
+def check_34_accuracy_scaling(ctx: CheckContext) -> CheckResult:
     """Lemma 3.4 (10) / A5: ||m~ - m_T|| for Algorithm 2's release shrinks like n^{-1/2} (statistical term).
 
     d = 2, p = 2, 10% random noise, eps = 0.5; m_T = E[Y psi_bar] estimated on 2e6 fresh points
@@ -988,7 +990,7 @@ def check_34_accuracy_scaling(ctx: CheckContext) -> CheckOutcome:
     return C.scaling(ns, np.array(errs), -0.5, confidence=0.999, parameter="n", D_p=6, reps=reps)
 
 
-def check_thm41_ratio(ctx: CheckContext) -> CheckOutcome:
+def check_thm41_ratio(ctx: CheckContext) -> CheckResult:
     """A6 (Thm 4.1): err(h) <= C OPT + alpha for OPT in [0.05, 0.3] with a fixed C (C = 2 here, hidden).
 
     d = 5, alpha = 0.05, eps = 0.5, n = 1e5, random noise (OPT exact), base-2 grid K = ceil(log2(1/alpha)).
@@ -1005,7 +1007,7 @@ def check_thm41_ratio(ctx: CheckContext) -> CheckOutcome:
                         step_size="lambda = s (DPSAS docstring; the printed e^{pi^2/2} s overshoots)")
 
 
-def check_prop42_dpsas(ctx: CheckContext) -> CheckOutcome:
+def check_prop42_dpsas(ctx: CheckContext) -> CheckResult:
     """A7 (Prop. 4.2): with OPT <= eta, DPSAS's error <= C eta w.p. >= 1 - beta (C = 2, beta = 0.1).
 
     d = 5, eta = 0.11 >= OPT = 0.1, eps = 0.5, n_0 = 1e5. False-fail rate <= 0.001.
@@ -1022,7 +1024,7 @@ def check_prop42_dpsas(ctx: CheckContext) -> CheckOutcome:
     return C.failure_rate(int(np.sum(err > 2 * 0.11)), trials, 0.1, C=2.0, max_error=float(err.max()))
 
 
-def check_45_initializer(ctx: CheckContext) -> CheckOutcome:
+def check_45_initializer(ctx: CheckContext) -> CheckResult:
     """A7 / Claim 4.5: the private initializer keeps w*.w_0 > 0 w.p. >= 1 - beta (beta = 0.1).
 
     d = 5, m_0 = 2000 (~ d/eta^2 at eta = 0.05), eps = 0.5, delta = 1e-5, OPT = 0.05, tau = 0.3; the
@@ -1046,7 +1048,7 @@ def check_45_initializer(ctx: CheckContext) -> CheckOutcome:
     return C.failure_rate(fails, trials, 0.1, sigma=sigma, m0=m0, d=d)
 
 
-def check_46_threshold(ctx: CheckContext) -> CheckOutcome:
+def check_46_threshold(ctx: CheckContext) -> CheckResult:
     """Claim 4.6: the private threshold tau^ gives Pr[sign(w*.x + tau^) != y] <= C eta w.p. >= 1 - beta_0.
 
     eta = 0.1 = OPT (random noise), tau = 0.5, m_0 = 2000, eps = 0.5, kappa = eta, C = 2, beta_0 = 0.1.
@@ -1070,7 +1072,7 @@ def check_46_threshold(ctx: CheckContext) -> CheckOutcome:
     return C.failure_rate(fails, trials, 0.1, C=2.0, m0=m0, kappa=eta)
 
 
-def check_f1_privacy(ctx: CheckContext) -> CheckOutcome:
+def check_f1_privacy(ctx: CheckContext) -> CheckResult:
     """Prop. F.1: each DPSAS part is (eps, delta)-DP (PLD of its Gaussian dp_event; Laplace is eps-DP exactly);
     disjoint parts + the eps-DP selection give (eps, delta) for Algorithm 4, i.e. O(eps), O(delta) with constant 1."""
     from dp_accounting.pld import pld_privacy_accountant
@@ -1087,7 +1089,7 @@ def check_f1_privacy(ctx: CheckContext) -> CheckOutcome:
     return C.exact(worst, 1.0, sense="<=", rtol=2e-3, note="observed = max PLD eps / claimed eps over eps grid")
 
 
-def check_remark2_table(ctx: CheckContext) -> CheckOutcome:
+def check_remark2_table(ctx: CheckContext) -> CheckResult:
     """A9 / Remark 2 ("privacy for free") as a measured table for Algorithm 2's coefficient release.
 
     Smallest n (doubling grid) at which the mean ||m~ - m_T|| over repetitions is <= 0.1, at eps in
@@ -1125,7 +1127,7 @@ def check_remark2_table(ctx: CheckContext) -> CheckOutcome:
                        monotone=bool(all(a >= b for a, b in zip(vals, vals[1:]))),
                        note="observed = max_eps n(eps)/n(inf) for eps >= alpha; O~ hides sqrt(2 ln(1.25/delta))")
     if not out.details["monotone"]:
-        out.status = "fail"
+        out = replace(out, status="fail")
     return out
 
 
@@ -1143,7 +1145,7 @@ def _hemisphere_min(b: np.ndarray, a: np.ndarray) -> np.ndarray:
     return np.where(b @ ah <= 0, -np.linalg.norm(b, axis=1), -np.linalg.norm(perp, axis=1))
 
 
-def check_44_noisy_gradient(ctx: CheckContext) -> CheckOutcome:
+def check_44_noisy_gradient(ctx: CheckContext) -> CheckResult:
     """Lemma 4.4 (modifies Lemma C.12 of [17]) for DPSAS's noisy ramp gradient, with O(eta) read as 1 * eta.
 
     f = E_D[g] + z (g = y proj_{w-perp}(x) 1{|w.x + tau^ cos phi| <= sin phi}, z ~ N(0, sigma^2 (I - w w^T)) with
@@ -1204,7 +1206,7 @@ def _logconcave_T(basis, c_alpha: float, rng: np.random.Generator, n: int = 100_
     return _HM.clipping_radius(np.linalg.norm(basis.transform(X), axis=1), c_alpha)
 
 
-def check_d1_accuracy(ctx: CheckContext) -> CheckOutcome:
+def check_d1_accuracy(ctx: CheckContext) -> CheckResult:
     """Theorem D.1 (A1 for log-concave marginals): Algorithm 1 with psi_p = G_p^{-1/2} m_p, the ball of radius
     R_0 = 2 and T from Eq. (25) has Pr[err > OPT + alpha] <= beta.
 
@@ -1241,7 +1243,7 @@ def check_d1_accuracy(ctx: CheckContext) -> CheckOutcome:
                           mean_excess=float(np.mean(excesses)), max_excess=float(np.max(excesses)))
 
 
-def check_d2_privacy(ctx: CheckContext) -> CheckOutcome:
+def check_d2_privacy(ctx: CheckContext) -> CheckResult:
     """Proposition D.2 (privacy of the log-concave variant, by Prop. C.1's argument), three parts:
 
     (i) the premise of the sensitivity: every clipped feature vector has norm <= T (so the per-example loss
@@ -1378,7 +1380,7 @@ def scaling_prediction(details: dict, x: float) -> float:
     return float(math.exp(details["intercept"] + details["slope"] * math.log(x)))
 
 
-def check_thm21_scaling(ctx: CheckContext) -> CheckOutcome:
+def check_thm21_scaling(ctx: CheckContext) -> CheckResult:
     """A1' (Thm 2.1): the empirical sample size n*(alpha) of Algorithm 1 scales like alpha^-2.
 
     n*(alpha) = smallest n (doubling grid from 64, then 3 bisection steps in log n) at which at most

@@ -2,7 +2,7 @@
 
 This module holds the pure formulas (explicit constants from the paper, or the
 reconstructions of the reading notes where the text dump lost them) and the
-check functions ``run(ctx) -> CheckOutcome`` of :mod:`privbound.bounds.decision_lists_winnow.claims`.
+check functions ``run(ctx) -> CheckResult`` of :mod:`privbound.bounds.decision_lists_winnow.claims`.
 All logarithms are natural (notes Sec. 0).
 
 Checks implemented here, by claim:
@@ -45,11 +45,13 @@ import itertools
 import math
 from typing import Callable
 
+from dataclasses import replace
+
 import numpy as np
 from scipy import integrate, special, stats
 
 from privbound.audit.engine import map_chunks
-from privbound.bounds.checks import CheckContext, CheckOutcome, exact, failure_rate, inconclusive, inequality
+from privbound.bounds.checks import CheckContext, CheckResult, exact, failure_rate, inconclusive, inequality
 from privbound.learners.decision_lists_winnow.decision_lists import evaluate_monotone_dl, monotone_dl_to_halfspace
 
 # ============================================================================ formulas
@@ -217,7 +219,7 @@ def _em_score_family(rng: np.random.Generator, epsilon: float, tau: float) -> li
     return fam
 
 
-def em_utility_outcome(logprob: Callable[[np.ndarray, float], np.ndarray], rng: np.random.Generator) -> CheckOutcome:
+def em_utility_outcome(logprob: Callable[[np.ndarray, float], np.ndarray], rng: np.random.Generator) -> CheckResult:
     """Lemma 3 utility: P[q(h) < max q - (2/eps)(ln|H| + tau)] <= e^-tau, computed exactly in log space.
 
     ``observed`` is the largest ratio P_bad / e^-tau over the family (fail if > 1).
@@ -245,7 +247,7 @@ def _em_logprob(q: np.ndarray, epsilon: float) -> np.ndarray:
     return exponential_mechanism_log_probabilities(q, epsilon)
 
 
-def check_lemma3_dp(ctx: CheckContext) -> CheckOutcome:
+def check_lemma3_dp(ctx: CheckContext) -> CheckResult:
     """Exact epsilon-DP of the exponential mechanism (privbound.learners.mechanisms) by vertex enumeration."""
     worst, where = 0.0, None
     for epsilon in (0.1, 1.0, 3.0):
@@ -257,7 +259,7 @@ def check_lemma3_dp(ctx: CheckContext) -> CheckOutcome:
                  note="observed = max |log P_q(h) - log P_q'(h)| / epsilon over |q - q'|_inf <= 1 (vertices)")
 
 
-def check_lemma3_utility(ctx: CheckContext) -> CheckOutcome:
+def check_lemma3_utility(ctx: CheckContext) -> CheckResult:
     return em_utility_outcome(_em_logprob, ctx.rng)
 
 
@@ -290,7 +292,7 @@ def _lemma10_failures(q: np.ndarray, out: np.ndarray, L: float, alpha: float) ->
     return int(np.count_nonzero(c1 | c2))
 
 
-def check_lemma10_accuracy(ctx: CheckContext) -> CheckOutcome:
+def check_lemma10_accuracy(ctx: CheckContext) -> CheckResult:
     """Monte Carlo: failure rate of Lemma 10's conclusions vs beta, worst of 5 adversarial sequences.
 
     Each sequence is tested at level (1 - 0.999)/5 (Bonferroni); the reported p-value is
@@ -313,7 +315,7 @@ def check_lemma10_accuracy(ctx: CheckContext) -> CheckOutcome:
         per[name] = failure_rate(fails, trials, beta, confidence=1 - 0.001 / len(seqs))
     worst_name = min(per, key=lambda n: per[n].p_value)
     worst = per[worst_name]
-    worst.p_value = min(1.0, worst.p_value * len(seqs))
+    worst = replace(worst, p_value=min(1.0, worst.p_value * len(seqs)))
     worst.details.update(sequence=worst_name, alpha=alpha, epsilon=epsilon, T=T, L=L,
                          rates={n: o.observed for n, o in per.items()},
                          looseness=beta / max(max(o.observed for o in per.values()), 1.0 / trials))
@@ -355,7 +357,7 @@ def above_threshold_firing_logprobs(q: np.ndarray, L: float, epsilon: float) -> 
     return out
 
 
-def check_lemma10_dp(ctx: CheckContext) -> CheckOutcome:
+def check_lemma10_dp(ctx: CheckContext) -> CheckResult:
     """Exact (quadrature) epsilon-DP of AboveThreshold's output (firing time) over neighbours |q - q'|_inf <= 1.
 
     Family: T = 3 queries, base vectors around the threshold, all 3^3 shifts in {-1, 0, 1}^3.
@@ -390,7 +392,7 @@ _L11_K = (1, 2, 10, 1_000, 1_000_000)
 _L11_M = (1, 10, 10_000)
 
 
-def check_lemma11_grid(ctx: CheckContext) -> CheckOutcome:
+def check_lemma11_grid(ctx: CheckContext) -> CheckResult:
     """Reconstructed accounting of Lemma 11's calibration <= epsilon over a grid (notes D4).
 
     Sharp total (one SVT instance pays, all of delta to the draws): every (eps, delta) in (0,1).
@@ -448,7 +450,7 @@ def _rdp_epsilon(parts: list[tuple[float, int]], delta: float) -> float:
 _L11_ACC_GRID = ((1.0, 1e-6, 100, 100), (0.5, 1e-5, 1_000, 20), (0.9, 1e-3, 10, 1_000), (0.2, 1e-8, 30, 300))
 
 
-def check_lemma11_accountants(ctx: CheckContext) -> CheckOutcome:
+def check_lemma11_accountants(ctx: CheckContext) -> CheckResult:
     """Lemma 11 with dp_accounting: the composition modelled as binary randomized responses.
 
     Model (replace-one, as the paper's DP definition): each AboveThreshold instance is
@@ -484,7 +486,7 @@ def check_lemma11_accountants(ctx: CheckContext) -> CheckOutcome:
 # ============================================================================ Lemma 13
 
 
-def check_lemma13_single_draw(ctx: CheckContext) -> CheckOutcome:
+def check_lemma13_single_draw(ctx: CheckContext) -> CheckResult:
     """Exact binomial tail of the single-draw step of Lemma 13 vs Hoeffding's e^{-m mu^2/2}.
 
     For fixed w, x with margin mu = y<w,x> > 0, <w~,x> = 2B/m - 1 with B ~ Binom(m, (1+mu)/2);
@@ -508,7 +510,7 @@ def check_lemma13_single_draw(ctx: CheckContext) -> CheckOutcome:
 # ============================================================================ Lemma 14
 
 
-def check_lemma14_k_star(ctx: CheckContext) -> CheckOutcome:
+def check_lemma14_k_star(ctx: CheckContext) -> CheckResult:
     """g(K) <= K at K = K* and at 2K*, 10K* over a grid (notes, Lemma 14 circularity note)."""
     worst, gap = 0.0, []
     for eps, delta, d, rho, m, c in itertools.product((0.1, 1.0), (1e-9, 1e-3), (2, 100, 10**6), (0.01, 0.2, 1.0),
@@ -550,7 +552,7 @@ def _random_dl(rng: np.random.Generator, d: int, r: int, D: int):
     return vars_, b[:-1], int(b[-1])
 
 
-def check_lemma15_construction(ctx: CheckContext) -> CheckOutcome:
+def check_lemma15_construction(ctx: CheckContext) -> CheckResult:
     """Exhaustive check over {-1,1}^d of the Sec. 3.9 construction and the d -> 2d transform.
 
     For random monotone 1-DLs (length r, exactly D alternations, d <= 11): the halfspace
@@ -585,7 +587,7 @@ def check_lemma15_construction(ctx: CheckContext) -> CheckOutcome:
                                 abs(np.abs(vp).sum() - 1.0), float(-min(vp.min(), 0.0)))
     trend_min = {D: {r: float(min(v)) for r, v in sorted(rs.items())} for D, rs in trend.items()}
     if wrong or transform_err > 1e-12:
-        return CheckOutcome("fail", float(wrong + transform_err), 0.0, "exact",
+        return CheckResult("fail", float(wrong + transform_err), 0.0, "exact",
                             details=dict(misclassified=wrong, transform_error=transform_err))
     # observed: min over lists of margin / explicit lower bound, must be >= 1
     return exact(worst, 1.0, sense=">=", rtol=1e-12, misclassified=wrong, transform_error=transform_err,
@@ -595,7 +597,7 @@ def check_lemma15_construction(ctx: CheckContext) -> CheckOutcome:
 # ============================================================================ Proposition 6
 
 
-def check_prop6_witness(ctx: CheckContext) -> CheckOutcome:
+def check_prop6_witness(ctx: CheckContext) -> CheckResult:
     """Proposition 6 via its constructive proof, on random realizable samples.
 
     Features: F = the d coordinate functions and random 2-conjunctions over {0,1}^d plus T.
@@ -652,7 +654,7 @@ def check_prop6_witness(ctx: CheckContext) -> CheckOutcome:
 _CALIBRATED = dict(epsilon=1.0, delta=1e-6, d=100, rho=0.2, T=10**6, beta=0.05, c=0.25)
 
 
-def check_calibrated_vacuity(ctx: CheckContext) -> CheckOutcome:
+def check_calibrated_vacuity(ctx: CheckContext) -> CheckResult:
     """Notes D7: the calibrated bound at (eps=1, delta=1e-6, d=100, rho=0.2, T=1e6, beta=0.05, c=1/4)."""
     cal = dp_winnow_calibration(**_CALIBRATED)
     T = _CALIBRATED["T"]
@@ -665,7 +667,7 @@ def check_calibrated_vacuity(ctx: CheckContext) -> CheckOutcome:
     )
 
 
-def check_theorem12_window_count(ctx: CheckContext) -> CheckOutcome:
+def check_theorem12_window_count(ctx: CheckContext) -> CheckResult:
     """The proof's count of mistakes vs the worst case consistent with Lemmas 10 and 14 (erratum 6).
 
     On Lemma 10's accuracy event with L = alpha, every query before firing is <= L + alpha, so a
@@ -692,7 +694,7 @@ def check_theorem12_window_count(ctx: CheckContext) -> CheckOutcome:
                                   "update but the firing round adds one more per window; corrected bound "
                                   "(K+1)(L+alpha+1) is registered as the formula")
     if not corrected_ok:
-        out.status = "fail"
+        out = replace(out, status="fail")
         out.details["corrected_violated"] = True
     return out
 
@@ -706,7 +708,7 @@ def _theorem2_log_deviation(cal: dict, d: float, T: float, beta: float, c: float
             + 1.5 * (1.0 / X2 + a * a / math.log(d) + (cal["m"] - m0) / m0))
 
 
-def check_theorem2_exponents(ctx: CheckContext) -> CheckOutcome:
+def check_theorem2_exponents(ctx: CheckContext) -> CheckResult:
     """Formula-level exponents of Theorem 2 (notes D6): slope of ln(bound) vs ln rho is -6, vs ln eps is -4.
 
     Pairwise slopes between grid points; each must lie within the tolerance implied by the
@@ -783,7 +785,7 @@ def greedy_cover_needed_samples(F: int, eps: float, alpha: float, runs: int, see
     return 2 * hi * (F - 1)
 
 
-def check_theorem1_scaling(ctx: CheckContext) -> CheckOutcome:
+def check_theorem1_scaling(ctx: CheckContext) -> CheckResult:
     """Theorem 1 scaling (notes G4c): needed n vs |F| (exponent 1 up to the hidden log) and vs 1/eps (exponent 1).
 
     n* is the smallest sample of the noisy-block family whose mean training-error rate is <= 0.05.
@@ -804,7 +806,7 @@ def check_theorem1_scaling(ctx: CheckContext) -> CheckOutcome:
     loF, hiF = fF.details["slope_ci"]
     okF = loF <= top and hiF >= 1.0
     status = "pass" if (okF and fe.status == "pass") else "fail"
-    return CheckOutcome(status, fF.observed, 1.0, "scaling", confidence=0.999, trials=runs,
+    return CheckResult(status, fF.observed, 1.0, "scaling", confidence=0.999, trials=runs,
                         p_value=None,
                         details=dict(F=list(Fs), n_star_F=nF, slope_F=fF.observed, slope_F_ci=[loF, hiF],
                                      allowed_F_range=[1.0, top], eps=list(eps_grid), n_star_eps=ne,
@@ -812,7 +814,7 @@ def check_theorem1_scaling(ctx: CheckContext) -> CheckOutcome:
                                      note="n* = smallest 2r(F-1) with mean training-error rate <= 0.05"))
 
 
-def check_prop6_em_choices(ctx: CheckContext) -> CheckOutcome:
+def check_prop6_em_choices(ctx: CheckContext) -> CheckResult:
     """Prop. 6 consequence (G1c) along DP-GreedyCover's own EM choices: max_{(f,b)} q(S_j,(f,b)) = 0 every round."""
     from privbound.learners.decision_lists_winnow.decision_lists import feature_matrix, greedy_cover_sample
 
@@ -835,7 +837,7 @@ def check_prop6_em_choices(ctx: CheckContext) -> CheckOutcome:
                       note="observed = rounds (along EM choices) whose best remaining rule makes an error")
 
 
-def check_theorem7_training_error(ctx: CheckContext) -> CheckOutcome:
+def check_theorem7_training_error(ctx: CheckContext) -> CheckResult:
     """G3c: total training error of DP-GreedyCover <= E = (2M/eps)(ln 2M + ln(2M/beta)) w.p. >= 1 - beta/2."""
     from privbound.learners.decision_lists_winnow.decision_lists import greedy_cover_sample
 
@@ -858,7 +860,7 @@ def check_theorem7_training_error(ctx: CheckContext) -> CheckOutcome:
     return out
 
 
-def check_theorem7_exact_privacy(ctx: CheckContext) -> CheckOutcome:
+def check_theorem7_exact_privacy(ctx: CheckContext) -> CheckResult:
     """G5c: exact hockey-stick delta at the claimed replace-one epsilon <= delta, by enumeration.
 
     Random realizable samples (|F| = 3, n = 6) and every replacement of record 0 by any point and
@@ -887,7 +889,7 @@ def check_theorem7_exact_privacy(ctx: CheckContext) -> CheckOutcome:
                  note="observed = max exact delta(claimed eps) / claimed delta over samples and replacements")
 
 
-def check_theorem7_audit(ctx: CheckContext) -> CheckOutcome:
+def check_theorem7_audit(ctx: CheckContext) -> CheckResult:
     """G6c: the auditor on the greedy-cover targets: lower bound <= claim, and <= exact eps on the canary pair."""
     from privbound.audit.targets import get_target
     from privbound.audit.targets.decision_lists_winnow import greedy_cover_canary_pair
@@ -903,7 +905,7 @@ def check_theorem7_audit(ctx: CheckContext) -> CheckOutcome:
                       note="observed = auditor's epsilon lower bound; bound = exact epsilon at the claimed delta")
 
 
-def check_lemma9_sequences(ctx: CheckContext) -> CheckOutcome:
+def check_lemma9_sequences(ctx: CheckContext) -> CheckResult:
     """W1-W3: Winnow (c = 0) and ConfidentWinnow (c in {0.1, 0.25, 0.45}, bits all ones / random) on
     generators G1-G5 and against the greedy adaptive adversary: updates <= Lemma 9 bound, and every
     update lowers KL(v||w) by >= (1-c) eta rho - eta^2/2. observed = largest count/bound ratio."""
@@ -947,7 +949,7 @@ def check_lemma9_sequences(ctx: CheckContext) -> CheckOutcome:
     out = inequality(worst, 1.0, sense="<=", ratios=ratios, sequences=n_seq, potential_drop_violations=drop_viol,
                      note="observed = max over generators/c/bits of (updates / Lemma 9 bound)")
     if drop_viol:
-        out.status = "fail"
+        out = replace(out, status="fail")
     return out
 
 
@@ -999,7 +1001,7 @@ def _d_runs(ctx):
     return ctx.trials(1000, minimum=100), (_D3["T"] if ctx.profile.scale >= 1 else 5_000)
 
 
-def check_theorem12_parametric(ctx: CheckContext) -> CheckOutcome:
+def check_theorem12_parametric(ctx: CheckContext) -> CheckResult:
     """D3: mistakes <= (U+1)(L + alpha + 1) (U = realised updates, L = alpha) w.p. >= 1 - 2 beta.
 
     Relaxed parameters (the calibrated bound is vacuous, D7); one-sided exact binomial test of the
@@ -1017,7 +1019,7 @@ def check_theorem12_parametric(ctx: CheckContext) -> CheckOutcome:
                         paper_form_bound=paper, max_updates=int(upd.max()))
 
 
-def check_lemma13_runs(ctx: CheckContext) -> CheckOutcome:
+def check_lemma13_runs(ctx: CheckContext) -> CheckResult:
     """D1: in a run, every released-vector mistake has y<w,x> <= c rho, w.p. >= 1 - beta at m = lemma13_m."""
     runs, T = _d_runs(ctx)
     dw, inst, (mist, upd, viol, capped) = _dp_winnow_runs(ctx, runs, T)
@@ -1026,7 +1028,7 @@ def check_lemma13_runs(ctx: CheckContext) -> CheckOutcome:
                         total_violating_rounds=int(viol.sum()))
 
 
-def check_lemma14_runs(ctx: CheckContext) -> CheckOutcome:
+def check_lemma14_runs(ctx: CheckContext) -> CheckResult:
     """D2: DP-Winnow makes fewer than K = ln d/((1-c) eta rho - eta^2/2) updates w.p. >= 1 - beta."""
     runs, T = _d_runs(ctx)
     dw, inst, (mist, upd, viol, capped) = _dp_winnow_runs(ctx, runs, T)
@@ -1035,7 +1037,7 @@ def check_lemma14_runs(ctx: CheckContext) -> CheckOutcome:
                         mean_updates=float(upd.mean()), ratio_max_updates_to_K=float(upd.max() / dw.K))
 
 
-def check_lemma11_audit(ctx: CheckContext) -> CheckOutcome:
+def check_lemma11_audit(ctx: CheckContext) -> CheckResult:
     """D5: privacy audit of DP-Winnow's released weights (target dp-winnow-replay): lower bound <= claim."""
     from privbound.audit.targets import get_target
 
@@ -1049,7 +1051,7 @@ def check_lemma11_audit(ctx: CheckContext) -> CheckOutcome:
 # ---------------------------------------------------------------- checks added: W1 sweep, W4, A3
 
 
-def check_winnow_sweep(ctx: CheckContext) -> CheckOutcome:
+def check_winnow_sweep(ctx: CheckContext) -> CheckResult:
     """W1 sweep (notes Sec. 8): classic Winnow, d in {10, 100, 1000, 10^4}, eta in (0, 2 rho).
 
     G1 majority-of-k streams (margin exactly 1/k on the cube, k in {3, 5}) and G2 disjunction
@@ -1087,7 +1089,7 @@ def check_winnow_sweep(ctx: CheckContext) -> CheckOutcome:
                       note="observed = max over d, generator, eta of (Winnow mistakes / Lemma 9 bound, c = 0)")
 
 
-def check_intro_consequences(ctx: CheckContext) -> CheckOutcome:
+def check_intro_consequences(ctx: CheckContext) -> CheckResult:
     """W4 (notes Sec. 8): the intro's consequences of Lemma 9.
 
     (a) k-disjunction OR_{i in S} with weights (1_S, k-1) on (x, 1), l1-normalised: sign equals the
@@ -1144,7 +1146,7 @@ def check_intro_consequences(ctx: CheckContext) -> CheckOutcome:
                      disjunction_sign_errors=sign_err, decision_list_margin_below_lb=int(margin_short),
                      note="observed = max mistakes / (2 ln d / rho^2) over disjunction and decision-list streams")
     if sign_err or margin_err > 1e-12 or margin_short:
-        out.status = "fail"
+        out = replace(out, status="fail")
     return out
 
 
@@ -1172,7 +1174,7 @@ def dp_winnow_decision_list(r: int, D: int, seed: int, T: int | None = None):
     return DPWinnow(p["epsilon_hat"], eta, m, L, K, beta=beta, c=c, rho=rho), inst
 
 
-def check_decision_list_dp_winnow(ctx: CheckContext) -> CheckOutcome:
+def check_decision_list_dp_winnow(ctx: CheckContext) -> CheckResult:
     """A3: DP-Winnow end to end on decision-list streams encoded by Lemma 15 and the d -> 2d embedding.
 
     For each list shape (r, D) of ``_A3``: ``runs`` independent runs (chunk engine), failure =
@@ -1208,7 +1210,7 @@ def check_decision_list_dp_winnow(ctx: CheckContext) -> CheckOutcome:
         rows.append(row)
     worst_key = min(per, key=lambda n: per[n].p_value)
     out = per[worst_key]
-    out.p_value = min(1.0, out.p_value * len(shapes))
+    out = replace(out, p_value=min(1.0, out.p_value * len(shapes)))
     out.details.update(shape=worst_key, lists=rows, epsilon_hat=_A3["epsilon_hat"],
                        note="failure = mistakes > (U+1)(L+alpha+1); rho = realised margin of the encoded list")
     if any(row["median_bound"] >= T for row in rows):
@@ -1224,7 +1226,7 @@ _G4 = dict(F=4, epsilon_step=1.0, alpha=0.1, beta=0.1)
 _G4_TARGET = ((0, 1), (1, 0), (3, 1), (4, 0))  # [(x0, 1), (x1, 0), (x3, 1), (T, 0)] over {0,1}^4
 
 
-def check_theorem7_pac(ctx: CheckContext) -> CheckOutcome:
+def check_theorem7_pac(ctx: CheckContext) -> CheckResult:
     """G4c: PAC accuracy of DP-GreedyCover at the reconstructed sample size of Theorem 7.
 
     D = uniform on {0,1}^4, F = the 4 coordinate functions, target [(x0,1),(x1,0),(x3,1),(T,0)].
@@ -1260,7 +1262,7 @@ def check_theorem7_pac(ctx: CheckContext) -> CheckOutcome:
                         note="true error computed exactly over the 16 points of {0,1}^4")
 
 
-def check_theorem7_error_identity(ctx: CheckContext) -> CheckOutcome:
+def check_theorem7_error_identity(ctx: CheckContext) -> CheckResult:
     """G2c: training errors of h_fin = sum_j -q(S_j, (f_j, b_j)) exactly (each misclassified record is
     misclassified by the unique rule that covers it), on random realizable samples, eps_step in {0.1, 1, 10}."""
     from privbound.learners.decision_lists_winnow.decision_lists import feature_matrix, greedy_cover_sample
@@ -1281,7 +1283,7 @@ def check_theorem7_error_identity(ctx: CheckContext) -> CheckOutcome:
                  note="observed = runs whose direct training error differs from sum_j -q(S_j, h_j)")
 
 
-def check_lemma14_coupling(ctx: CheckContext) -> CheckOutcome:
+def check_lemma14_coupling(ctx: CheckContext) -> CheckResult:
     """D2 coupling: replaying ConfidentWinnow (bits = 1) on DP-Winnow's update examples reproduces the
     shadow weights exactly (to 1e-12), in every run where Lemma 13's event holds (notes Sec. 2, Lemma 14 proof).
 

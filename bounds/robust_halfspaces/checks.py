@@ -2,7 +2,7 @@
 
 Split out of :mod:`privbound.bounds.robust_halfspaces.claims` to keep the registry readable. Every
 function ``check_*`` takes a :class:`privbound.bounds.checks.CheckContext` and returns a
-:class:`privbound.bounds.checks.CheckOutcome`; Monte Carlo work runs through the seeded chunk
+:class:`privbound.bounds.checks.CheckResult`; Monte Carlo work runs through the seeded chunk
 engine :func:`privbound.audit.engine.map_chunks`.
 
 Paper sections implemented here: App. A (Lemma 7, Observation 8), App. B (Lemma 9,
@@ -18,6 +18,8 @@ import functools
 import itertools
 import math
 from typing import Any
+
+from dataclasses import replace
 
 import numpy as np
 from scipy import optimize, special, stats
@@ -104,7 +106,7 @@ def _fail_or_pass(ok: bool) -> str:
 # ======================================================================= Lemma 7
 
 
-def check_lemma7(ctx: C.CheckContext) -> C.CheckOutcome:
+def check_lemma7(ctx: C.CheckContext) -> C.CheckResult:
     """Lemma 7 by brute force in R^2: robust risk (search over a grid of the perturbation disc) == err_gamma(w/||w||).
 
     For each instance: random w (random scale), 200 points in the unit disc with random
@@ -153,14 +155,14 @@ def _obs8_grid():
     return [(a, b) for a in vals for b in (1e-6, 1e-3, 0.01, 0.1, 0.5)]
 
 
-def check_obs8_corrected(ctx: C.CheckContext) -> C.CheckOutcome:
+def check_obs8_corrected(ctx: C.CheckContext) -> C.CheckResult:
     """Exact: with the corrected T, all T independent runs fail with probability xi^T <= 0.5 xi'."""
     worst = max(xi ** obs8_runs(xi, xp) / (0.5 * xp) for xi, xp in _obs8_grid())
     return C.exact(worst, 1.0, sense="<=", rtol=1e-12, grid=_obs8_grid(),
                    quantity="max over grid of xi^T / (0.5 xi')")
 
 
-def check_obs8_as_printed(ctx: C.CheckContext) -> C.CheckOutcome:
+def check_obs8_as_printed(ctx: C.CheckContext) -> C.CheckResult:
     """Exact: the printed T = ceil(log(0.5 xi')/log(1 - xi)) does not make xi^T <= 0.5 xi' (erratum E12)."""
     rows = []
     for xi, xp in _obs8_grid():
@@ -197,7 +199,7 @@ def _gram_chunk(K: int, d: int, threshold: float):
     return fn
 
 
-def check_lemma9_random_signs(ctx: C.CheckContext) -> C.CheckOutcome:
+def check_lemma9_random_signs(ctx: C.CheckContext) -> C.CheckResult:
     """Lemma 9 via random +-1/sqrt(d) vectors: Pr[some pair has |<w_i, w_j>| >= 0.01] <= K(K-1) exp(-d 0.01^2 / 2).
 
     Hoeffding: <w_i, w_j> is a mean of d independent +-1 signs, so Pr[|.| >= t] <= 2 exp(-d t^2/2);
@@ -220,7 +222,7 @@ def check_lemma9_random_signs(ctx: C.CheckContext) -> C.CheckOutcome:
 # ==================================================================== Claim 10
 
 
-def check_claim10(ctx: C.CheckContext) -> C.CheckOutcome:
+def check_claim10(ctx: C.CheckContext) -> C.CheckResult:
     """Claim 10: z = 0.505 gamma (w_i - w_j) lies in both P_{0.9 gamma}(1.01 gamma w_i) and P_{0.9 gamma}(-1.01 gamma w_j).
 
     Deterministic over random unit pairs with <w_i, w_j> in [-1, 0.01) (the lemma's range) and over
@@ -273,7 +275,7 @@ def _lemma12_exact_tv(d: int, n_q: int, seed: int) -> tuple[float, float]:
     return float(v.mean()), float(v.std(ddof=1) / math.sqrt(v.size))
 
 
-def check_lemma12_decay(ctx: C.CheckContext) -> C.CheckOutcome:
+def check_lemma12_decay(ctx: C.CheckContext) -> C.CheckResult:
     """Lemma 12 numerically: E_q[d_TV(B_q, P_q)] = E_q Pr_x[<q', x> < 0.01] for d in {4, 8, 12, 16}.
 
     d_TV(B, B | E) = Pr_B[not E]; the inner probability is computed exactly by enumerating the 2^d
@@ -299,7 +301,7 @@ def check_lemma12_decay(ctx: C.CheckContext) -> C.CheckOutcome:
                   qmc_points=n_q, strictly_decreasing=decreasing, below_explicit_bound=below,
                   erratum_E2_conditional_probability_at_norm_0_1=at_01)
     if not (decreasing and below):
-        out.status = "fail"
+        out = replace(out, status="fail")
     return out
 
 
@@ -314,7 +316,7 @@ def _lemma12_mc_chunk(d: int):
     return fn
 
 
-def check_lemma12_montecarlo(ctx: C.CheckContext) -> C.CheckOutcome:
+def check_lemma12_montecarlo(ctx: C.CheckContext) -> C.CheckResult:
     """Lemma 12 by Monte Carlo at d = 400: Pr_{q, x}[<q', x> < 0.01] (= E_q d_TV) against the explicit bound.
 
     Explicit bound (corrected proof): e^{-0.1721 d} + e^{-0.01125 d} = 0.0111 at d = 400.
@@ -328,7 +330,7 @@ def check_lemma12_montecarlo(ctx: C.CheckContext) -> C.CheckOutcome:
 # ==================================================================== Lemma 14
 
 
-def check_lemma14_reduction(ctx: C.CheckContext) -> C.CheckOutcome:
+def check_lemma14_reduction(ctx: C.CheckContext) -> C.CheckResult:
     """Proof step of Lemma 14 (reduction to Lemma 13), not the lower bound itself.
 
     With beta = 2 beta_0 and gamma = gamma_0 sqrt(beta_0 / 2), Lemma 13 needs gamma > 2 beta,
@@ -348,7 +350,7 @@ def check_lemma14_reduction(ctx: C.CheckContext) -> C.CheckOutcome:
 # ==================================================================== Lemma 15
 
 
-def check_lemma15_chain(ctx: C.CheckContext) -> C.CheckOutcome:
+def check_lemma15_chain(ctx: C.CheckContext) -> C.CheckResult:
     """Lemma 15 with the corrected delta = 0.001 (1 - e^{-epsilon}) (errata E3, E24).
 
     Iterating (epsilon, delta)-DP from the empty input for both values of s, with n = floor(0.01/epsilon)
@@ -365,7 +367,7 @@ def check_lemma15_chain(ctx: C.CheckContext) -> C.CheckOutcome:
     return C.inequality(worst, 0.509, sense="<=", note="strict < needed; observed is the max over the epsilon grid")
 
 
-def check_lemma15_as_printed(ctx: C.CheckContext) -> C.CheckOutcome:
+def check_lemma15_as_printed(ctx: C.CheckContext) -> C.CheckResult:
     """Lemma 15 with the printed delta = 0.001/(1 - e^{-epsilon}) (erratum E3) has a counterexample.
 
     At epsilon = 1e-4 the printed delta is 10.0 >= 1, so every algorithm is (epsilon, delta)-DP. The
@@ -385,7 +387,7 @@ def check_lemma15_as_printed(ctx: C.CheckContext) -> C.CheckOutcome:
     return out
 
 
-def check_lemma15_tightness(ctx: C.CheckContext) -> C.CheckOutcome:
+def check_lemma15_tightness(ctx: C.CheckContext) -> C.CheckResult:
     """Exact: for pure epsilon-DP and exactly k copies of the bit, sgn(c + Lap(1/epsilon)) attains the chain bound 1 - e^{-k eps}/2.
 
     (Add/remove adjacency; c = #(+1) - #(-1) has sensitivity 1.) Success for s = +1 is
@@ -415,7 +417,7 @@ def _lemma16_chunk(n: int, M_le_g: np.ndarray):
     return fn
 
 
-def check_lemma16(ctx: C.CheckContext) -> C.CheckOutcome:
+def check_lemma16(ctx: C.CheckContext) -> C.CheckResult:
     """Lemma 16 by simulation: Pr[exists w: err^D_{0.95 g}(w) > err^X_g(w) + 400 sqrt(ln(4/xi)/(n g^2))] <= xi.
 
     D is uniform on N = 400 fixed points of the unit ball of R^5 with labels of a noisy halfspace,
@@ -472,7 +474,7 @@ def _em_arcs(X: np.ndarray, y: np.ndarray, c: float):
     return q.astype(float), lengths / (2 * np.pi)
 
 
-def check_lemma17(ctx: C.CheckContext) -> C.CheckOutcome:
+def check_lemma17(ctx: C.CheckContext) -> C.CheckResult:
     """Lemma 17 (McSherry-Talwar) exactly in d = 2: Pr[w_hat not in S_{2t}] <= exp(-eps t / 2) / mu(S_t).
 
     The exponential mechanism of Theorem 5 (density prop. to exp(eps q / 2) w.r.t. the uniform measure
@@ -514,7 +516,7 @@ def lemma18_T(alpha: float, gamma: float) -> int:
     return math.ceil(float(f"{1500 / (alpha * (0.05 * gamma) ** 2):.12g}"))
 
 
-def check_lemma18_arithmetic(ctx: C.CheckContext) -> C.CheckOutcome:
+def check_lemma18_arithmetic(ctx: C.CheckContext) -> C.CheckResult:
     """Proof arithmetic of Lemma 18 (not the learner): with gamma' = 0.95 gamma,
 
     m_T <= 200 B / (gamma_gap (gamma - gamma' - 0.16 gamma_gap)) = 250 B / gamma_gap^2 exactly
@@ -538,7 +540,7 @@ def check_lemma18_arithmetic(ctx: C.CheckContext) -> C.CheckOutcome:
 _L19_GRID = [(eps, delta, T) for eps in (0.05, 0.5, 0.99) for delta in (1e-10, 1e-5, 0.01, 0.5) for T in (2, 10, 100, 10**4, 10**6, 6 * 10**8)]
 
 
-def check_lemma19_arithmetic(ctx: C.CheckContext) -> C.CheckOutcome:
+def check_lemma19_arithmetic(ctx: C.CheckContext) -> C.CheckResult:
     """Lemma 19 proof arithmetic over a grid of (epsilon, delta, T), T >= 2.
 
     (i) epsilon' <= epsilon and delta' = (T+1) p delta_0 <= delta (with ln(1/(p delta_0)), erratum E8);
@@ -601,7 +603,7 @@ def _pld_eps(event, delta: float, interval: float = 1e-4) -> float:
     return float(acc.get_epsilon(delta))
 
 
-def check_lemma19_accountants(ctx: C.CheckContext) -> C.CheckOutcome:
+def check_lemma19_accountants(ctx: C.CheckContext) -> C.CheckResult:
     """Lemma 19 against dp_accounting: the paper's accounted epsilon' vs RDP and PLD on Algorithm 1's DpEvent tree.
 
     Grid: epsilon in {0.1, 1} x delta in {1e-5, 1e-8} x T in {10, 100, 1000, 10^4}, with the paper's
@@ -640,7 +642,7 @@ def check_lemma19_accountants(ctx: C.CheckContext) -> C.CheckOutcome:
 # ===================================================================== Lemma 20
 
 
-def check_lemma20_exact(ctx: C.CheckContext) -> C.CheckOutcome:
+def check_lemma20_exact(ctx: C.CheckContext) -> C.CheckResult:
     """Lemma 20 against the tight amplification bound for Poisson subsampling (Balle et al. 2018, Thm 8).
 
     Every (eps0, delta0)-DP mechanism, Poisson-subsampled at rate p, is (ln(1 + p(e^{eps0} - 1)), p delta0)-DP,
@@ -651,7 +653,7 @@ def check_lemma20_exact(ctx: C.CheckContext) -> C.CheckOutcome:
     return C.exact(r, 1.0, sense=">=", rtol=1e-12, looseness=r, note="ratio tends to 2 as p, eps0 -> 0 and to 2/(e-1)=1.164 at p = eps0 = 1")
 
 
-def check_lemma20_accountants(ctx: C.CheckContext) -> C.CheckOutcome:
+def check_lemma20_accountants(ctx: C.CheckContext) -> C.CheckResult:
     """Lemma 20 with dp_accounting's PLD (and RDP for reference) on Poisson-subsampled mechanisms.
 
     (a) Laplace with scale 1/eps0 (eps0-DP, so (eps0, delta0)-DP for every delta0) subsampled at p;
@@ -684,7 +686,7 @@ def check_lemma20_accountants(ctx: C.CheckContext) -> C.CheckOutcome:
 # ===================================================================== Lemma 21
 
 
-def check_lemma21_accountants(ctx: C.CheckContext) -> C.CheckOutcome:
+def check_lemma21_accountants(ctx: C.CheckContext) -> C.CheckResult:
     """Lemma 21 against exact/near-exact composition in dp_accounting, at delta = (T + 1) delta_0.
 
     (a) worst case over all (eps0, delta0)-DP mechanisms: the PLD of ``from_privacy_parameters``
@@ -727,7 +729,7 @@ def _fibonacci_sphere(m: int) -> np.ndarray:
     return np.stack([np.cos(th) * np.sin(phi), np.sin(th) * np.sin(phi), np.cos(phi)], -1)
 
 
-def check_lemma22(ctx: C.CheckContext) -> C.CheckOutcome:
+def check_lemma22(ctx: C.CheckContext) -> C.CheckResult:
     """Lemma 22 for linear one-vs-rest models (argmax of <w^(y), x>), k = 4 classes, d in {2, 3}.
 
     Certified radius r = min_{y'} (f^y - f^{y'}) / ||w^(y) - w^(y')|| (gradient differences are constant).
@@ -770,11 +772,11 @@ def check_lemma22(ctx: C.CheckContext) -> C.CheckOutcome:
                   brute_over_formula_minus_1=[float(min(gaps)), float(max(gaps))],
                   errata="E9 (maximises, not minimises) and E27 (strict <: at ||Delta|| = r the two scores tie)")
     if not flips_ok:
-        out.status = "fail"
+        out = replace(out, status="fail")
     return out
 
 
-def check_lemma22_kernel(ctx: C.CheckContext) -> C.CheckOutcome:
+def check_lemma22_kernel(ctx: C.CheckContext) -> C.CheckResult:
     """Plan G5 (App. G.2 / G.2.1): random Fourier features and the kernel certified radius, brute force in d = 2.
 
     phi(x) = (cos <rho_i, x>, sin <rho_i, x>)_i / sqrt(d_hat) must have norm exactly 1 (sensitivity 1). For a
@@ -829,7 +831,7 @@ def check_lemma22_kernel(ctx: C.CheckContext) -> C.CheckOutcome:
                   max_unit_norm_error=norm_err, max_gradient_bound_excess=worst_grad,
                   note="plan G5; the certificate is sound but not tight (found/certified >= 1 is its looseness)")
     if n_flipped == 0:
-        out.status = "inconclusive"
+        out = replace(out, status="inconclusive")
         out.details["reason"] = "no flip found within 20 r: the brute force had no power"
     return out
 
@@ -837,7 +839,7 @@ def check_lemma22_kernel(ctx: C.CheckContext) -> C.CheckOutcome:
 # ========================================================== Theorem 4 instance
 
 
-def check_theorem4_instance(ctx: C.CheckContext) -> C.CheckOutcome:
+def check_theorem4_instance(ctx: C.CheckContext) -> C.CheckResult:
     """Proof step of Theorem 4 (the hard instance), not the lower bound itself (erratum E4).
 
     z = (1/sqrt d) sum_i s_i e_i classifies every point (+-e_i, +-s_i) of D_s with margin exactly
@@ -862,7 +864,7 @@ def check_theorem4_instance(ctx: C.CheckContext) -> C.CheckOutcome:
 # ========================================================== Theorem 5 tail facts
 
 
-def check_theorem5_tails(ctx: C.CheckContext) -> C.CheckOutcome:
+def check_theorem5_tails(ctx: C.CheckContext) -> C.CheckResult:
     """Proof steps of Theorem 5 (exact tail computations with scipy), not the learner's accuracy.
 
     Over a grid of alpha, d, gamma with Lambda = 1e6 sqrt(ln(1/alpha)) max(sqrt d, 1/gamma):
@@ -901,7 +903,7 @@ __all__ = [name for name in dir() if name.startswith("check_")] + [
 # These run the learners of learners/perceptron.py and learners/sphere.py.
 
 
-def check_novikoff(ctx: C.CheckContext) -> C.CheckOutcome:
+def check_novikoff(ctx: C.CheckContext) -> C.CheckResult:
     """Novikoff (R/gamma)^2 on Perceptron runs: random gamma-margin data (d in [2, 60], gamma in [0.02, 0.5]),
     natural and adversarial (smallest margin first) orders, cycled to convergence; R = max ||x||, gamma = the
     realised minimum margin of the unit realiser. Observed: max over runs of mistakes / (R/gamma)^2 (<= 1)."""
@@ -921,7 +923,7 @@ def check_novikoff(ctx: C.CheckContext) -> C.CheckOutcome:
     return C.inequality(worst, 1.0, sense="<=", runs=runs)
 
 
-def check_lemma18_noiseless(ctx: C.CheckContext) -> C.CheckOutcome:
+def check_lemma18_noiseless(ctx: C.CheckContext) -> C.CheckResult:
     """Plan U2: the noiseless margin perceptron (sigma = 0, b -> 0, p = 1 and p = 0.5) stops within Lemma 18's
     T = ceil(6e5/(alpha gamma^2)) iterations with err^X_{gamma'}(w) <= 0.5 alpha. Observed: max over runs of
     max(iterations / T, err / (0.5 alpha)) (<= 1). The heuristic ~1250/gamma^2 (notes Sec. 3.1) is reported only."""
@@ -971,7 +973,7 @@ def _theorem6_chunk(X, y, params, P):
     return fn
 
 
-def check_theorem6_scaled(ctx: C.CheckContext) -> C.CheckOutcome:
+def check_theorem6_scaled(ctx: C.CheckContext) -> C.CheckResult:
     """Plan U1 at scaled constants: DP Batch Perceptron on gamma-margin-realizable data (d = 16, gamma = 0.3,
     alpha = 0.2, n = 5e4) outputs w with err^X_{0.95 gamma}(w) <= 0.5 alpha with probability >= 0.99 (Lemma 18's
     good events; FAIL counts as a failure). Parameters of :func:`theorem6_scaled_parameters` (kappa = 0.01,
@@ -997,7 +999,7 @@ def _margin_data(n, d, gamma, seed):
 THEOREM5_SCALED = dict(gamma=0.3, alpha=0.2, epsilon=1.0, c=4.0)
 
 
-def check_theorem5_scaled(ctx: C.CheckContext) -> C.CheckOutcome:
+def check_theorem5_scaled(ctx: C.CheckContext) -> C.CheckResult:
     """Plan U3 at scaled constants in d = 2 (exact angular sampler): with n = ceil(c max{d, 1/gamma^2} ln(1/alpha)/(alpha eps)),
     c = 4, the sphere exponential mechanism's output has err^X_{0.95 gamma} <= 0.5 alpha with probability >= 0.99
     (the proof's final step, erratum E6: <= 0.01). Failures over independent data sets and outputs vs 0.01."""
@@ -1074,7 +1076,7 @@ def required_n(d: int, runs: int, seed: int, P=SCALING6, level: float = 0.5) -> 
     return float(prev[0])
 
 
-def check_theorem6_scaling_d(ctx: C.CheckContext) -> C.CheckOutcome:
+def check_theorem6_scaling_d(ctx: C.CheckContext) -> C.CheckResult:
     """Plan U1/L4 scaling: for d >= 1/gamma^2 (gamma = 0.3), the sample size DP Batch Perceptron needs at fixed
     (scaled) privacy parameters grows like sqrt(d) (Theorem 6). The needed n at d in {32, 128, 512, 2048} (success
     probability 1/2 of err^X_{0.95 gamma} <= 0.5 alpha, 60 runs per point) is fitted by OLS on a log-log scale;
@@ -1159,7 +1161,7 @@ def _greedy_sign_packing(d: int, draws: int, rng: np.random.Generator, max_inner
 EM_DIMS = (16, 32, 64, 128, 256, 512, 1024, 2048, 4096)
 
 
-def check_theorem2_packing_em(ctx: C.CheckContext) -> C.CheckOutcome:
+def check_theorem2_packing_em(ctx: C.CheckContext) -> C.CheckResult:
     """Plans L1 and L4(c), exact: the sphere exponential mechanism (epsilon = 1) on the Theorem 2 packing.
 
     Exact (no Monte Carlo): the EM's success probability Pr[A(X_i) in G^(i)] on D^(i) in closed form
@@ -1206,7 +1208,7 @@ def check_theorem2_packing_em(ctx: C.CheckContext) -> C.CheckOutcome:
                        note="illustration of Theorem 2 (lower bound over all eps-DP learners) with one learner; non-private "
                             "learning needs one sample here at every d (MarginPerceptron's first update is 1.01 gamma w_i)")
     if not ok:
-        out.status = "fail"
+        out = replace(out, status="fail")
     return out
 
 
@@ -1284,7 +1286,7 @@ def _doubling_needed_n(errors, n0: int, steps: int, target: float, where: str, d
     raise RuntimeError(f"no n <= {n} reaches mean error {target} at {where}")
 
 
-def check_theorem4_ds_scaling(ctx: C.CheckContext) -> C.CheckOutcome:
+def check_theorem4_ds_scaling(ctx: C.CheckContext) -> C.CheckResult:
     """Plans L2 and L4(a, 1/gamma^2 regime): DP Batch Perceptron on the Theorem 4 instance D_s, d = floor(1/gamma^2).
 
     Learner: the experimental variant (p = 0.25, T = 8, sigma from the RDP accountant for (1, 1e-5)), run on fresh
@@ -1322,7 +1324,7 @@ def check_theorem4_ds_scaling(ctx: C.CheckContext) -> C.CheckOutcome:
                     note="illustration: on the hard instance the 1/gamma^2 of Theorems 4 and 6 is attained; at fixed small "
                          "d on easy margin data the needed n is nearly flat in gamma (Theorem 6 is an upper bound)")
     if below:
-        out.status = "fail"
+        out = replace(out, status="fail")
     return out
 
 
@@ -1373,7 +1375,7 @@ def _hoeffding_upper(values: np.ndarray, width: float, confidence: float) -> flo
     return float(np.mean(values) + width * math.sqrt(math.log(1 / (1 - confidence)) / (2 * len(values))))
 
 
-def check_theorem11_fingerprinting(ctx: C.CheckContext) -> C.CheckOutcome:
+def check_theorem11_fingerprinting(ctx: C.CheckContext) -> C.CheckResult:
     """Theorem 11 (Steinke & Ullman) for one specific (1, zeta/n)-DP mechanism, plan L3 / Sec. 4 item 4 (evidence only).
 
     d = 4096, zeta = 0.2, n = 12 < zeta sqrt(d) = 12.8. Each trial draws q ~ U[0,1]^d and x_1..x_n ~ B_q, runs the DP
@@ -1401,9 +1403,9 @@ def check_theorem11_fingerprinting(ctx: C.CheckContext) -> C.CheckOutcome:
                                "replace-one (1, zeta/n) by group privacy; RDP-calibrated sigma",
                        illustration="evidence for one mechanism, not a verification of a statement over all (1, zeta/n)-DP "
                                     "mechanisms; shows the cap binds a DP learner while a non-private learner exceeds it")
-    out.kind, out.confidence, out.trials = "probabilistic", conf, trials
+    out = replace(out, kind="probabilistic", confidence=conf, trials=trials)
     if out.status == "pass" and not rows[:, 1].mean() > cap:
-        out.status = "inconclusive"
+        out = replace(out, status="inconclusive")
         out.details["reason"] = "the non-private learner did not exceed the cap: the statistic had no power"
     return out
 
@@ -1450,7 +1452,7 @@ def _fp_embedded_chunk(gamma: float, d: int, n_block: int, zeta: float, n_test: 
     return out
 
 
-def check_theorem3_fingerprinting(ctx: C.CheckContext) -> C.CheckOutcome:
+def check_theorem3_fingerprinting(ctx: C.CheckContext) -> C.CheckResult:
     """Plan L3 (Theorem 3, App. C.2) with the learners available -- an illustration of the proof's reduction.
 
     Instance: gamma = 0.005 (inside the theorem's gamma <= 0.01), T = floor(0.01/gamma) = 2, T^2 = 4 blocks,
@@ -1493,9 +1495,9 @@ def check_theorem3_fingerprinting(ctx: C.CheckContext) -> C.CheckOutcome:
             "sqrt(d)/gamma -- at measurable alpha the instance is easy (DP learner: 0 robust errors on 10 runs x 1000 test points from "
             "n = 256 at d = 4096)."),
     )
-    out.kind, out.confidence, out.trials = "probabilistic", conf, trials
+    out = replace(out, kind="probabilistic", confidence=conf, trials=trials)
     if out.status == "pass" and not rows[:, 1].mean() > cap:
-        out.status = "inconclusive"
+        out = replace(out, status="inconclusive")
         out.details["reason"] = "the non-private learner did not exceed the cap: the statistic had no power"
     return out
 
@@ -1556,7 +1558,7 @@ def lemma13_needed_n(d: int, runs: int, seed: int, private: bool, P=LEMMA13_SCAL
     return _doubling_needed_n(errors, 2, 16, P["target_error"], f"d = {d}", d)
 
 
-def check_lemma13_sqrt_d(ctx: C.CheckContext) -> C.CheckOutcome:
+def check_lemma13_sqrt_d(ctx: C.CheckContext) -> C.CheckResult:
     """Plan L3 (Lemma 13, the constant-margin core of Theorem 3) with the learners available -- an illustration.
 
     Instance P~_q (App. C.1): q ~ U[0,1]^d, x ~ B_q conditioned on <q', x> >= 0.01, label +1. Learner: DP Batch
