@@ -3,6 +3,25 @@
 Errors name the offending argument and the allowed range, in the style of
 scikit-learn's ``check_scalar``: a ``TypeError`` for the wrong kind of value, a
 ``ValueError`` for a value outside its range.
+
+Estimators declare the constraints on their hyper-parameters once, as a class
+attribute ``_parameter_constraints`` (scikit-learn's mechanism, with its
+``Interval`` and ``StrOptions``), and call :func:`validate_parameters` where they
+start work (``fit``, ``run``, ``sample``)::
+
+    class DPSomething:
+        _parameter_constraints = {
+            "epsilon": [Interval(Real, 0, None, closed="neither")],
+            "variant": [StrOptions({"theory", "experimental"})],
+        }
+
+        def fit(self, X, y):
+            validate_parameters(self)
+            ...
+
+A value that meets none of its constraints raises scikit-learn's
+``InvalidParameterError`` (a ``ValueError`` and a ``TypeError``) naming the
+parameter, the estimator and what is allowed.
 """
 
 from __future__ import annotations
@@ -14,6 +33,9 @@ from typing import Any
 import numpy as np
 
 __all__ = [
+    "Interval",
+    "StrOptions",
+    "validate_parameters",
     "check_real",
     "check_int",
     "check_probability",
@@ -108,3 +130,26 @@ def check_finite_array(value: Any, name: str, *, ndim: int | None = None, min_si
         bad = int(np.flatnonzero(~np.isfinite(arr.ravel()))[0])
         raise ValueError(f"{name} must be finite; entry {bad} is {arr.ravel()[bad]!r}")
     return arr
+
+
+def validate_parameters(obj: Any, constraints: dict[str, list[Any]] | None = None) -> None:
+    """Check ``obj``'s hyper-parameters against ``constraints`` (default: its class's ``_parameter_constraints``).
+
+    Each parameter is read as the attribute of the same name; see the module docstring.
+    """
+    from sklearn.utils._param_validation import validate_parameter_constraints
+
+    if constraints is None:
+        constraints = type(obj)._parameter_constraints
+    params = {name: getattr(obj, name) for name in constraints}
+    validate_parameter_constraints(constraints, params, caller_name=type(obj).__name__)
+
+
+def __getattr__(name: str) -> Any:
+    # scikit-learn's constraint classes, imported only by the modules that declare constraints
+    if name in ("Interval", "StrOptions"):
+        from sklearn.utils import _param_validation
+
+        return getattr(_param_validation, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
