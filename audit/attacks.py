@@ -1,4 +1,4 @@
-"""Attacks: test statistics that map mechanism outputs to real scores (DESIGN.md, step 4).
+"""Attacks: test statistics that map mechanism outputs to real scores.
 
 Higher scores mean "came from d1". An attack is fitted on a *training* part of the
 trials (outputs on d0 and d1) and then scores the held-out outputs; the estimator

@@ -1,4 +1,4 @@
-"""``audit_mechanism``: trials -> attack -> estimator -> verdict (DESIGN.md, "The auditor").
+"""``audit_mechanism``: trials -> attack -> estimator -> verdict.
 
 The trials are split once, in trial order, into a first part (``fraction`` of each
 side) and a second part. The first part fits the attack (when it learns anything)
@@ -8,8 +8,8 @@ and the reported bound holds at the stated confidence.
 
 The default strategy is ``Split(0.2)`` (``Split(attack.train_fraction)`` for attacks
 that learn). ``Split.for_trials(trials)`` is an opt-in split whose selection part
-grows like ``sqrt(trials)`` above 1e4 trials; it is not the default because it was
-measured looser for the analytic Gaussian at 1e5-1e6 trials (benchmarks/README.md).
+grows like ``sqrt(trials)`` above 1e4 trials (compared with the default in
+benchmarks/README.md).
 """
 
 from __future__ import annotations
@@ -239,27 +239,11 @@ def audit_outputs(
     s0 = atk.score(out0)
     s1 = atk.score(out1)
     est: Estimate = estimate_epsilon(s1, s0, delta=delta, confidence=confidence, strategy=strategy)
-    # TPR / FPR of the chosen test: it says "top dataset" when the event occurs, so
-    # TPR = P_top(E) and FPR = P_bottom(E) (top = the dataset on the left of the DP inequality).
-    alpha = (1 - confidence) / est.n_candidates
-    if est.event is not None:
-        if est.event.top == 1:
-            k_top, n_top, k_bot, n_bot = est.k_in, est.n_in, est.k_out, est.n_out
-        else:
-            k_top, n_top, k_bot, n_bot = est.k_out, est.n_out, est.k_in, est.n_in
-        tpr, fpr = k_top / n_top, k_bot / n_bot
-        tpr_lo = float(clopper_pearson_lower(k_top, n_top, alpha / 2))
-        fpr_hi = float(clopper_pearson_upper(k_bot, n_bot, alpha / 2))
-    else:
-        tpr = fpr = float("nan")
-        tpr_lo, fpr_hi = 0.0, 1.0
-    if isinstance(strategy, Split):
-        k = int(math.floor(strategy.fraction * n))
-        auc = auroc(s1[k:], s0[k:])
-    else:
-        auc = auroc(s1, s0)
-    pv = p_value(est, epsilon)
+    tpr, fpr, tpr_lo, fpr_hi = _event_rates(est, confidence)
+    # Only the evaluation part of a Split describes the chosen test without selection bias.
     k_eval = int(math.floor(strategy.fraction * n)) if isinstance(strategy, Split) else 0
+    auc = auroc(s1[k_eval:], s0[k_eval:])
+    pv = p_value(est, epsilon)
     details = {"roc": _roc_of_family(s1[k_eval:], s0[k_eval:], est.event)}
     return AuditResult(
         epsilon_claimed=epsilon,
@@ -284,6 +268,23 @@ def audit_outputs(
         name=name,
         details=details,
     )
+
+
+def _event_rates(est: Estimate, confidence: float) -> tuple[float, float, float, float]:
+    """TPR, FPR of the chosen event and their one-sided Clopper--Pearson bounds (NaN, NaN, 0, 1 without one).
+
+    The test says "top dataset" when the event occurs, so TPR = P_top(E) and FPR = P_bottom(E)
+    (top = the dataset on the left of the DP inequality).
+    """
+    if est.event is None:
+        return float("nan"), float("nan"), 0.0, 1.0
+    alpha = (1 - confidence) / est.n_candidates
+    if est.event.top == 1:
+        k_top, n_top, k_bot, n_bot = est.k_in, est.n_in, est.k_out, est.n_out
+    else:
+        k_top, n_top, k_bot, n_bot = est.k_out, est.n_out, est.k_in, est.n_in
+    return (k_top / n_top, k_bot / n_bot, float(clopper_pearson_lower(k_top, n_top, alpha / 2)),
+            float(clopper_pearson_upper(k_bot, n_bot, alpha / 2)))
 
 
 def _whitebox_result(out0, out1, log_likelihood_ratio, *, epsilon, delta, confidence, seed, wall_seconds, name):

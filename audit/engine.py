@@ -1,4 +1,4 @@
-"""Trial engine: seeded, chunked, parallel Monte Carlo (DESIGN.md, "The auditor", step 3).
+"""Trial engine: seeded, chunked, parallel Monte Carlo.
 
 Every Monte Carlo computation in privbound runs through :func:`map_chunks`:
 

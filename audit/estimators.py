@@ -115,11 +115,8 @@ class Split:
         valid at its confidence for every ``n``. The returned ``Split`` holds the fraction
         ``(m + 1/2) / n``, whose ``floor(fraction * n)`` is exactly ``m``.
 
-        Measured (benchmarks/auditor_tightness.py, see benchmarks/README.md): it is NOT
-        uniformly tighter than ``Split(0.2)``: a smaller selection part makes the event
-        choice noisier, which costs the analytic Gaussian more than the larger evaluation
-        part gains (mean bound -0.035 at 1e5, -0.048 at 1e6 trials over 20 seeds; Laplace
-        eps=1 -0.010 at 1e6), so the default stays ``Split(0.2)``.
+        It is not uniformly tighter than ``Split(0.2)``: a smaller selection part makes the
+        event choice noisier (the comparison is in benchmarks/README.md).
         """
         m = cls.selection_size(n, base=base, pivot=pivot, exponent=exponent)
         return cls((m + 0.5) / n)

@@ -1,7 +1,7 @@
-"""One-run privacy auditing (issue 8, item 2).
+"""One-run privacy auditing.
 
 * Steinke, Nasr & Jagielski 2023, "Privacy auditing with one (1) training run"
-  (NeurIPS 2023): m canaries, each included independently with probability 1/2
+  (NeurIPS 2023, arXiv:2305.08846): m canaries, each included independently with probability 1/2
   (``S_i in {-1, +1}``), a single run of the mechanism, scores after the run; the
   auditor guesses "+1" for the ``k_plus`` highest scores, "-1" for the ``k_minus``
   lowest and abstains on the rest. Thm 3.1 / Prop. 5.7 (delta = 0: the number of

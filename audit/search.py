@@ -1,9 +1,9 @@
-"""Neighbour search for black-box mechanisms (issue 8, item 3).
+"""Neighbour search for black-box mechanisms.
 
 When no worst-case neighbouring pair is known, spend a stated fraction of the trial
 budget looking for one, then audit the best candidate on fresh trials (in the spirit
-of DP-Finder, Bichsel et al. 2018, and DP-Sniper, Bichsel et al. 2021: search on cheap
-estimates, certify on independent data).
+of DP-Finder, Bichsel et al., CCS 2018, and DP-Sniper, Bichsel et al., S&P 2021: search on
+cheap estimates, certify on independent data).
 
 Search phase (``search_fraction`` of the per-side trials):
 
@@ -11,7 +11,7 @@ Search phase (``search_fraction`` of the per-side trials):
    structured candidates of the input space (all-equal vs one-changed, all shifted,
    one-up vs all-others-up, half-shifted...), then random neighbouring pairs, then local
    moves around the best pairs so far;
-2. racing: successive halving (Karnin, Koren & Somekh 2013) on the better half, with half
+2. racing: successive halving (Karnin, Koren & Somekh, ICML 2013) on the better half, with half
    of the remaining budget -- each round gives every survivor an equal share and keeps
    the better half, until one pair is left; it gets the other half (its outputs become
    the certification's selection data).
@@ -34,9 +34,7 @@ trials, so the bound holds at the stated confidence conditionally on
 them, hence unconditionally. It certifies that pair only: a sound lower bound for the
 mechanism's epsilon over the whole neighbouring relation. Reusing the search outputs as
 selection data is what keeps the search cheap on mechanisms where every pair is
-equivalent (analytic Gaussian on a count: 0.85x the hand-picked bound with a separate 20%
-split inside the certification, 0.94x now at the CLI budget; benchmarks/auditor_power.py,
-part C, which also lists the other reference targets).
+equivalent (measured in ``benchmarks/auditor_power.py``, part C).
 """
 
 from __future__ import annotations
@@ -248,10 +246,8 @@ def _child_seed(seed: int, *key: int) -> int:
     return int(np.random.SeedSequence([seed, *key]).generate_state(1)[0])
 
 
-# Share of the search budget for exploration (one batch of trials_per_candidate per pair);
-# the rest races the better half by successive halving. Chosen on the reference targets at
-# their CLI budget (benchmarks/auditor_power.py, part C): 1/2 explores more pairs but starves
-# the winner's selection data on weak signals (sparse-vector-c3 0.58x hand-picked, 0.99x with 1/3).
+# Share of the search budget for exploration (one batch of trials_per_candidate per pair); the
+# rest races the better half by successive halving (choice measured in benchmarks/README.md).
 _EXPLORE_SHARE = 1 / 3
 _WINNER_SHARE = 0.5  # of the racing budget, reserved for the last pair (see search_and_audit)
 _MIN_SELECTION_FRACTION = 0.2  # audit_mechanism's default Split(0.2)
@@ -283,23 +279,22 @@ def search_and_audit(
     Exploration (a third of the search budget, ``trials_per_candidate`` trials each, fewer
     when the budget would not cover every structured pair): the structured pairs of
     ``input_space``, then up to ``n_random`` random pairs, then up to ``n_local`` local moves
-    around the three best. Racing (the rest of the budget):
-    successive halving (Karnin, Koren & Somekh 2013) on half of it -- keep the better half,
-    give each survivor an equal share of the round's budget, repeat until one pair is left;
-    the last pair gets the other half. Pairs are ranked by the bound the certification is
-    predicted to reach with their outputs (:func:`privbound.audit.estimators.predicted_split_bound`,
-    pessimistic Wilson rates; all of a pair's search outputs count).
+    around the three best. Racing (the rest of the budget): successive halving (Karnin,
+    Koren & Somekh, ICML 2013) on half of it -- keep the better half, give each survivor an
+    equal share of the round's budget, repeat until one pair is left; the last pair gets
+    the other half. Pairs are ranked by the bound the certification is predicted to reach
+    with their outputs (:func:`privbound.audit.estimators.predicted_split_bound`, pessimistic
+    Wilson rates; all of a pair's search outputs count).
 
     Certification on ``(1 - search_fraction) * trials`` fresh trials: the winner's search
     outputs choose the attack and the threshold event (Split's rule, with fresh trials
     added to the selection part up to Split's default 20% share when the search outputs
     are fewer; when the rule predicts nothing certifiable, the event of
     :func:`privbound.audit.estimators.strongest_difference_event`), and the rest evaluate it
-    (Clopper--Pearson). So the search budget doubles as (part of) the selection split that
-    :func:`privbound.audit.core.audit_mechanism` would otherwise take from the audit; the pair, the
-    attack and the event are functions of search data and of fresh trials set aside for
-    selection by a rule fixed before they are drawn, independent of the evaluation trials,
-    and the bound holds at ``confidence``. ``score`` optionally fixes the attack's score function for both phases.
+    (Clopper--Pearson). The pair, the attack and the event are functions of search data and
+    of fresh trials set aside for selection by a rule fixed before they are drawn,
+    independent of the evaluation trials, so the bound holds at ``confidence``. ``score``
+    optionally fixes the attack's score function for both phases.
     """
     epsilon = check_epsilon(epsilon)
     delta = check_delta(delta)
@@ -320,41 +315,85 @@ def search_and_audit(
         raise ValueError(f"search_fraction={search_fraction} leaves {audit_trials} < 10 trials for certification")
     if search_trials < 10:
         raise ValueError(f"search_fraction={search_fraction} leaves {search_trials} < 10 trials for the search")
+    sampler = _PairSampler(mechanism, seed, n_jobs, score, audit_trials, delta, confidence)
+    candidates = _explore(sampler, input_space, search_trials, trials_per_candidate, n_random, n_local,
+                          np.random.default_rng(np.random.SeedSequence([seed, 2])))
+    best = _race(sampler, candidates, search_trials)
+    result = _certify(mechanism, best, audit_trials, score=score, epsilon=epsilon, delta=delta,
+                      confidence=confidence, seed=seed, n_jobs=n_jobs, name=name)
+    result = replace(result, details={**result.details, "search": "neighbour-search", "search_trials": search_trials,
+                                      "n_candidates": len(candidates), "best_origin": best.origin})
+    summary = [{"origin": c.origin, "estimate": c.estimate, "evidence": c.key[1], "trials": c.trials,
+                "pair": tuple(np.asarray(p).tolist() for p in c.pair)} for c in candidates]
+    return SearchResult(result, best.pair[0], best.pair[1], search_trials, audit_trials, summary)
+
+
+@dataclass
+class _Candidate:
+    """A neighbouring pair under search: where it came from, its search outputs and its rank key."""
+
+    origin: str
+    pair: tuple
+    trials: int = 0
+    out0: list = field(default_factory=list)
+    out1: list = field(default_factory=list)
+    key: tuple[float, float] = (-math.inf, -math.inf)
+
+    @property
+    def estimate(self) -> float:
+        return self.key[0]
+
+
+@dataclass
+class _PairSampler:
+    """Draws search outputs for candidates (the d-th draw on seed stream ``[seed, 0, d]``) and ranks them."""
+
+    mechanism: Any
+    seed: int
+    n_jobs: int | None
+    score: Callable | None
+    audit_trials: int
+    delta: float
+    confidence: float
+    spent: int = 0
+    draws: int = 0
+
+    def sample(self, c: _Candidate, n: int) -> None:
+        outs = run_trials(self.mechanism, c.pair[0], c.pair[1], n, seed=_child_seed(self.seed, 0, self.draws),
+                          n_jobs=self.n_jobs)
+        self.draws += 1
+        self.spent += n
+        c.out0.append(outs.out0)
+        c.out1.append(outs.out1)
+        c.trials += n
+        c.key = _ranking_key(np.concatenate(c.out0), np.concatenate(c.out1), self.score,
+                             self.audit_trials, self.delta, self.confidence)
+
+
+def _ranked(pool: list[_Candidate]) -> list[_Candidate]:
+    """Best first: a positive predicted bound, then structured pairs, then the evidence of a difference.
+
+    Without a certifiable prediction, structured pairs rank before random and local ones: the
+    evidence z measures distinguishability, not epsilon, and random box pairs that shift many
+    coordinates a little win on it. Stable: earlier pairs win ties.
+    """
+    return sorted(pool, key=lambda c: (-c.key[0], c.origin != "structured", -c.key[1]))
+
+
+def _explore(sampler: _PairSampler, input_space: InputSpace, search_trials: int, trials_per_candidate: int,
+             n_random: int, n_local: int, rng: np.random.Generator) -> list[_Candidate]:
+    """One batch per pair on a third of the search budget: structured, then random, then local pairs."""
     structured = input_space.structured_pairs()
     explore_budget = max(1, int(search_trials * _EXPLORE_SHARE))
     # At least every structured pair is explored: a small budget shrinks the batch (floor 20).
     n0 = min(trials_per_candidate, max(20, explore_budget // max(len(structured), 1)), search_trials)
     max_explore = max(1, explore_budget // n0)
-    rng = np.random.default_rng(np.random.SeedSequence([seed, 2]))
-    candidates: list[dict] = []
-    spent = 0
-    draws = 0
-
-    def sample(c, n):
-        nonlocal spent, draws
-        outs = run_trials(mechanism, c["pair"][0], c["pair"][1], n, seed=_child_seed(seed, 0, draws), n_jobs=n_jobs)
-        draws += 1
-        spent += n
-        c["out0"].append(outs.out0)
-        c["out1"].append(outs.out1)
-        c["trials"] += n
-        c["key"] = _ranking_key(np.concatenate(c["out0"]), np.concatenate(c["out1"]), score,
-                                audit_trials, delta, confidence)
-        c["estimate"] = c["key"][0]
+    candidates: list[_Candidate] = []
 
     def explore(pair, origin):
-        if any(_same_pair(pair, c["pair"]) for c in candidates):
-            return
-        c = {"origin": origin, "pair": pair, "trials": 0, "out0": [], "out1": []}
-        candidates.append(c)
-        sample(c, n0)
-
-    def ranked(pool):
-        # A positive predicted bound first. Without one, structured pairs before random and local
-        # ones: the evidence z measures distinguishability, not epsilon, and random box pairs that
-        # shift many coordinates a little win on it (sparse-vector-c3 at 5x: 33% of searches
-        # certified 0 with a random winner, 10% with this order). Stable: earlier pairs win ties.
-        return sorted(pool, key=lambda c: (-c["key"][0], c["origin"] != "structured", -c["key"][1]))
+        if not any(_same_pair(pair, c.pair) for c in candidates):
+            candidates.append(_Candidate(origin, pair))
+            sampler.sample(candidates[-1], n0)
 
     queue = [(p, "structured") for p in structured]
     queue += [(input_space.random_pair(rng), "random") for _ in range(n_random)]
@@ -365,40 +404,48 @@ def search_and_audit(
     for k in range(n_local):
         if len(candidates) >= max_explore:
             break
-        parent = ranked(candidates)[k % min(3, len(candidates))]
-        explore(input_space.perturb(parent["pair"], rng), "local")
+        parent = _ranked(candidates)[k % min(3, len(candidates))]
+        explore(input_space.perturb(parent.pair, rng), "local")
+    return candidates
 
-    # Successive halving on the rest of the search budget.
-    pool = ranked(candidates)[: max(1, (len(candidates) + 1) // 2)]
+
+def _race(sampler: _PairSampler, candidates: list[_Candidate], search_trials: int) -> _Candidate:
+    """Successive halving on the better half; the rest of the search budget goes to the last pair.
+
+    Half of the racing budget is kept for the last pair standing: its search outputs are the
+    certification's selection data, and a weak signal needs them.
+    """
+    pool = _ranked(candidates)[: max(1, (len(candidates) + 1) // 2)]
     rounds = max(1, math.ceil(math.log2(len(pool)))) if len(pool) > 1 else 1
-    # Half of the racing budget is kept for the last pair standing: its search outputs are the
-    # certification's selection data, and a weak signal needs them (benchmarks part C: with no
-    # reserve sparse-vector-c3 at 5x the default trials reaches 0.73x the hand-picked pair, 0.77x
-    # with it; a 0.7 reserve races too little, 0.65x).
-    reserve = int(_WINNER_SHARE * (search_trials - spent))
+    reserve = int(_WINNER_SHARE * (search_trials - sampler.spent))
     for r in range(rounds):
-        left = search_trials - spent - reserve
+        left = search_trials - sampler.spent - reserve
         share = left // ((rounds - r) * len(pool)) if len(pool) > 1 else left
         if share >= 1:
             for c in pool:
-                sample(c, share)
-        pool = ranked(pool)[: max(1, (len(pool) + 1) // 2)]
+                sampler.sample(c, share)
+        pool = _ranked(pool)[: max(1, (len(pool) + 1) // 2)]
         if len(pool) == 1:
             break
     best = pool[0]
-    if search_trials - spent >= 1:
-        sample(best, search_trials - spent)
+    if search_trials - sampler.spent >= 1:
+        sampler.sample(best, search_trials - sampler.spent)
+    return best
 
-    d0, d1 = best["pair"]
+
+def _certify(mechanism: Any, best: _Candidate, audit_trials: int, *, score, epsilon, delta, confidence, seed,
+             n_jobs, name) -> AuditResult:
+    """Audit the winner on fresh trials (seed stream ``[seed, 1]``), its search outputs choosing the event."""
+    d0, d1 = best.pair
     start = time.perf_counter()
     fresh = run_trials(mechanism, d0, d1, audit_trials, seed=_child_seed(seed, 1), n_jobs=n_jobs)
-    sel0, sel1 = np.concatenate(best["out0"]), np.concatenate(best["out1"])
+    sel0, sel1 = np.concatenate(best.out0), np.concatenate(best.out1)
     n_sel = min(len(sel0), len(sel1))
     sel0, sel1 = sel0[:n_sel], sel1[:n_sel]
     common = dict(epsilon=epsilon, delta=delta, confidence=confidence, seed=_child_seed(seed, 1), name=name)
     event = None
     n_selection = n_sel
-    if not best["estimate"] > 0.0:
+    if not best.estimate > 0.0:
         # Split's pessimistic rule predicts nothing certifiable from the search outputs (weak
         # signal): it would report 0. Evaluate the event with the strongest evidence of a
         # difference instead -- chosen from search data, so the fresh trials stay untouched.
@@ -412,22 +459,16 @@ def search_and_audit(
         # The winner's search outputs are the selection split (attack and event); every fresh
         # trial evaluates. floor(fraction * n) must be exactly n_sel: aim half a trial above it.
         fraction = (n_sel + 0.5) / (n_sel + audit_trials)
-        # Never less selection data than audit_mechanism's default split would have: where every
-        # pair is equivalent (Gaussian on a count) the event choice needs it more than the
-        # evaluation needs the extra trials (part C at 5x the default trials, 30 held-out seeds:
-        # gaussian-analytic 0.89x -> 0.92x the hand-picked bound, gaussian-classic 0.92x -> 0.97x).
+        # Never less selection data than audit_mechanism's default split: where every pair is
+        # equivalent (a Gaussian on a count) the event choice needs it more than the evaluation
+        # needs the extra trials.
         fraction = max(fraction, _MIN_SELECTION_FRACTION)
         n_selection = int(math.floor(fraction * (n_sel + audit_trials)))
         result = audit_outputs(np.concatenate([sel0, fresh.out0]), np.concatenate([sel1, fresh.out1]),
                                score=score, strategy=Split(fraction), **common)
         selection = "Split selection on the search outputs"
-    result = replace(result, wall_seconds=time.perf_counter() - start, trials=audit_trials, details={
-        **result.details, "search": "neighbour-search", "search_trials": search_trials,
-        "selection_trials": n_selection, "selection": selection, "n_candidates": len(candidates),
-        "best_origin": best["origin"]})
-    summary = [{"origin": c["origin"], "estimate": c["estimate"], "evidence": c["key"][1], "trials": c["trials"],
-                "pair": tuple(np.asarray(p).tolist() for p in c["pair"])} for c in candidates]
-    return SearchResult(result, d0, d1, search_trials, audit_trials, summary)
+    return replace(result, wall_seconds=time.perf_counter() - start, trials=audit_trials,
+                   details={**result.details, "selection_trials": n_selection, "selection": selection})
 
 
 def _fitted_scorer(out0, out1, score):

@@ -1,6 +1,6 @@
 """White-box privacy-loss estimation: epsilon lower bounds from the privacy-loss variable.
 
-Issue 8, item 1. A target that knows its output density supplies the privacy-loss
+A target that knows its output density supplies the privacy-loss
 random variable ``L(o) = log p_d0(o) / p_d1(o)``. The hockey-stick divergence of the
 pair at ``e^eps`` (Balle & Wang 2018, Thm 5; Balle, Barthe & Gaboardi 2018, Sec. 2),
 
@@ -12,7 +12,7 @@ the mechanism is (eps, delta)-DP on this pair iff delta_0(eps) <= delta and
 delta_1(eps) <= delta. Each summand ``X_i(eps) = (1 - e^{eps - L_i})_+`` lies in [0, 1].
 
 Test by betting (Waudby-Smith & Ramdas 2023, "Estimating means of bounded random
-variables by betting", JRSS-B, Sec. 4 and Thm 3 with a discrete mixture of constant
+variables by betting", JRSS-B, arXiv:2010.09686, Sec. 4 and Thm 3 with a discrete mixture of constant
 bets; Shafer & Vovk): for a bet ``lambda in [0, 1/delta)`` the capital
 
     K_lambda(eps) = prod_i (1 + lambda (X_i(eps) - delta))
@@ -306,41 +306,14 @@ def whitebox_epsilon_lower_bound(
     m = delta / scale
     log_target = math.log(1.0 / (1.0 - confidence))
     eps_hi = min(max(s.max_loss() for s in sides), _EPS_CAP)
-
+    logk, method = _log_capital_function(sides, m, weighted=weight_bound is not None)
     if m <= 0.0:
         # Pure DP: any output with L > eps refutes (eps, 0) with certainty.
         bound = max(0.0, float(eps_hi) - _TOL) if eps_hi > _TOL else 0.0
-        method = "white-box/pure-dp-max-loss"
-
-        def logk(e):
-            return math.inf if any(s.summands(e).size for s in sides) else 0.0
     elif m >= 1.0:
-        bound, method = 0.0, "white-box/betting"
-
-        def logk(e):
-            return 0.0
+        bound = 0.0
     else:
-        bets = _bet_grid(m)
-        method = "white-box/betting" + ("-importance" if weight_bound is not None else "")
-
-        def logk(e):
-            return _combined_log_capital(sides, e, m, bets)
-
-        if not eps_hi > floor or logk(floor) < log_target:
-            bound = 0.0
-        elif logk(eps_hi) >= log_target:
-            bound = float(eps_hi)
-        else:
-            lo, hi = floor, float(eps_hi)  # invariant: lo rejected, hi not rejected
-            for _ in range(_BISECTION_STEPS):
-                mid = 0.5 * (lo + hi)
-                if logk(mid) >= log_target:
-                    lo = mid
-                else:
-                    hi = mid
-                if hi - lo < 1e-6:
-                    break
-            bound = lo
+        bound = _largest_rejected_epsilon(logk, floor, float(eps_hi), log_target)
     # Below epsilon_floor the importance weights are not bounded: no valid e-value there (p = 1).
     p = float("nan") if epsilon_claimed is None else 1.0
     if epsilon_claimed is not None and epsilon_claimed >= floor:
@@ -357,6 +330,36 @@ def whitebox_epsilon_lower_bound(
         epsilon_claimed=epsilon_claimed,
         log_capital_at_bound=float(logk(bound)) if bound > 0 else 0.0,
     )
+
+
+def _log_capital_function(sides: list[_Side], m: float, *, weighted: bool):
+    """``(log K(eps), method)``: the log capital of the test against "(eps, m)" as a function of eps."""
+    if m <= 0.0:
+        def logk(e):
+            return math.inf if any(s.summands(e).size for s in sides) else 0.0
+        return logk, "white-box/pure-dp-max-loss"
+    if m >= 1.0:
+        return (lambda e: 0.0), "white-box/betting"
+    bets = _bet_grid(m)
+    return (lambda e: _combined_log_capital(sides, e, m, bets)), "white-box/betting" + ("-importance" if weighted else "")
+
+
+def _largest_rejected_epsilon(logk, floor: float, eps_hi: float, log_target: float) -> float:
+    """The largest eps in ``[floor, eps_hi]`` with ``logk(eps) >= log_target`` (``logk`` is non-increasing); 0 if none."""
+    if not eps_hi > floor or logk(floor) < log_target:
+        return 0.0
+    if logk(eps_hi) >= log_target:
+        return eps_hi
+    lo, hi = floor, eps_hi  # invariant: lo rejected, hi not rejected
+    for _ in range(_BISECTION_STEPS):
+        mid = 0.5 * (lo + hi)
+        if logk(mid) >= log_target:
+            lo = mid
+        else:
+            hi = mid
+        if hi - lo < 1e-6:
+            break
+    return lo
 
 
 def hockey_stick_lower_bound(

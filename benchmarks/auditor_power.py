@@ -1,4 +1,4 @@
-"""Auditor power (issue 8, item 4): white-box vs black-box estimators, one-run vs many-run auditing.
+"""Auditor power: white-box vs black-box estimators, one-run vs many-run auditing, neighbour search.
 
 Part A. Gaussian mechanism calibrated to (1, 1e-5) and Laplace mechanism (eps = 1), both on the pair
 (d0, d1) = (0, 1), at N = 1e4, 1e5, 1e6 trials per side, 95% confidence:
@@ -19,7 +19,7 @@ refinement. Against it: the many-run black-box audit of the registered target (s
 m/2 = 500 trainings per side (the same number of canary "trials", 1000 trainings instead of one), and
 with 20 000 per side; wall time of each.
 
-Part C. Neighbour search (issue 8, item 3) on the reference targets of the registry (the correct
+Part C. Neighbour search on the reference targets of the registry (the correct
 mechanisms of ``privbound list`` with a search space ``privbound.audit.search.infer_input_space`` can build; the
 add/remove subsampling target has none): ``privbound.audit.search.search_target`` with no pair given against
 ``Target.audit`` on the registered hand-picked pair, at equal total trials per side (``--search-budget``
@@ -210,7 +210,7 @@ def main(argv=None) -> int:
         names = SEARCH_TARGETS[:2] if args.quick else SEARCH_TARGETS
         s_seeds = args.search_seeds if args.search_seeds is not None else (2 if args.quick else 50)
         search_rows = part_c(names, s_seeds, 0.2 if args.quick else args.search_budget, args.search_seed_offset)
-    print("\nReach (issue 8):")
+    print("\nTargets:")
     for n, target in ((1_000_000, 0.9), (100_000, 0.8)):
         hit = [r for r in rows if r["mechanism"].startswith("Gaussian") and r["n"] == n]
         if hit:

@@ -1,4 +1,4 @@
-"""Tightness of the privacy auditor (issue 2, item 6 and its "Reach").
+"""Tightness of the privacy auditor.
 
 For the Laplace mechanism (eps = 0.1 and 1), binary randomized response (eps = 1)
 and the analytically calibrated Gaussian mechanism (eps = 1, delta = 1e-5), on the
@@ -9,7 +9,7 @@ side and 95% confidence, this script prints
   (attack chosen from the outputs, event selected on a held-out split), mean and
   min over ``--seeds`` seeds, and its ratio to the true epsilon;
 * the bound of the ``AllThresholds`` strategy (Clopper--Pearson corrected over
-  every threshold, DESIGN.md "The auditor", step 5), the natural comparator;
+  every threshold), the natural comparator;
 * the *single-threshold limit*: the best bound any single fixed threshold event
   could give with N trials per side, computed from the exact output distributions
   (scipy.stats) by plugging the expected counts N * p into
@@ -26,7 +26,7 @@ side and 95% confidence, this script prints
   N^E above; ``--exponent``, default 0.5) on the same trials, its gap to the limit and
   its mean difference to the default with a paired standard error over the seeds.
 
-It then states the reach targets of the issue and marks each PASS / FAIL.
+It then states the targets the auditor is held to and marks each PASS / FAIL.
 
 Usage::
 
@@ -95,7 +95,7 @@ def _tail_grid(lo: float, hi: float, points: int = 401) -> Callable[[int], np.nd
 
 
 def cases() -> list[Case]:
-    """The four mechanisms of the issue, on d0 = 0, d1 = 1 (sensitivity 1)."""
+    """The four reference mechanisms, on d0 = 0, d1 = 1 (sensitivity 1)."""
     out = []
     for eps in (0.1, 1.0):
         mech = LaplaceMechanism(eps)
@@ -274,7 +274,7 @@ def _lookup(df: pd.DataFrame, mech: str, n: int):
 
 
 def reach_checks(df: pd.DataFrame) -> list[Check]:
-    """The issue's reach targets, judged on the mean over seeds (min shown alongside)."""
+    """The targets, judged on the mean over seeds (min shown alongside)."""
     out = []
     for mech, n, target in (("Laplace eps=1", 100_000, 0.97), ("Laplace eps=0.1", 1_000_000, 0.094),
                             ("RandResp eps=1", 10_000, 0.94)):
@@ -345,7 +345,7 @@ def main(argv: list[str] | None = None) -> int:
           "80% of N for scalar outputs, 70% for randomized response)")
     print(format_table(df))
     print()
-    print("Reach (issue 2, item 6):")
+    print("Targets:")
     checks = reach_checks(df)
     for c in checks:
         print(f"  [{c.status:4s}] {c.target}: {c.observed}")

@@ -1,4 +1,4 @@
-"""Throughput of the seeded trial engine (issue 2, item 6, "Reach"; DESIGN.md "The auditor", step 3).
+"""Throughput of the seeded trial engine (chunked, seeded, parallel).
 
 Two measurements of ``privbound.audit.engine.run_trials``, each the best of ``--repeats`` runs
 (``time.perf_counter``; the machine may be shared, so the best run is the one least
@@ -166,7 +166,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"   {2:>6} {s['wall_2']:>8.2f} {2 * s['n'] / s['wall_2']:>10.1f}")
     print(f"   speedup 2 vs 1 workers: {s['speedup']:.2f}x; outputs bit-identical: {s['identical']}")
     print()
-    print("Reach (issue 2, item 6):")
+    print("Targets:")
     default = vec[0]
     ok1 = default["runs_per_s"] >= 1e6
     print(f"  [{'PASS' if ok1 else 'FAIL'}] >= 1e6 trials/s per core on a vectorised mechanism "

@@ -1,4 +1,4 @@
-"""Check machinery: results, budgets and the four check kinds (DESIGN.md, "The theorems").
+"""Check machinery: results, budgets and the four check kinds.
 
 A check is a function ``run(ctx: CheckContext) -> CheckResult``. The helpers here
 turn raw observations into results with a status:

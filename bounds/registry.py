@@ -1,4 +1,4 @@
-"""Claim registry: every numbered statement of the three papers as data (DESIGN.md, "The theorems").
+"""Claim registry: every numbered statement of the three papers as data.
 
 A :class:`Claim` holds the statement (text and LaTeX), its kind, the formula of
 its main quantity with the paper's explicit constants (hidden constants are
@@ -97,7 +97,7 @@ class Claim:
     statement: str
     latex: str
     kind: ClaimKind
-    source: str  # where in the paper / notes, e.g. "Sec. 3.2; notes Sec. 2"
+    source: str  # where in the paper, e.g. "Sec. 3.2, Lemma 3.4"
     formula: Callable[..., float] | None = None
     quantity: str = ""  # what formula() returns, e.g. "number of updates"
     hidden_constants: Mapping[str, float] = field(default_factory=dict)
@@ -107,8 +107,8 @@ class Claim:
     reconstructed: bool = False
     checks: tuple[Check, ...] = ()
     uncheckable_reason: str | None = None
-    # A check that needs a learner from a later issue: says which, e.g.
-    # "needs DPBatchPerceptron (issue 5)". Counts as neither checked nor uncheckable.
+    # A check not written yet, and what it needs (e.g. "needs a DP Batch Perceptron").
+    # Counts as neither checked nor uncheckable.
     pending: str | None = None
 
     def __post_init__(self) -> None:

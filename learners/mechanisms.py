@@ -1,4 +1,4 @@
-"""Differential-privacy primitives (issue 2, item 2).
+"""Differential-privacy primitives.
 
 Each mechanism is a frozen dataclass holding its parameters (validated in
 ``__post_init__``) with one release ``__call__(data, rng)``, a vectorised batch

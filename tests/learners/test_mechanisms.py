@@ -354,7 +354,7 @@ def test_exponential_utility_bound_hand_value_and_exact_tail():
     # (2/eps)(ln|H| + tau) with |H| = 100, eps = 1, tau = ln 20: 2 ln 2000 = 15.201805.
     b = exponential_mechanism_utility_bound(100, 1.0, math.log(20))
     assert b == pytest.approx(15.201805, rel=1e-7)
-    # Exact tail mass (no sampling; notes check E1): the probability of a score
+    # Exact tail mass (no sampling): the probability of a score
     # below max - bound is <= e^-tau, also for the worst arrangement where every other
     # candidate sits just below the cut.
     rng = np.random.default_rng(7)

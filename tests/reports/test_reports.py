@@ -147,7 +147,7 @@ def test_html_renders_one_and_two_sided_scaling_fits():
 
 @pytest.mark.slow
 def test_whole_smoke_profile_on_a_dask_local_cluster_matches_local(tmp_path):
-    # Issue 7: the smoke profile on a LocalCluster (worker processes on loopback) gives the same
+    # The smoke profile on a LocalCluster (worker processes on loopback) gives the same
     # results.json as a local run: same seeds per chunk, same order, whatever runs the chunks.
     distributed = pytest.importorskip("dask.distributed")
     import joblib

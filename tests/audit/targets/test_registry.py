@@ -87,7 +87,7 @@ def test_accountant_epsilon_of_laplace_is_its_epsilon():
 
 
 def test_every_target_family_has_a_planted_bug():
-    # DESIGN.md: "every target family has planted-bug variants that the auditor must flag".
+    # Every target family has planted-bug variants that the auditor must flag.
     from privbound.audit.targets import targets
 
     families = {t.family for t in targets()}
