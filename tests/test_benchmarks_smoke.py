@@ -18,7 +18,7 @@ import pandas as pd
 import pytest
 from scipy import stats
 
-BENCH = Path(__file__).resolve().parents[1] / "benchmarks"
+BENCH = Path(__file__).resolve().parents[1] / "benchmarks"  # tests/ is one level below the repository
 
 
 def _load(name: str):
@@ -70,6 +70,14 @@ def test_trial_engine_quick_runs():
     assert proc.returncode == 0, proc.stderr
     assert "outputs bit-identical: True" in proc.stdout
     assert "[PASS] n_jobs=1 and n_jobs=2 outputs bit-identical" in proc.stdout
+
+
+def test_cli_latency_quick_runs():
+    proc = _run("cli_latency.py", "--quick")
+    assert proc.returncode == 0, proc.stderr
+    for name in ("import numpy, scipy, sklearn (baseline)", "privbound --help", "privbound list", "privbound bounds list"):
+        assert name in proc.stdout
+    assert "privbound list within 1.5x of the baseline" in proc.stdout
 
 
 def test_randomized_response_limit_matches_independent_clopper_pearson(tight):
