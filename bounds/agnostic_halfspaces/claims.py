@@ -245,7 +245,7 @@ def lemma_3_4_n(d, p, alpha, beta, epsilon, delta, K=1.0):
 
 register(Claim(
     id=P + "lemma-3.4",
-    statement=("(alpha, beta, delta_DP in (0, 1/2), eps_DP in (0, 1) [revised].) The polynomial q computed from the n/2 "
+    statement=("(alpha, beta, delta_DP in (0, 1/2), eps_DP in (0, 1) [corrected from (0, 1]].) The polynomial q computed from the n/2 "
                "samples S_1 of Algorithm 2 is (eps_DP, delta_DP)-DP and ||q||_{L2(mu)} <= 1. If n/2 = Omega~(D_p/alpha^2 + "
                "D_p/(eps_DP alpha)), then with probability >= 1 - beta/2, L_s(q) <= inf_Q L_s(Q) + c_0^2 c^2 alpha^2 (10)."),
     latex=(r"n\ge K\left(\frac{D_p\ell}{\alpha^2}+\frac{D_p\ell\sqrt{L_\delta}}{\varepsilon_{\rm DP}\alpha}\right),"

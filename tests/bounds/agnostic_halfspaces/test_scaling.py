@@ -147,7 +147,7 @@ def test_scaling_check_default_discriminates(check_context):
     # is an upper bound, slope <= 2); the privacy-dominated regime would give slope 1 (D_p/(eps alpha)).
     # Asserted: the 95% CI excludes 1 and does not lie above 2 (a refutation of the upper bound would).
     # The measured slopes stay below 2 (pre-asymptotic flattening near alpha = 0.1; benchmarks/README.md), so a
-    # two-sided check would fail at some seeds, this one (11) among them; the registered check is one-sided.
+    # two-sided check would fail at some seeds; the registered check is one-sided.
     out = AH.check_thm21_scaling(check_context(11, "default"))
     lo, hi = out.details["slope_ci_two_sided"]
     assert lo <= 2.0
