@@ -108,7 +108,8 @@ def check_44_noisy_gradient(ctx: CheckContext) -> CheckResult:
     Algorithm 3's sigma = 2L sqrt(2 ln(2/delta))/(eps m_0), i.e. f = -(the released gradient)). With m_0 the
     lemma's bound at C = 4 (derived in the body) and q = Pr_mu[w.x in B_phi] exact for Gaussian x
     (q = Phi(sin phi - tau cos phi) - Phi(-sin phi - tau cos phi)), the event "for all unit u with
-    E_P[g].u >= 0: f.u >= E_P[g].u/2 - eta, and ||f|| <= 2||E_P[g]|| + eta" must fail w.p. <= beta_0 = 0.1. The 'for all u' is exact (hemisphere minimum).
+    E_P[g].u >= 0: f.u >= E_P[g].u/2 - eta, and ||f|| <= 2||E_P[g]|| + eta" must fail w.p. <= beta_0 = 0.1.
+    The 'for all u' is exact (hemisphere minimum).
     E_P[g] from 2e6 fresh points (sd < 1e-3 per coordinate). d = 5, eta = OPT = 0.1 (random noise), eps = 0.5,
     delta = 1e-5, three (angle(w, w*), phi) configurations. False-fail rate <= 0.001 (exact binomial, min p over 3
     configurations is Bonferroni-checked through the Holm family of the run).
