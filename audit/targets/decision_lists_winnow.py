@@ -620,7 +620,7 @@ def _register_one_run() -> None:
         description=f"DP-Winnow tuned for one-run canary rounds ({params}); many-trial pair: 20 canary "
                     "rounds, statistic = firing at round 0",
         score=_first_update_at_zero, default_trials=10_000,
-        claim_source="notes Sec. 5.4: eps_hat + composition of mK 4eta-DP draws (learner's own accounting)", **common,
+        claim_source="Lemma 11 [RECON accounting]: eps_hat + composition of mK 4eta-DP draws (learner's own accounting)", **common,
     ))
     register_target(Target(
         "dp-winnow-one-run-query-on-mistakes", "winnow", DPWinnowMechanism(learner, query_every_round=False, max_updates=K),
@@ -658,7 +658,7 @@ def _register_one_run() -> None:
         description=f"DP-GreedyCover, eps_step = 0.4, delta = 1e-5, tuned for one-run canary features; many-trial "
                     f"pair: {n} canary records, statistic = bit of canary feature 0 if chosen before T",
         default_trials=20_000,
-        claim_source="Theorem 7 [RECON] replace-one: eps_AR + eps_step/2 (notes Sec. 5.2)", **common,
+        claim_source="Theorem 7 [RECON] replace-one: eps_AR + eps_step/2 (set-cover analysis)", **common,
     ))
     register_target(Target(
         "greedy-cover-one-run-step-40", "greedy-cover", GreedyCoverMechanism(40.0), c0, c1, gg.epsilon, gg.delta,
@@ -681,7 +681,7 @@ def _register_greedy_cover() -> None:
         description="DP-GreedyCover, eps_step = 1, canary feature firing only on the changed record; "
                     "statistic = bit attached to the canary feature",
         paper=PAPER, score=_canary_bit, default_trials=20_000,
-        claim_source="Theorem 7 [RECON] replace-one: eps_AR + eps_step/2 (notes Sec. 5.2)",
+        claim_source="Theorem 7 [RECON] replace-one: eps_AR + eps_step/2 (set-cover analysis)",
     ))
     # accumulating pair: correct claim and the one-round planted bug
     eps_step, delta = 4.0, 1e-5
@@ -692,7 +692,7 @@ def _register_greedy_cover() -> None:
         description="DP-GreedyCover, eps_step = 4, changed record fired by 9 features; "
                     "statistic = rounds before the record is covered",
         paper=PAPER, score=_rounds_before_cover(k), default_trials=60_000,
-        claim_source="Theorem 7 [RECON] replace-one: eps_AR + eps_step/2 (notes Sec. 5.2)",
+        claim_source="Theorem 7 [RECON] replace-one: eps_AR + eps_step/2 (set-cover analysis)",
         one_run_design=GREEDY_COVER_CANARY_FEATURES_DESIGN,
     ))
     register_target(Target(
@@ -716,7 +716,7 @@ def _register_dp_winnow() -> None:
         description="DP-Winnow, relaxed parameters (eps_hat=1, eta=0.05, m=5, L=1, K=3), d=11, T=60; "
                     "white-box replay log-likelihood statistic",
         paper=PAPER, score=winnow_replay_llr(learner, w0, w1), default_trials=20_000,
-        claim_source="notes Sec. 5.4: eps_hat + composition of mK 4eta-DP draws (learner's own accounting)",
+        claim_source="Lemma 11 [RECON accounting]: eps_hat + composition of mK 4eta-DP draws (learner's own accounting)",
     ))
     register_target(Target(
         "dp-winnow-query-on-mistakes", "winnow", DPWinnowMechanism(learner, query_every_round=False), w0, w1,

@@ -174,7 +174,7 @@ register(Claim(
             Condition("epsilon > 0", _eps_pos),
             Condition("0 < delta < 1", _delta_01)),
     errata=("The accuracy parameter alpha is suppressed in the statement; the natural full form is "
-            "O~(|F| log(1/delta)/(alpha epsilon)) (notes Sec. 2).",),
+            "O~(|F| log(1/delta)/(alpha epsilon)).",),
     checks=(Check("sample-size-scaling", "scaling", greedy_cover.check_theorem1_scaling,
                   "needed n of DPGreedyCover vs |F| (O~(|F|)) and vs epsilon_step (exponent -1), OLS fits"),),
 ))
@@ -198,8 +198,8 @@ register(Claim(
             Condition("T >= 1 integer", _T_pos),
             Condition("0 < beta < 1/2", lambda p: 0 < p["beta"] < 0.5),
             Condition("0 < c < 1/2", lambda p: 0 < p["c"] < 0.5)),
-    errata=("Text says 'halfspaces over {-1,1}'; meant {-1,1}^d (notes Sec. 9 item 10).",
-            "Explicit constants are reconstructed (notes Sec. 5.5): ~3.7e5 ln(2T^2/b) ln^{3/2}(T^2/b) ln^3 d "
+    errata=("Text says 'halfspaces over {-1,1}'; meant {-1,1}^d.",
+            "Explicit constants are reconstructed (Theorem 12 at Lemma 11's calibration): ~3.7e5 ln(2T^2/b) ln^{3/2}(T^2/b) ln^3 d "
             "ln^2(2/delta)/(c^3 (1-c)^3 eps^4 rho^6); the formula uses the corrected Theorem 12 count.",
             "Signed targets need the 2d transform, so ln d -> ln 2d."),
     reconstructed=True,
@@ -225,8 +225,7 @@ register(Claim(
             Condition("|H| = H >= 1", lambda p: p["H"] >= 1),
             Condition("tau > 0", lambda p: p["tau"] > 0)),
     errata=("Printed sampling weight exp(-epsilon q/2) has the wrong sign for a maximised score: it selects "
-            "the worst candidate and the utility claim fails; implemented with exp(+epsilon q/2) "
-            "(notes Sec. 9 item 1).",),
+            "the worst candidate and the utility claim fails; implemented with exp(+epsilon q/2).",),
     checks=(Check("exact-dp", "exact", exponential_mechanism.check_lemma3_dp,
                   "max log-ratio over neighbouring score vectors (vertex enumeration) <= epsilon"),
             Check("exact-utility", "exact", exponential_mechanism.check_lemma3_utility,
@@ -265,9 +264,9 @@ register(Claim(
             Condition("epsilon_step > 0", lambda p: p["epsilon_step"] > 0),
             Condition("0 < alpha < 1", lambda p: 0 < p["alpha"] < 1),
             Condition("0 < beta < 1", _beta_01)),
-    errata=("Statement missing from the text; reconstructed from the set-cover template (notes Sec. 5.2).",
-            "Replace-one epsilon is eps_AR + eps_step/2 with the same delta [revised].",
-            "Gupta et al.'s epsilon' corresponds to eps_step/2 (notes Sec. 4.8 [revised])."),
+    errata=("Statement missing from the text; reconstructed from the set-cover analysis the paper follows (Gupta et al. 2010).",
+            "Replace-one epsilon is eps_AR + eps_step/2 with the same delta (remove, then add).",
+            "Gupta et al.'s epsilon' corresponds to eps_step/2."),
     reconstructed=True,
     checks=(Check("training-error", "probabilistic", greedy_cover.check_theorem7_training_error,
                   "training errors <= E w.p. >= 1 - beta/2 (Monte Carlo over EM coins)"),
@@ -319,7 +318,7 @@ register(Claim(
             Condition("T >= 1 integer", _T_pos),
             Condition("0 < beta < 1", _beta_01)),
     errata=("alpha and the hypotheses are lost in the text; reconstructed, consistent with the "
-            "16 ln(2T^2/beta)/eps_hat of Theorem 12's proof (notes Sec. 2).",),
+            "16 ln(2T^2/beta)/eps_hat of Theorem 12's proof.",),
     reconstructed=True,
     checks=(Check("mc-accuracy", "probabilistic", sparse_vector.check_lemma10_accuracy,
                   "failure rate of conclusions (1)-(2) over adversarial sequences vs beta (SparseVector)"),
@@ -342,10 +341,11 @@ register(Claim(
             Condition("0 < delta < 1", _delta_01),
             Condition("K >= 1", lambda p: p["K"] >= 1),
             Condition("m >= 1", lambda p: p["m"] >= 1)),
-    errata=("Proof missing; reconstructed accounting (notes Sec. 5.4). The two-part total with K+1 SVT "
-            "instances and delta/2 each exceeds epsilon for delta >~ 0.46 [revised]; the sharp single-instance "
+    errata=("Proof missing; reconstructed accounting. The two-part total with K+1 SVT "
+            "instances and delta/2 each exceeds epsilon for delta >~ 0.46; the sharp single-instance "
             "total (registered) is <= 0.61 epsilon on all of (0,1)^2.",
-            "SVT privacy requires AddQuery every round, not only on mistake rounds (notes Sec. 3.8 note 1)."),
+            "SVT privacy requires AddQuery every round, not only on mistake rounds (the presence of a query "
+            "must not depend on a label)."),
     checks=(Check("calibration-grid", "deterministic", dp_winnow_privacy.check_lemma11_grid,
                   "reconstructed totals <= epsilon over a grid of (epsilon, delta, K, m)"),
             Check("dp-accounting", "deterministic", dp_winnow_privacy.check_lemma11_accountants,
@@ -371,8 +371,8 @@ register(Claim(
             Condition("epsilon_hat > 0", lambda p: p["epsilon_hat"] > 0),
             Condition("K >= 1", lambda p: p["K"] >= 1)),
     errata=("Printed count 16 ln(2T^2/beta) K / eps_hat omits the firing round of each window (+1), the final "
-            "window and the empty-cache case (notes Sec. 9 item 6); corrected (K+1)(L+alpha+1) registered.",
-            "The calibrated bound is vacuous (>> T) at practical sizes (notes Sec. 5.5, D7)."),
+            "window and the empty-cache case; corrected (K+1)(L+alpha+1) registered.",
+            "The calibrated bound is vacuous (>> T) at practical sizes."),
     reconstructed=True,
     checks=(Check("window-count", "deterministic", dp_winnow_regret.check_theorem12_window_count,
                   "worst case consistent with Lemmas 10 and 14 vs the printed count (erratum)"),
@@ -397,7 +397,7 @@ register(Claim(
             Condition("0 < c < 1/2", lambda p: 0 < p["c"] < 0.5),
             Condition("0 < rho <= 1", lambda p: 0 < p["rho"] <= 1)),
     errata=("m = 2 ln(T/beta)/(c^2 rho^2) is not justified: the union bound runs over (sample, round) pairs, "
-            "<= T^2 of them; use ln(T^2/beta) (notes Sec. 2 [revised]).",),
+            "<= T^2 of them; use ln(T^2/beta).",),
     reconstructed=True,
     checks=(Check("single-draw-hoeffding", "exact", dp_winnow_regret.check_lemma13_single_draw,
                   "exact binomial tail <= e^{-m mu^2/2}; T^2 e^{-m c^2 rho^2/2} <= beta at the registered m"),
@@ -419,7 +419,7 @@ register(Claim(
             Condition("0 < eta < 2 (1 - c) rho", lambda p: 0 < p["eta"] < 2 * (1 - p["c"]) * p["rho"]),
             Condition("0 <= c < 1/2", lambda p: 0 <= p["c"] < 0.5)),
     errata=("K depends on eta (Lemma 14) and eta on K (Lemma 11); the text does not solve this. Closed form "
-            "K* = ceil(((ln d + a^2/2)/((1-c) a rho))^2), a = eps/(8 sqrt(2 m ln(2/delta))) (notes).",),
+            "K* = ceil(((ln d + a^2/2)/((1-c) a rho))^2), a = eps/(8 sqrt(2 m ln(2/delta))) (derived here).",),
     checks=(Check("k-star", "deterministic", dp_winnow_regret.check_lemma14_k_star,
                   "g(K) <= K at K*, 2K*, 10K* over a grid"),
             Check("runs", "probabilistic", dp_winnow_regret.check_lemma14_runs,
@@ -442,9 +442,9 @@ register(Claim(
     hidden_constants={"C_15": 1.0},
     regime=(Condition("r >= 2", lambda p: p["r"] >= 2),
             Condition("1 <= D <= r - 1", lambda p: 1 <= p["D"] <= p["r"] - 1)),
-    errata=("The 2d transform formula is missing from the text (reconstructed, notes Sec. 3.9).",
+    errata=("The 2d transform formula is missing from the text (reconstructed: z = (x, -x), v' = (v+, v-)).",
             "The construction must give weight 0 to the final run of rules sharing the default's bit, "
-            "otherwise the margin is Theta(r^-(D+1)) (notes Sec. 3.9 [revised]).",
+            "otherwise the margin is Theta(r^-(D+1)).",
             "For the construction, C_15 = 1/3 suffices: margin >= (1/3)(D/(r+D-1))^D (derived here)."),
     checks=(Check("exhaustive-construction", "exact", decision_lists_via_winnow.check_lemma15_construction,
                   "exact representation and margin >= (1/3)(D/(r+D-1))^D on all inputs, d <= 11; 2d transform"),

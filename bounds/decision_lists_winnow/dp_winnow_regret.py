@@ -71,7 +71,7 @@ def check_calibrated_vacuity(ctx: CheckContext) -> CheckResult:
     return inconclusive(
         cal["mistakes"], T, "deterministic",
         "the calibrated Theorem 12 / Theorem 2 bound exceeds the horizon T by many orders of magnitude, "
-        "so it is vacuous at practical sizes (notes Sec. 5.5, D7); an empirical pass would not be evidence "
+        "so it is vacuous at practical sizes; an empirical pass would not be evidence "
         "for the theorem. The parametric check (relaxed parameters) is decision-lists-winnow/theorem-12:parametric.",
         parameters=_CALIBRATED, calibration=cal, bound_over_T=cal["mistakes"] / T,
     )
@@ -100,7 +100,7 @@ def check_theorem12_window_count(ctx: CheckContext) -> CheckResult:
     out = inequality(worst, 1.0, sense="<=", grid=rows, corrected_bound_holds=bool(corrected_ok),
                      note="observed = max (worst case consistent with Lemmas 10, 14) / (16 ln(2T^2/beta) K / eps_hat)")
     if out.status == "fail":
-        out.details["erratum"] = ("Theorem 12 count (notes Sec. 9 item 6): the proof allows 2 alpha mistakes per "
+        out.details["erratum"] = ("Theorem 12 count (erratum): the proof allows 2 alpha mistakes per "
                                   "update but the firing round adds one more per window; corrected bound "
                                   "(K+1)(L+alpha+1) is registered as the formula")
     if not corrected_ok:
