@@ -264,7 +264,8 @@ register(Claim(
             Condition("epsilon_step > 0", lambda p: p["epsilon_step"] > 0),
             Condition("0 < alpha < 1", lambda p: 0 < p["alpha"] < 1),
             Condition("0 < beta < 1", _beta_01)),
-    errata=("Statement missing from the text; reconstructed from the set-cover analysis the paper follows (Gupta et al. 2010).",
+    errata=("Statement missing from the text; reconstructed from the set-cover analysis the paper follows "
+            "(Gupta et al. 2010).",
             "Replace-one epsilon is eps_AR + eps_step/2 with the same delta (remove, then add).",
             "Gupta et al.'s epsilon' corresponds to eps_step/2."),
     reconstructed=True,
