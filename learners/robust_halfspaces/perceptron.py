@@ -72,6 +72,7 @@ __all__ = [
     "algorithm1_dp_event",
     "calibrate_gaussian_noise",
     "prepare_inputs",
+    "halfspace_predict",
 ]
 
 _ADD_REMOVE = NeighbouringRelation.ADD_OR_REMOVE_ONE
@@ -118,6 +119,11 @@ def prepare_inputs(X: Any, y: Any, input_check: str = "clip", *, name: str = "X"
         i = int(np.argmax(norms))
         raise ValueError(f"{name} rows must lie in the unit ball (||x|| <= 1); row {i} has norm {norms[i]:.6g}")
     return X, y
+
+
+def halfspace_predict(w: np.ndarray, X: Any) -> np.ndarray:
+    """h_w(x) = sgn(<w, x>) with a zero score predicted as -1 (a zero score is a mistake for either label)."""
+    return np.where(check_finite_array(X, "X", ndim=2) @ w > 0, 1.0, -1.0)
 
 
 def _split_data(data: Any) -> tuple[Any, Any]:
@@ -313,7 +319,7 @@ class Perceptron:
         return self
 
     def predict(self, X: Any) -> np.ndarray:
-        return np.where(check_finite_array(X, "X", ndim=2) @ self.coef_ > 0, 1.0, -1.0)
+        return halfspace_predict(self.coef_, X)
 
 
 # --------------------------------------------------------------------------- MarginPerceptron
@@ -378,7 +384,7 @@ class MarginPerceptron:
         return self
 
     def predict(self, X: Any) -> np.ndarray:
-        return np.where(check_finite_array(X, "X", ndim=2) @ self.coef_ > 0, 1.0, -1.0)
+        return halfspace_predict(self.coef_, X)
 
 
 # --------------------------------------------------------------------------- DPBatchPerceptron
@@ -563,7 +569,7 @@ class DPBatchPerceptron:
         return self
 
     def predict(self, X: Any) -> np.ndarray:
-        return np.where(check_finite_array(X, "X", ndim=2) @ self.coef_ > 0, 1.0, -1.0)
+        return halfspace_predict(self.coef_, X)
 
     def decision_function(self, X: Any) -> np.ndarray:
         return check_finite_array(X, "X", ndim=2) @ self.coef_

@@ -79,6 +79,19 @@ def brute_force_robust_error(w: Any, X: Any, y: Any, gamma: float, rng: np.rando
     return float(np.mean(worst.min(axis=1) <= 0))
 
 
+def _radius_per_class(W: np.ndarray, X: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """(f^y - f^k) / ||w_y - w_k|| for every point and class k (inf for k = y and for w_k = w_y): shape (n, K)."""
+    S = X @ W.T
+    sy = S[np.arange(len(y)), y]
+    diff = np.linalg.norm(W[:, None, :] - W[None, :, :], axis=2)  # (K, K)
+    num = sy[:, None] - S  # (n, K)
+    den = diff[y]  # (n, K)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        r = np.where(den > 0, num / np.where(den > 0, den, 1.0), np.inf)
+    r[np.arange(len(y)), y] = np.inf
+    return r
+
+
 def certified_radius_linear(W: Any, X: Any, y: Any) -> np.ndarray:
     """Lemma 22 for linear scores f^k(x) = <w_k, x>: r(x, y) = min_{y' != y} (f^y - f^y') / ||w_y - w_y'||.
 
@@ -89,15 +102,7 @@ def certified_radius_linear(W: Any, X: Any, y: Any) -> np.ndarray:
     W = np.asarray(W, float)
     X = np.asarray(X, float)
     y = np.asarray(y, dtype=np.int64)
-    S = X @ W.T
-    sy = S[np.arange(len(y)), y]
-    diff = np.linalg.norm(W[:, None, :] - W[None, :, :], axis=2)  # (K, K)
-    num = sy[:, None] - S  # (n, K)
-    den = diff[y]  # (n, K)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        r = np.where(den > 0, num / np.where(den > 0, den, 1.0), np.inf)
-    r[np.arange(len(y)), y] = np.inf
-    return r.min(axis=1)
+    return _radius_per_class(W, X, y).min(axis=1)
 
 
 def linear_flip_attack(W: Any, X: Any, y: Any, radius: np.ndarray, scale: float = 1.0 + 1e-6) -> np.ndarray:
@@ -106,13 +111,7 @@ def linear_flip_attack(W: Any, X: Any, y: Any, radius: np.ndarray, scale: float 
     W = np.asarray(W, float)
     X = np.asarray(X, float)
     y = np.asarray(y, dtype=np.int64)
-    S = X @ W.T
-    sy = S[np.arange(len(y)), y]
-    diff = np.linalg.norm(W[:, None, :] - W[None, :, :], axis=2)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        r = np.where(diff[y] > 0, (sy[:, None] - S) / np.where(diff[y] > 0, diff[y], 1.0), np.inf)
-    r[np.arange(len(y)), y] = np.inf
-    k = r.argmin(axis=1)
+    k = _radius_per_class(W, X, y).argmin(axis=1)
     u = W[y] - W[k]
     u /= np.linalg.norm(u, axis=1, keepdims=True)
     return X - scale * np.asarray(radius, float)[:, None] * u

@@ -23,10 +23,10 @@ from typing import Any
 import numpy as np
 from scipy import special
 
-from privbound.learners.validation import Interval, StrOptions, check_finite_array, check_int, check_rng, validate_parameters
+from privbound.learners.validation import Interval, StrOptions, check_int, check_rng, validate_parameters
 from privbound.learners.neighbouring import NeighbouringRelation
 from privbound.learners.mechanisms import PrivacyGuarantee
-from privbound.learners.robust_halfspaces.perceptron import _RANDOM_STATE, _rng_of, _split_data, prepare_inputs
+from privbound.learners.robust_halfspaces.perceptron import _RANDOM_STATE, _rng_of, _split_data, halfspace_predict, prepare_inputs
 
 __all__ = ["SphereExponentialMechanism", "circle_arcs", "uniform_sphere"]
 
@@ -166,4 +166,4 @@ class SphereExponentialMechanism:
         return self
 
     def predict(self, X: Any) -> np.ndarray:
-        return np.where(check_finite_array(X, "X", ndim=2) @ self.coef_ > 0, 1.0, -1.0)
+        return halfspace_predict(self.coef_, X)
