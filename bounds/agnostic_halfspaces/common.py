@@ -23,6 +23,7 @@ from typing import Callable
 
 import numpy as np
 
+from privbound.learners.accounting import delta_of, epsilon_of
 from privbound.audit.engine import map_chunks
 from privbound.bounds import checks as C
 from privbound.bounds.checks import CheckContext, CheckResult
@@ -173,20 +174,13 @@ def gaussian_delta_mu(epsilon: float, mu: float) -> float:
 def pld_delta(epsilon: float, noise_multiplier: float) -> float:
     """The same curve from dp_accounting's PLD accountant (a second, independent computation)."""
     import dp_accounting
-    from dp_accounting.pld import pld_privacy_accountant
 
-    acc = pld_privacy_accountant.PLDAccountant(value_discretization_interval=1e-4)
-    acc.compose(dp_accounting.GaussianDpEvent(noise_multiplier))
-    return float(acc.get_delta(epsilon))
+    return delta_of(dp_accounting.GaussianDpEvent(noise_multiplier), epsilon, "pld")
 
 
 def pld_epsilon(event, delta: float) -> float:
-    """epsilon at ``delta`` of a ``DpEvent`` by dp_accounting's PLD accountant (discretisation 1e-4)."""
-    from dp_accounting.pld import pld_privacy_accountant
-
-    acc = pld_privacy_accountant.PLDAccountant(value_discretization_interval=1e-4)
-    acc.compose(event)
-    return float(acc.get_epsilon(delta))
+    """epsilon at ``delta`` of a ``DpEvent`` by dp_accounting's PLD accountant."""
+    return epsilon_of(event, delta, "pld")
 
 
 def gm_calibration(ctx: CheckContext, sigma_over_sens: Callable[[float, float], float], eps_grid, delta_grid,

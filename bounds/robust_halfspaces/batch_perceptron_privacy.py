@@ -24,25 +24,16 @@ from privbound.bounds.robust_halfspaces.formulas import (
     subsampled_epsilon,
 )
 from privbound.learners.mechanisms import GaussianMechanism, gaussian_delta
-from privbound.learners.robust_halfspaces.perceptron import accountant_epsilon, algorithm1_dp_event
+from privbound.learners.accounting import epsilon_of
+from privbound.learners.robust_halfspaces.perceptron import algorithm1_dp_event
 
 __all__ = [
-    "pld_epsilon",
     "check_lemma19_arithmetic",
     "check_lemma19_accountants",
     "check_lemma20_exact",
     "check_lemma20_accountants",
     "check_lemma21_accountants",
 ]
-
-
-def pld_epsilon(event, delta: float, interval: float = 1e-4) -> float:
-    """epsilon at ``delta`` of ``event`` by dp_accounting's PLD accountant with discretisation ``interval``."""
-    from dp_accounting.pld import PLDAccountant
-
-    acc = PLDAccountant(value_discretization_interval=interval)
-    acc.compose(event)
-    return float(acc.get_epsilon(delta))
 
 
 def _classic_gaussian_sigma(epsilon: float, delta: float) -> float:
@@ -104,9 +95,9 @@ def check_lemma19_accountants(ctx: C.CheckContext) -> C.CheckResult:
         P = lemma19_accounting(eps, delta, T)
         joint = algorithm1_dp_event(P["p"], P["sigma"], P["b"], T)
         gauss = algorithm1_dp_event(P["p"], P["sigma"], None, T)
-        rdp = accountant_epsilon(joint, delta, "rdp")
-        pld = pld_epsilon(joint, delta, interval=min(1e-4, P["epsilon_acc"] / 1000))
-        ref = accountant_epsilon(gauss, delta, "rdp")
+        rdp = epsilon_of(joint, delta, "rdp")
+        pld = epsilon_of(joint, delta, "pld", pld_discretization=min(1e-4, P["epsilon_acc"] / 1000))
+        ref = epsilon_of(gauss, delta, "rdp")
         acc = min(rdp, pld)
         rows.append(dict(epsilon=eps, delta=delta, T=T, epsilon_acc=P["epsilon_acc"], rdp=rdp, pld=pld,
                          gaussian_only_rdp=ref, looseness_claim=eps / acc, looseness_accounting=P["epsilon_acc"] / acc))
@@ -157,10 +148,10 @@ def check_lemma20_accountants(ctx: C.CheckContext) -> C.CheckResult:
         sig = analytic_gaussian_sigma_independent(e0, d0)
         gau = E.PoissonSampledDpEvent(p, E.GaussianDpEvent(sig))
         iv = min(1e-4, claim / 1000)
-        rows.append(dict(p=p, epsilon_0=e0, delta_0=d0, claim=claim, pld_laplace=pld_epsilon(lap, p * d0, iv),
-                         pld_gaussian=pld_epsilon(gau, p * d0, iv),
+        rows.append(dict(p=p, epsilon_0=e0, delta_0=d0, claim=claim, pld_laplace=epsilon_of(lap, p * d0, "pld", pld_discretization=iv),
+                         pld_gaussian=epsilon_of(gau, p * d0, "pld", pld_discretization=iv),
                          # RDP's fractional-order series does not converge for large p; report it for p <= 0.1 only
-                         rdp_gaussian=accountant_epsilon(gau, p * d0, "rdp") if p <= 0.1 else None))
+                         rdp_gaussian=epsilon_of(gau, p * d0, "rdp") if p <= 0.1 else None))
     observed = min(r["claim"] / max(r["pld_laplace"], r["pld_gaussian"]) for r in rows)
     return C.inequality(observed, 1.0, sense=">=", grid=rows, looseness=observed)
 
@@ -192,8 +183,8 @@ def check_lemma21_accountants(ctx: C.CheckContext) -> C.CheckResult:
         lap = E.SelfComposedDpEvent(E.LaplaceDpEvent(1 / e0), T)
         gau = E.SelfComposedDpEvent(E.GaussianDpEvent(analytic_gaussian_sigma_independent(e0, d0)), T)
         rows.append(dict(T=T, epsilon_0=e0, delta_0=d0, claim=claim, optimal_composition=worst,
-                         pld_laplace=pld_epsilon(lap, target), rdp_laplace=accountant_epsilon(lap, target, "rdp"),
-                         pld_gaussian=pld_epsilon(gau, target), rdp_gaussian=accountant_epsilon(gau, target, "rdp")))
+                         pld_laplace=epsilon_of(lap, target, "pld"), rdp_laplace=epsilon_of(lap, target, "rdp"),
+                         pld_gaussian=epsilon_of(gau, target, "pld"), rdp_gaussian=epsilon_of(gau, target, "rdp")))
     observed = min(r["claim"] / max(r["optimal_composition"], r["pld_laplace"], r["pld_gaussian"]) for r in rows)
     loos = [r["claim"] / r["optimal_composition"] for r in rows]
     return C.inequality(observed, 1.0, sense=">=", grid=rows, looseness_vs_optimal_composition=[min(loos), max(loos)])

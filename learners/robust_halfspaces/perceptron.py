@@ -55,6 +55,7 @@ from privbound.learners.validation import (
     check_real,
     validate_parameters,
 )
+from privbound.learners.accounting import epsilon_of, make_accountant, quiet_absl
 from privbound.learners.neighbouring import NeighbouringRelation
 from privbound.learners.mechanisms import PrivacyGuarantee
 
@@ -188,37 +189,8 @@ def algorithm1_dp_event(p: float, sigma: float, b: float | None, T: int, repeats
     return ev if repeats == 1 else dp_accounting.SelfComposedDpEvent(ev, repeats)
 
 
-def _accountant(name: str):
-    from dp_accounting.pld import PLDAccountant
-    from dp_accounting.rdp import RdpAccountant
-
-    if name == "rdp":
-        return RdpAccountant()
-    if name == "pld":
-        return PLDAccountant(value_discretization_interval=1e-3)
-    raise ValueError(f"accountant must be 'rdp' or 'pld', got {name!r}")
-
-
-class _QuietAbsl:
-    """Silence absl's per-order RDP convergence warnings (fractional orders at large sampling rates)."""
-
-    def __enter__(self):
-        import logging
-
-        self._logger = logging.getLogger("absl")
-        self._level = self._logger.level
-        self._logger.setLevel(logging.ERROR)
-
-    def __exit__(self, *exc):
-        self._logger.setLevel(self._level)
-
-
-def accountant_epsilon(event: dp_accounting.DpEvent, delta: float, accountant: str = "rdp") -> float:
-    """epsilon at ``delta`` of ``event`` from dp_accounting's RDP or PLD accountant."""
-    with _QuietAbsl():
-        acc = _accountant(accountant)
-        acc.compose(event)
-        return float(acc.get_epsilon(delta))
+# Discretisation of the PLD accountant this learner calibrates and accounts with.
+PLD_STEP = 1e-3
 
 
 @functools.lru_cache(maxsize=256)
@@ -236,9 +208,9 @@ def calibrate_gaussian_noise(epsilon: float, delta: float, p: float, T: int, acc
         bracket = dp_accounting.ExplicitBracketInterval(0.3 * hi, 1.001 * hi)
     else:
         bracket = dp_accounting.LowerEndpointAndGuess(1e-3, 1.0)
-    with _QuietAbsl():
+    with quiet_absl():
         return float(dp_accounting.calibrate_dp_mechanism(
-            lambda: _accountant(accountant),
+            lambda: make_accountant(accountant, pld_discretization=PLD_STEP),
             lambda s: algorithm1_dp_event(p, s, None, T, repeats),
             epsilon, delta,
             bracket_interval=bracket,
@@ -512,7 +484,7 @@ class DPBatchPerceptron:
         if P.source.startswith("free"):
             if P.sigma <= 0 or (P.stopping and not P.b):
                 raise ValueError("no privacy guarantee: noise_std (and laplace_scale with the stopping test) must be > 0")
-            e = accountant_epsilon(event, delta, self.accountant)
+            e = epsilon_of(event, delta, self.accountant, pld_discretization=PLD_STEP)
             return PrivacyGuarantee(e, delta, _ADD_REMOVE, f"dp_accounting {self.accountant} on the DpEvent (free parameters)", event)
         if P.stopping:
             return PrivacyGuarantee(eps, delta, _ADD_REMOVE,
@@ -691,7 +663,7 @@ class OneVsRestDPPerceptron:
                 params["noise_std"] = calibrate_gaussian_noise(eps, delta, P.p, P.T, base.accountant, K)
             per = dict(epsilon=eps, delta=delta)
             event = algorithm1_dp_event(P.p, params["noise_std"], None, P.T, K)
-            total = accountant_epsilon(event, delta, base.accountant)
+            total = epsilon_of(event, delta, base.accountant, pld_discretization=PLD_STEP)
             self.guarantee_ = PrivacyGuarantee(total, delta, _ADD_REMOVE,
                                                f"dp_accounting {base.accountant}: {K} classes x {P.T} subsampled Gaussian steps", event)
         else:

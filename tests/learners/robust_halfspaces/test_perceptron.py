@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
+from privbound.learners.accounting import epsilon_of
 from privbound.learners.mechanisms import GaussianMechanism
 from privbound.learners.neighbouring import NeighbouringRelation
 from privbound.learners.robust_halfspaces.perceptron import (
@@ -18,10 +19,10 @@ from privbound.learners.robust_halfspaces.perceptron import (
     MarginPerceptron,
     OneVsRestDPPerceptron,
     Perceptron,
-    accountant_epsilon,
     calibrate_gaussian_noise,
     lemma18_iterations,
     lemma19_parameters,
+    PLD_STEP,
     prepare_inputs,
     stopping_threshold,
 )
@@ -164,9 +165,9 @@ def test_experimental_variant_calibration_by_independent_accountant():
     est = DPBatchPerceptron(0.1, epsilon=1.0, delta=1e-5, variant="experimental", sampling_rate=0.05, n_iter=50)
     P = est.parameters()
     assert P.b is None and not P.stopping and P.T == 50
-    assert accountant_epsilon(est.dp_event(), 1e-5, "pld") <= 1.0 + 1e-3
+    assert epsilon_of(est.dp_event(), 1e-5, "pld", pld_discretization=PLD_STEP) <= 1.0 + 1e-3
     bigger = DPBatchPerceptron(0.1, variant="experimental", sampling_rate=0.05, n_iter=50, noise_std=0.9 * P.sigma)
-    assert accountant_epsilon(bigger.dp_event(), 1e-5, "rdp") > 1.0
+    assert epsilon_of(bigger.dp_event(), 1e-5, "rdp") > 1.0
     assert est.guarantee.epsilon == 1.0 and est.guarantee.delta == 1e-5
 
 
@@ -175,7 +176,7 @@ def test_theory_guarantee_is_lemma19_and_accountants_agree_it_is_loose():
     g = est.guarantee
     assert (g.epsilon, g.delta, g.neighbouring) == (0.5, 1e-5, NeighbouringRelation.ADD_OR_REMOVE_ONE)
     # The dominating-Gaussian event must give a (much) smaller epsilon than the claim (Lemma 19's accounting is ~7x loose).
-    assert accountant_epsilon(g.dp_event(), 1e-5, "rdp") < 0.5 / 5
+    assert epsilon_of(g.dp_event(), 1e-5, "rdp") < 0.5 / 5
 
 
 def test_input_checks_and_errors():
