@@ -16,7 +16,7 @@ from privbound.reports.nightly import run_nightly
 
 def _results(started, audits, checks=()):
     return {
-        "schema": "privbound.nightly/1", "profile": "smoke", "started_utc": started, "finished_utc": started,
+        "schema": "privbound.nightly/2", "profile": "smoke", "started_utc": started, "finished_utc": started,
         "wall_seconds": 1.0, "code_version": "test", "seed": 0, "audits": audits, "checks": list(checks),
         "counts": {"holds": 0, "violated": 0, "caught": 0, "missed": 0, "error": 0, "checks_pass": 0,
                    "checks_fail": 0, "checks_inconclusive": 0, "checks_expected_fail": 0},
