@@ -5,8 +5,8 @@ and the :class:`CheckResult` they return. Importing the package registers the cl
 of every paper (one subpackage per paper; the registry itself imports none of them).
 """
 
-from privbound.bounds.checks import PROFILES, CheckContext, CheckResult, CheckStatus, check, run_checks
-from privbound.bounds.registry import Check, Claim, ClaimKind, Condition, claims, evaluate, get, register
+from privbound.bounds.checks import PROFILES, CheckContext, CheckResult, CheckStatus, MutantResult, check, run_checks, run_mutants
+from privbound.bounds.registry import Check, Claim, ClaimKind, Condition, Mutant, claims, evaluate, get, register
 
 from privbound.bounds import agnostic_halfspaces, decision_lists_winnow, robust_halfspaces  # noqa: E402,F401  (register)
 
@@ -19,10 +19,13 @@ __all__ = [
     "Claim",
     "ClaimKind",
     "Condition",
+    "Mutant",
+    "MutantResult",
     "check",
     "claims",
     "evaluate",
     "get",
     "register",
     "run_checks",
+    "run_mutants",
 ]

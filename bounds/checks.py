@@ -44,6 +44,8 @@ __all__ = [
     "check",
     "run_checks",
     "holm",
+    "MutantResult",
+    "run_mutants",
 ]
 
 
@@ -427,3 +429,83 @@ def _holm_adjusted(results: list[CheckResult], alpha: float) -> list[CheckResult
         holm_record = {"family_size": len(stat), "alpha": alpha, "rejected": rej, "unadjusted_status": r.status}
         out[i] = replace(r, status=CheckStatus.FAIL if rej else CheckStatus.PASS, details={**r.details, "holm": holm_record})
     return out
+
+
+# ----------------------------------------------------------------------- mutants
+
+
+@dataclass(frozen=True)
+class MutantResult:
+    """One check run with one of its mutants applied.
+
+    Attributes
+    ----------
+    claim_id, check, mutant : str
+        Which check, and which of its mutants.
+    description : str
+        What the mutant breaks.
+    profile : str
+        The profile the check ran at.
+    detected : bool
+        The check failed while the mutant was applied (a check that raises is not a detection).
+    status : CheckStatus or None
+        The check's status under the mutant (``None`` when it raised).
+    observed, bound : float
+        What the check saw under the mutant.
+    power : str
+        The mutant's stated detection power, when the claim is too loose for a 2x deviation.
+    wall_seconds : float
+        Wall time of the run.
+    error : str or None
+        The exception the check raised under the mutant, if any.
+    """
+
+    claim_id: str
+    check: str
+    mutant: str
+    description: str
+    profile: str
+    detected: bool
+    status: CheckStatus | None
+    observed: float
+    bound: float
+    power: str = ""
+    wall_seconds: float = 0.0
+    error: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return json_safe(asdict(self))
+
+
+def run_mutants(ids: Iterable[str] | None = None, *, profile: str | Profile | None = None,
+                n_jobs: int | None = 1, progress: Any = None) -> list[MutantResult]:
+    """Run every check of the given claims (all by default) once per mutant, with the mutant applied.
+
+    ``profile=None`` runs each mutant at its own ``Mutant.profile`` (the smallest profile
+    expected to detect it); a profile given runs them all there. The seeds are the checks'
+    usual stable seeds, so a mutant changes nothing but the code it patches.
+    """
+    from privbound.bounds.registry import claims as all_claims, get
+
+    selected = [get(i) for i in ids] if ids is not None else [c for c in all_claims() if c.checks]
+    out: list[MutantResult] = []
+    for claim in selected:
+        for chk in claim.checks:
+            for mutant in chk.mutants:
+                prof = _profile(mutant.profile if profile is None else profile)
+                start = time.perf_counter()
+                try:
+                    with mutant.apply():
+                        res = _run_one(claim, chk, seed=None, profile=prof, n_jobs=n_jobs)
+                    row = MutantResult(claim.id, chk.name, mutant.name, mutant.description, prof.name,
+                                       res.status is CheckStatus.FAIL, res.status, res.observed, res.bound,
+                                       mutant.power, time.perf_counter() - start)
+                except Exception as exc:  # the check could not run with the bug in place
+                    row = MutantResult(claim.id, chk.name, mutant.name, mutant.description, prof.name, False, None,
+                                       float("nan"), float("nan"), mutant.power, time.perf_counter() - start,
+                                       f"{type(exc).__name__}: {exc}")
+                out.append(row)
+                if progress is not None:
+                    progress(row)
+    return out
+

@@ -27,6 +27,7 @@ __all__ = [
     "PAPERS",
     "ClaimKind",
     "Condition",
+    "Mutant",
     "Claim",
     "Check",
     "register",
@@ -67,19 +68,45 @@ class Condition:
 
 
 @dataclass(frozen=True)
+class Mutant:
+    """A broken version of what a check guards; the check must fail while it is applied.
+
+    ``apply()`` returns a context manager that installs the bug and removes it on exit
+    (``unittest.mock.patch.object(module, "name", broken)`` is the usual one): a learner that
+    makes twice the mistakes, a noise scale halved, a constant or log base changed, a sign
+    flipped, a union bound shrunk -- broken the way a real bug would break it.
+    ``profile`` is the smallest profile at which the check is expected to detect it.
+    ``power`` states, when the statement is too loose for a 2x deviation to be visible on any
+    instance, the factor the check can detect instead (e.g. "detects 4x the mistakes").
+    """
+
+    name: str
+    description: str
+    apply: Callable[[], Any] = field(repr=False)
+    profile: str = "smoke"
+    power: str = ""
+
+    def __post_init__(self) -> None:
+        if self.profile not in ("smoke", "default", "full"):
+            raise ValueError(f"Mutant.profile must be 'smoke', 'default' or 'full', got {self.profile!r}")
+
+
+@dataclass(frozen=True)
 class Check:
     """A check of a claim.
 
     ``run(rng, profile) -> CheckResult`` does the work (see :mod:`privbound.bounds.checks`);
     ``kind`` is one of ``deterministic``, ``probabilistic``, ``scaling``, ``exact``.
     Probabilistic checks report a p-value so that :func:`bounds.run_checks` can apply
-    Holm's correction across a run.
+    Holm's correction across a run. ``mutants`` are broken versions of what the check
+    guards, each of which it must be seen to fail on (:func:`privbound.bounds.checks.run_mutants`).
     """
 
     name: str
     kind: str
     run: Callable[..., Any]
     description: str = ""
+    mutants: tuple[Mutant, ...] = ()
 
     def __post_init__(self) -> None:
         if self.kind not in ("deterministic", "probabilistic", "scaling", "exact"):

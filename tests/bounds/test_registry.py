@@ -166,3 +166,61 @@ def test_scaling_at_most_is_one_sided():
     assert C.scaling(x, y, 1.0, sense="at-most").status == "fail"
     with pytest.raises(ValueError, match="sense"):
         C.scaling(x, y, 1.0, sense="below")
+
+
+# ------------------------------------------------------------------------- mutants
+
+_SCALE = {"factor": 1.0}
+
+
+def _guarded_quantity() -> float:
+    """What the fixture check guards: a 'learner' whose observation must stay <= 1."""
+    return 0.6 * _SCALE["factor"]
+
+
+def _check_guarded(ctx):
+    return C.inequality(_guarded_quantity(), 1.0)
+
+
+@pytest.fixture
+def mutated_claim():
+    import contextlib
+    from unittest import mock
+
+    from privbound.bounds.registry import Mutant
+
+    def broken(factor):
+        return lambda: mock.patch.dict(_SCALE, {"factor": factor})
+
+    def crashing():
+        @contextlib.contextmanager
+        def cm():
+            with mock.patch(f"{__name__}._guarded_quantity", side_effect=RuntimeError("boom")):
+                yield
+        return cm()
+
+    cid = "decision-lists-winnow/fact-mutated"
+    mutants = (Mutant("doubled", "the quantity doubled", broken(2.0)),
+               Mutant("ten-percent", "the quantity 10% larger (too small to cross the bound)", broken(1.1)),
+               Mutant("crash", "the check cannot run", crashing, power="none"))
+    register(Claim(id=cid, statement="fixture", latex="", kind=ClaimKind.STRUCTURAL_IDENTITY, source="test fixture",
+                   checks=(Check("guarded", "deterministic", _check_guarded, mutants=mutants),)))
+    yield cid
+    unregister(cid)
+
+
+def test_run_mutants_reports_which_mutants_the_check_detects(mutated_claim):
+    rows = {r.mutant: r for r in bounds.run_mutants([mutated_claim])}
+    assert rows["doubled"].detected and rows["doubled"].observed == pytest.approx(1.2)
+    assert not rows["ten-percent"].detected and rows["ten-percent"].status == "pass"
+    assert not rows["crash"].detected and "boom" in rows["crash"].error and rows["crash"].power == "none"
+    # the mutant is removed afterwards: the real code passes again
+    assert bounds.check(mutated_claim, profile="smoke").status == "pass"
+    json.dumps([r.to_dict() for r in rows.values()])
+
+
+def test_mutant_profile_is_validated():
+    from privbound.bounds.registry import Mutant
+
+    with pytest.raises(ValueError, match="Mutant.profile must be"):
+        Mutant("m", "d", lambda: None, profile="huge")
