@@ -34,6 +34,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 import numpy as np
+from threadpoolctl import threadpool_limits
 
 from privbound.audit.features import FeatureMap, as_batch, is_scalar_numeric, numeric_matrix, pattern_keys
 
@@ -66,9 +67,15 @@ def as_feature_matrix(outputs: Any) -> np.ndarray:
 
 
 class Attack:
-    """Base class: ``fit(out0, out1)`` on training outputs, then ``score(outputs)``."""
+    """Base class: ``fit(out0, out1)`` on training outputs, then ``score(outputs)``.
+
+    ``refit_on_selection``: whether a fit on more data keeps the scale of the scores, so that
+    a threshold chosen on the scores of cross-fitted models applies to a refitted one
+    (:func:`privbound.audit.core.audit_outputs`).
+    """
 
     name = "attack"
+    refit_on_selection = True
 
     def fit(self, out0: np.ndarray, out1: np.ndarray) -> "Attack":
         return self
@@ -107,6 +114,7 @@ class DiscreteAttack(Attack):
 
     name: str = "plug-in-likelihood-ratio"
     min_count: int = 5
+    refit_on_selection = False  # the cells (and their smoothing) change with the sample size
     table_: dict = field(default_factory=dict, repr=False)
     pooled_: float = 0.0
 
@@ -160,7 +168,10 @@ class _FeatureClassifier(Attack):
         y = np.concatenate([np.zeros(len(out0)), np.ones(len(out1))])
         if self.model is None:
             self.model = self._default_model()
-        self.model.fit(x, y)
+        # One thread: audits run many fits, often inside parallel workers, where OpenMP
+        # threads of every fit would compete for the same cores.
+        with threadpool_limits(limits=1):
+            self.model.fit(x, y)
         return self
 
     def score(self, outputs):

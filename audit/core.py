@@ -330,20 +330,6 @@ class _Selection:
     table: list
 
 
-def _cross_fitted_scores(attack: _attacks.Attack, sel0, sel1) -> tuple[np.ndarray, np.ndarray]:
-    """Scores of the selection outputs (d1, d0), each by a copy of ``attack`` fitted on the other half."""
-    if not attack.needs_training:
-        return _scores(attack, sel1), _scores(attack, sel0)
-    h0, h1 = len(sel0) // 2, len(sel1) // 2
-    if min(h0, h1) < 1:
-        raise ValueError("too few selection trials to fit the attack on half of them")
-    first = copy.deepcopy(attack).fit(sel0[:h0], sel1[:h1])
-    second = copy.deepcopy(attack).fit(sel0[h0:], sel1[h1:])
-    s_in = np.concatenate([_scores(second, sel1[:h1]), _scores(first, sel1[h1:])])
-    s_out = np.concatenate([_scores(second, sel0[:h0]), _scores(first, sel0[h0:])])
-    return s_in, s_out
-
-
 def _scores(attack: _attacks.Attack, outputs) -> np.ndarray:
     s = np.asarray(attack.score(outputs), dtype=float)
     if s.shape != (len(outputs),) or not np.all(np.isfinite(s)):
@@ -359,17 +345,12 @@ def _select_and_evaluate(out0, out1, candidates, fraction, *, delta, confidence,
     sel0, sel1, ev0, ev1 = out0[:n_sel0], out1[:n_sel1], out0[n_sel0:], out1[n_sel1:]
     alpha = 1.0 - confidence
     table, scored = [], []
-    for atk in candidates:
-        try:
-            s_in, s_out = _cross_fitted_scores(atk, sel0, sel1)
-        except (TypeError, ValueError) as exc:
-            table.append({"attack": atk.name, "predicted": None, "evidence": None, "skipped": str(exc)})
-            continue
+    for atk, s_in, s_out, scorer in _fitted_candidates(candidates, sel0, sel1, table):
         pred, event = _best_candidate(s_in, s_out, len(ev1), len(ev0), delta=delta, alpha=alpha,
                                       families=(0, 1, 2, 3), randomize_ties=True)
         z, z_event = strongest_difference_event(s_in, s_out, delta=delta)
         table.append({"attack": atk.name, "predicted": pred, "evidence": z})
-        scored.append((atk, pred, event, z, z_event))
+        scored.append((atk, pred, event, z, z_event, scorer))
     if not scored:
         raise ValueError("no candidate attack applies to these outputs: " + "; ".join(
             f"{row['attack']}: {row['skipped']}" for row in table))
@@ -378,10 +359,10 @@ def _select_and_evaluate(out0, out1, candidates, fraction, *, delta, confidence,
     if fallback:
         # Nothing is predicted to certify: evaluate the event with the strongest evidence of a
         # difference anyway (a valid bound, and often positive on small samples).
-        atk, _, _, _, event = max(scored, key=lambda c: c[3])
+        atk, _, _, _, event, scorer = max(scored, key=lambda c: c[3])
     else:
-        atk, event = best[0], best[2]
-    final = copy.deepcopy(atk).fit(sel0, sel1) if atk.needs_training else atk
+        atk, _, event, _, _, scorer = best
+    final = copy.deepcopy(atk).fit(sel0, sel1) if scorer is None else scorer
     e_in, e_out = _scores(final, ev1), _scores(final, ev0)
     method = f"clopper-pearson/split({fraction:g})"
     if event is None:
@@ -393,6 +374,39 @@ def _select_and_evaluate(out0, out1, candidates, fraction, *, delta, confidence,
         if fallback and not est.epsilon_lower_bound > 0.0:
             est = _null_estimate(e_in.size, e_out.size, delta=delta, confidence=confidence, method=method)
     return _Selection(final, est, e_in, e_out, min(n_sel0, n_sel1), table)
+
+
+def _fitted_candidates(candidates, sel0, sel1, table):
+    """``(attack, selection scores on d1, on d0, attack to evaluate with)`` for each candidate that applies.
+
+    An attack that does not learn scores the selection part as it is. One that learns is
+    judged only on outputs it was not fitted on:
+
+    * ``refit_on_selection`` (smooth classifiers, whose scores keep their scale when refitted on
+      more data): cross-fitted on the two halves (each half scored by the model of the other),
+      then refitted on the whole selection part to score the evaluation part;
+    * otherwise (the plug-in table, whose cells change with the sample size): fitted on one half
+      and judged on the other, both ways round -- two candidates, each evaluated with its own fit.
+    """
+    h0, h1 = len(sel0) // 2, len(sel1) // 2
+    for atk in candidates:
+        try:
+            if not atk.needs_training:
+                yield atk, _scores(atk, sel1), _scores(atk, sel0), atk
+                continue
+            if min(h0, h1) < 1:
+                raise ValueError("too few selection trials to fit the attack on half of them")
+            first = copy.deepcopy(atk).fit(sel0[:h0], sel1[:h1])
+            second = copy.deepcopy(atk).fit(sel0[h0:], sel1[h1:])
+            if atk.refit_on_selection:
+                s_in = np.concatenate([_scores(second, sel1[:h1]), _scores(first, sel1[h1:])])
+                s_out = np.concatenate([_scores(second, sel0[:h0]), _scores(first, sel0[h0:])])
+                yield atk, s_in, s_out, None  # refitted on the whole selection part if chosen
+            else:
+                yield first, _scores(first, sel1[h1:]), _scores(first, sel0[h0:]), first
+                yield second, _scores(second, sel1[:h1]), _scores(second, sel0[:h0]), second
+        except (TypeError, ValueError) as exc:
+            table.append({"attack": atk.name, "predicted": None, "evidence": None, "skipped": str(exc)})
 
 
 def _all_trials_result(out0, out1, candidates, strategy, *, epsilon, delta, confidence, seed, wall_seconds, name):
