@@ -420,7 +420,7 @@ def _all_trials_result(out0, out1, candidates, strategy, *, epsilon, delta, conf
     if atk.needs_training:
         raise ValueError(f"attack {atk.name!r} learns from data and needs a Split strategy, got {strategy!r}")
     s0, s1 = _scores(atk, out0), _scores(atk, out1)
-    est = estimate_epsilon(s1, s0, delta=delta, confidence=confidence, strategy=strategy)
+    est = estimate_epsilon(s1, s0, delta=delta, confidence=confidence, strategy=strategy, seed=seed)
     return _result(est, epsilon=epsilon, confidence=confidence, trials=min(len(out0), len(out1)), attack=atk.name,
                    seed=seed, wall_seconds=wall_seconds, name=name,
                    details={"roc": _roc_of_family(s1, s0, est.event)}, auc=auroc(s1, s0))

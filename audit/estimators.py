@@ -135,18 +135,23 @@ class Explicit:
     """One event fixed before seeing the data: ``{s >= threshold}`` or ``{s < threshold}``.
 
     ``top`` is the dataset whose probability of the event is bounded above by
-    ``e^eps`` times the other's (1 = d1, 0 = d0).
+    ``e^eps`` times the other's (1 = d1, 0 = d0). ``tie_fraction`` q makes the event
+    randomised at the threshold (``{s > t}`` or ``{s < t}``, plus each score equal to t with
+    probability q; see :class:`Event`), so that a fixed event can have any size on tied scores.
     """
 
     threshold: float
     side: Literal["ge", "lt"] = "ge"
     top: int = 1
+    tie_fraction: float | None = None
 
     def __post_init__(self) -> None:
         if self.side not in ("ge", "lt"):
             raise ValueError(f"Explicit.side must be 'ge' or 'lt', got {self.side!r}")
         if self.top not in (0, 1):
             raise ValueError(f"Explicit.top must be 0 or 1, got {self.top!r}")
+        if self.tie_fraction is not None:
+            check_real(self.tie_fraction, "Explicit.tie_fraction", low=0.0, high=1.0)
 
 
 Strategy = Split | AllThresholds | Explicit
@@ -639,9 +644,11 @@ def estimate_epsilon(
     alpha = 1.0 - confidence
 
     if isinstance(strategy, Explicit):
-        event = Event(float(strategy.threshold), strategy.side, strategy.top)
+        event = Event(float(strategy.threshold), strategy.side, strategy.top, tie_fraction=strategy.tie_fraction)
+        coins = event_coins(seed, s_in.size, s_out.size) if event.tie_fraction is not None else (None, None)
         return _evaluate_event(s_in, s_out, event, delta=delta, alpha=alpha, n_candidates=1,
-                               method="clopper-pearson/explicit", confidence=confidence)
+                               method="clopper-pearson/explicit", confidence=confidence,
+                               coins_in=coins[0], coins_out=coins[1])
 
     if isinstance(strategy, AllThresholds):
         thresholds = _thresholds(np.concatenate([s_in, s_out]))
