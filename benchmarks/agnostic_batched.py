@@ -1,11 +1,12 @@
 """Benchmark: batched private releases of the agnostic-halfspaces learners vs a Python loop of single runs,
-and the "privacy for free" table of Remark 2 (notes Sec. 10 A9).
+and the "privacy for free" table of Remark 2.
 
 Run: ``python benchmarks/agnostic_batched.py [--quick]``. Prints two tables:
 
 1. runs/second of Algorithm 2's coefficient release, Algorithm 1's selection step, and the end-to-end
-   Algorithm 1 / Algorithm 4 releases (``privbound.learners.agnostic_halfspaces.algorithms.*_batch``) against loops of the learners' own
-   single-run calls (``fit`` with size 1), and the speedup;
+   Algorithm 1 / Algorithm 4 releases (``alg1_release_batch``, ``alg4_release_batch`` of
+   ``privbound.learners.agnostic_halfspaces``) against loops of the learners' own single-run calls
+   (``fit`` with size 1), and the speedup;
 2. Remark 2: the smallest n (doubling grid) at which the mean ||m~ - m_T|| of Algorithm 2's release is <= 0.1,
    for eps in {alpha, 2 alpha, 4 alpha} against eps = inf (d = 2, p = 2, alpha = 0.2, delta = 1e-5).
 """
@@ -18,8 +19,11 @@ import time
 
 import numpy as np
 
-from privbound.learners.agnostic_halfspaces import algorithms as A
+from privbound.learners.agnostic_halfspaces.common import HalfspaceProblem, exp_mech_select, gaussian_clip_radius
 from privbound.learners.agnostic_halfspaces.hermite import clip_features, hermite_features
+from privbound.learners.agnostic_halfspaces.proper import alg2_sigma, coefficient_release
+from privbound.learners.agnostic_halfspaces.regression import PrivatePolynomialRegression, alg1_release_batch
+from privbound.learners.agnostic_halfspaces.semi_agnostic import SemiAgnosticHalfspace, alg4_release_batch
 
 
 def _rate(fn, n):
@@ -30,37 +34,37 @@ def _rate(fn, n):
 
 def speedups(quick: bool) -> list[tuple[str, float, float]]:
     rng = np.random.default_rng(0)
-    prob = A.HalfspaceProblem(2, (1.0, 0.5), t=0.2, rate=0.1)
+    prob = HalfspaceProblem(2, (1.0, 0.5), t=0.2, rate=0.1)
     X, y = prob.sample(2000, rng)
-    T = 2 * math.sqrt(6)
+    T = gaussian_clip_radius(6)
     F = clip_features(hermite_features(X[:1000], 2), T)
-    sigma = A.alg2_sigma(T, 0.5, 1e-5, 2000)
+    sigma = alg2_sigma(T, 0.5, 1e-5, 2000)
     counts = rng.integers(20, 60, size=40)
     nb, ns = (2000, 200) if quick else (20000, 2000)
     rows = [
-        ("alg2 coefficient release", lambda n: A.coefficient_release(F, y[:1000], sigma, rng, n),
-         lambda n: [A.coefficient_release(F, y[:1000], sigma, rng) for _ in range(n)], nb, ns),
-        ("alg1 selection (40 candidates)", lambda n: A.exp_mech_select(counts, 0.5, rng, n),
-         lambda n: [A.exp_mech_select(counts, 0.5, rng) for _ in range(n)], nb, ns),
+        ("alg2 coefficient release", lambda n: coefficient_release(F, y[:1000], sigma, rng, n),
+         lambda n: [coefficient_release(F, y[:1000], sigma, rng) for _ in range(n)], nb, ns),
+        ("alg1 selection (40 candidates)", lambda n: exp_mech_select(counts, 0.5, rng, n),
+         lambda n: [exp_mech_select(counts, 0.5, rng) for _ in range(n)], nb, ns),
     ]
     Xs, ys = X[:300], y[:300]
     kw1 = dict(degree=2, epsilon=0.5, delta=1e-5, alpha=0.2, n_blocks=2, max_iter=50)
-    rows.append(("alg1 end to end (n = 300)", lambda n: A.alg1_release_batch(Xs, ys, rng=rng, size=n, **kw1),
-                 lambda n: [A.PrivatePolynomialRegression(random_state=rng, **kw1).fit(Xs, ys) for _ in range(n)],
+    rows.append(("alg1 end to end (n = 300)", lambda n: alg1_release_batch(Xs, ys, rng=rng, size=n, **kw1),
+                 lambda n: [PrivatePolynomialRegression(random_state=rng, **kw1).fit(Xs, ys) for _ in range(n)],
                  nb // 10, ns // 10))
-    X4, y4 = A.HalfspaceProblem(4, (1.0, 0.5, -0.5, 0.0), t=0.2, rate=0.1).sample(250, rng)
+    X4, y4 = HalfspaceProblem(4, (1.0, 0.5, -0.5, 0.0), t=0.2, rate=0.1).sample(250, rng)
     rows.append(("alg4 end to end (n = 250)",
-                 lambda n: A.alg4_release_batch(X4, y4, alpha=0.3, epsilon=0.9, delta=1e-3, n_validation=50,
-                                                rng=rng, size=n),
-                 lambda n: [A.SemiAgnosticHalfspace(alpha=0.3, epsilon=0.9, delta=1e-3, n_validation=50,
-                                                    random_state=rng).fit(X4, y4) for _ in range(n)], nb, ns // 4))
+                 lambda n: alg4_release_batch(X4, y4, alpha=0.3, epsilon=0.9, delta=1e-3, n_validation=50,
+                                              rng=rng, size=n),
+                 lambda n: [SemiAgnosticHalfspace(alpha=0.3, epsilon=0.9, delta=1e-3, n_validation=50,
+                                                  random_state=rng).fit(X4, y4) for _ in range(n)], nb, ns // 4))
     return [(name, _rate(b, n_b), _rate(s, n_s)) for name, b, s, n_b, n_s in rows]
 
 
 def privacy_for_free(quick: bool) -> tuple[int, dict]:
     rng = np.random.default_rng(1)
-    prob = A.HalfspaceProblem(2, (1.0, 0.5), t=0.2, rate=0.1)
-    T = 2 * math.sqrt(6)
+    prob = HalfspaceProblem(2, (1.0, 0.5), t=0.2, rate=0.1)
+    T = gaussian_clip_radius(6)
     Xb, yb = prob.sample(1_000_000, rng)
     mT = yb @ clip_features(hermite_features(Xb, 2), T) / Xb.shape[0]
     reps = 5 if quick else 20
@@ -71,8 +75,8 @@ def privacy_for_free(quick: bool) -> tuple[int, dict]:
             for _ in range(reps):
                 X, y = prob.sample(n // 2, rng)
                 F = clip_features(hermite_features(X, 2), T)
-                s = 1e-300 if eps is None else A.alg2_sigma(T, eps, 1e-5, n)
-                e.append(np.linalg.norm(A.coefficient_release(F, y, s, rng) - mT))
+                s = 1e-300 if eps is None else alg2_sigma(T, eps, 1e-5, n)
+                e.append(np.linalg.norm(coefficient_release(F, y, s, rng) - mT))
             if np.mean(e) <= 0.1:
                 return n
         return math.inf

@@ -1,4 +1,5 @@
-"""Batched vs single runs of DP-Winnow and DP-GreedyCover (issue 4, "Reach").
+"""Batched vs single runs of DP-Winnow and DP-GreedyCover ("Privately Learning Decision Lists and a
+Differentially Private Winnow", Algorithm 4.2 and Sec. 3.1).
 
 For each learner, the wall time of ``N`` independent runs done two ways, best of
 ``--repeats`` (``time.perf_counter``; the machine may be shared):
@@ -8,11 +9,11 @@ For each learner, the wall time of ``N`` independent runs done two ways, best of
 * **batched** -- one call that runs all ``N`` at once as array operations
   (``DPWinnow.run_batch``; ``greedy_cover_sample``).
 
-Workloads: DP-Winnow on a G1 (majority of 3) sequence, d = 50, T = 2000, relaxed
+Workloads: DP-Winnow on a majority-of-3 sequence, d = 50, T = 2000, relaxed
 parameters (eps_hat = 2, eta = 0.125, m = 101, L = 10, K = 40); DP-GreedyCover on 40
 records over {0,1}^8 (coordinate features, M = 9 rounds, eps_step = 1). Target:
 speedup >= 10 for both. The distributional identity of the two paths is tested in
-tests/test_winnow.py and tests/test_decision_lists.py.
+tests/learners/decision_lists_winnow/test_winnow.py and test_decision_lists.py.
 
 Usage::
 

@@ -1,6 +1,8 @@
-"""Benchmark: batched DP Batch Perceptron trials (``run_batch``) vs a Python loop of single ``fit`` runs.
+"""Benchmark: batched DP Batch Perceptron trials (``run_batch``) vs a Python loop of single ``fit`` runs
+("Robust and Private Learning of Halfspaces", Algorithm 1).
 
-The issue's target is a speed-up >= 10x. Run: ``python benchmarks/robust_halfspaces_batch.py``.
+The batched path is what makes the audits' thousands of trials cheap; the target is a speed-up >= 10x.
+Run: ``python benchmarks/robust_halfspaces_batch.py``.
 """
 
 from __future__ import annotations
@@ -10,7 +12,7 @@ import time
 import numpy as np
 
 from privbound.learners.robust_halfspaces.perceptron import DPBatchPerceptron
-from privbound.learners.robust_halfspaces.robustness import margin_realizable
+from privbound.learners.robust_halfspaces.instances import margin_realizable
 
 
 def main(runs: int = 500) -> list[dict]:

@@ -1,4 +1,5 @@
-"""Benchmark: the separation headline of "Robust and Private Learning of Halfspaces" (plan L4) as a fitted table.
+"""Benchmark: the separation headline of "Robust and Private Learning of Halfspaces" (Table 1: robust and private
+learning needs more samples than either alone) as a fitted table.
 
 Sample size needed by each learner against the scaling parameter, with the OLS log-log exponent and its 95% CI
 (statsmodels), next to the theorems' exponents:
@@ -22,15 +23,19 @@ import time
 
 import numpy as np
 
-from privbound.bounds.robust_halfspaces import checks as K
 from privbound.bounds.checks import PROFILES, CheckContext
+from privbound.bounds.robust_halfspaces.batch_perceptron import check_theorem6_scaling_d
+from privbound.bounds.robust_halfspaces.non_robust_lower_bound import check_theorem4_ds_scaling
+from privbound.bounds.robust_halfspaces.pure_dp_lower_bound import check_theorem2_packing_em
+from privbound.learners.robust_halfspaces.instances import in_packing_cell, packing_sample
+from privbound.learners.robust_halfspaces.perceptron import MarginPerceptron
 
 
 def main(profile: str = "default", seed: int = 0) -> list[dict]:
     ctx = lambda: CheckContext(rng=np.random.default_rng(seed), seed=seed, profile=PROFILES[profile])
     rows = []
     t = time.perf_counter()
-    a = K.check_theorem6_scaling_d(ctx())
+    a = check_theorem6_scaling_d(ctx())
     rows.append(dict(learner="DP Batch Perceptron (approx DP)", regime="d >= 1/gamma^2, gamma=0.3", param="d",
                      x=a.details["x"], n=a.details["required_n"], slope=a.observed, ci=a.details["slope_ci"], theory="0.5",
                      status=a.status, seconds=time.perf_counter() - t))
@@ -39,18 +44,16 @@ def main(profile: str = "default", seed: int = 0) -> list[dict]:
                      n=ns0, slope=float(np.polyfit(np.log(a.details["x"]), np.log(ns0), 1)[0]), ci=None, theory="0",
                      status="flat" if max(ns0) <= min(ns0) * 1.5 else "not flat", seconds=0.0))
     t = time.perf_counter()
-    b = K.check_theorem4_ds_scaling(ctx())
+    b = check_theorem4_ds_scaling(ctx())
     rows.append(dict(learner="DP Batch Perceptron (approx DP)", regime="D_s, d = floor(1/gamma^2)", param="gamma",
                      x=b.details["x"], n=b.details["needed_n"], slope=b.observed, ci=b.details["slope_ci"], theory="-2",
                      status=b.status, seconds=time.perf_counter() - t))
     t = time.perf_counter()
-    c = K.check_theorem2_packing_em(ctx())
+    c = check_theorem2_packing_em(ctx())
     rows.append(dict(learner="sphere EM (pure DP, exact)", regime="packing D^(i), any gamma", param="d", x=c.details["dims"],
                      n=c.details["em_needed_n_success_0_5"], slope=c.details["fitted_slope"], ci=c.details["fitted_slope_ci95"],
                      theory="1", status=c.status, seconds=time.perf_counter() - t,
                      note=f"local slope at the largest d: {c.details['local_slopes'][-1]:.4f}"))
-    from privbound.learners.robust_halfspaces.perceptron import MarginPerceptron
-    from privbound.learners.robust_halfspaces.robustness import in_packing_cell, packing_sample
 
     rng = np.random.default_rng(seed)
     one = []

@@ -53,7 +53,7 @@ def _audit_table(audits: list[dict]) -> str:
             "<th>p-value</th><th>trials</th><th>attack</th><th>accountant &epsilon;</th><th>status</th></tr>"]
     for a in audits:
         r = a.get("result") or {}
-        acc = (r.get("details") or {}).get("accountant_epsilon") or {}
+        acc = r.get("accountant_epsilon") or {}
         acc_s = ", ".join(f"{k} {v:.3g}" for k, v in acc.items()) or "-"
         claim = f"({_fmt(r.get('epsilon_claimed'))}, {_fmt(r.get('delta'))})" if r else "-"
         status = a["status"] + (f": {a['error']}" if a.get("error") else "")

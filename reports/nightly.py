@@ -4,10 +4,10 @@ Writes ``results.json`` (schema below, versioned) and ``summary.md`` into the ou
 directory. Exit status of :func:`main_status`: 0 when every claim holds, every
 check passes (or is inconclusive) and every planted bug is caught; 1 otherwise.
 
-``results.json`` schema ``privbound.nightly/1``::
+``results.json`` schema ``privbound.nightly/2``::
 
     {
-      "schema": "privbound.nightly/1",
+      "schema": "privbound.nightly/2",
       "profile": "smoke" | "default" | "full",
       "started_utc": ISO 8601, "finished_utc": ISO 8601, "wall_seconds": float,
       "code_version": str,                 # privbound version + git commit when available
@@ -39,7 +39,7 @@ from privbound.bounds.checks import CheckResult, run_checks
 
 __all__ = ["NIGHTLY_PROFILES", "NightlyProfile", "run_nightly", "default_out_dir", "code_version", "write_atomic"]
 
-SCHEMA = "privbound.nightly/1"
+SCHEMA = "privbound.nightly/2"
 
 
 @dataclass(frozen=True)

@@ -1,35 +1,37 @@
-"""Audit targets of the agnostic-halfspaces paper (notes Sec. 10, P1-P5).
+"""Audit targets of "Differentially private agnostic learning of halfspaces under Gaussian marginals".
 
-Families and targets (registered at import):
+Paper id ``agnostic-halfspaces`` (the source text, ``papers/dp-agnostic-halfspaces.txt``, has lost its
+title page, so authors, venue and arXiv id are not known here). Families and targets (registered at import):
 
 * ``proper-halfspace`` -- Algorithm 2's coefficient release ``Proj(mean_{S_1} Y psi_bar + Z)``
-  (P1) with worst-case neighbours: a point with ``||psi_p(x)|| >= T`` (clipped to norm T) whose
+  (Lemma 3.4) with worst-case neighbours: a point with ``||psi_p(x)|| >= T`` (clipped to norm T) whose
   label is flipped, so the mean moves by exactly 4T/n. The attack is the exact Gaussian likelihood
   ratio of the pre-projection release (monotone in ``<o, u>``, u the shift direction); the
   projection is post-processing. Planted bugs: sigma calibrated for sensitivity 2T/n instead of
   4T/n; features not clipped.
-* ``polynomial-regression`` -- Algorithm 1's selection step (P2): the exponential mechanism over
+* ``polynomial-regression`` -- Algorithm 1's selection step (Lemma B.5): the exponential mechanism over
   kM candidates whose error counts move by at most 1 when one validation point changes; the
   attack is the exact likelihood ratio (the indicator of the candidates whose count moved).
 * ``semi-agnostic`` -- Algorithm 3's Laplace label mean, Gaussian initial direction and one
-  Gaussian gradient step (noise in w-perp) (P4). Planted bug: Claim 4.3's printed sigma without
-  the factor L (notes Sec. 11 item 3) at d = 4 (L = 4).
+  Gaussian gradient step (noise in w-perp). Planted bug: Claim 4.3's printed sigma without
+  the factor L (an erratum: Algorithm 3, Prop. F.1 and Claim 4.5 have it) at d = 4 (L = 4).
 
-* ``polynomial-regression`` (P3) -- Algorithm 1 end to end (``alg1-end-to-end``): the released
+* ``polynomial-regression`` -- Algorithm 1 end to end (``alg1-end-to-end``): the released
   hypothesis ``[v_j^, t_l^]`` of the whole learner (DP-ERM, thresholds, selection), batched by
-  :func:`privbound.learners.agnostic_halfspaces.algorithms.alg1_release_batch`; neighbours differ in the label of one training point
-  (x = 50, d = 1, p = 1, so its clipped features have norm T = 1; the other block points sit at x = 0 with
-  balanced labels, so their subgradients cancel and the canary's push is the whole signal). The attack is
-  the projection of the released coefficients on the canary's feature direction. Planted bugs: the ERM
-  noise calibrated for ONE step (composition over the K iterations forgotten) and features not clipped.
-* ``semi-agnostic`` (P5) -- Algorithm 4 end to end (:func:`privbound.learners.agnostic_halfspaces.algorithms.alg4_release_batch`): the
-  selected ``[w^, tau^]`` with the neighbour in part 1's D_tau (attack: tau^) or in part 1's D_init
+  :func:`privbound.learners.agnostic_halfspaces.regression.alg1_release_batch`; neighbours differ in the label
+  of one training point (x = 50, d = 1, p = 1, so its clipped features have norm T = 1; the other block points
+  sit at x = 0 with balanced labels, so their subgradients cancel and the canary's push is the whole signal).
+  The attack is the projection of the released coefficients on the canary's feature direction. Planted bugs:
+  the ERM noise calibrated for ONE step (composition over the K iterations forgotten) and features not clipped.
+* ``semi-agnostic`` -- Algorithm 4 end to end
+  (:func:`privbound.learners.agnostic_halfspaces.semi_agnostic.alg4_release_batch`): the selected
+  ``[w^, tau^]`` with the neighbour in part 1's D_tau (attack: tau^) or in part 1's D_init
   (``n_iter=0`` so the initial direction is released; attack: its coordinate along the canary). Planted
   bugs: Laplace scale for sensitivity 1/m_0 instead of 2/m_0; Claim 4.3's printed sigma (no L).
 
 Each correct target's exact privacy curve is below its claim (the classical calibrations are
 loose); each bug's true epsilon at the claimed delta is well above the claim, so the audits at
-``default_trials`` flag the bugs and not the correct targets (``tests/test_targets_agnostic_halfspaces.py``).
+``default_trials`` flag the bugs and not the correct targets (``tests/audit/targets/test_agnostic_halfspaces.py``).
 """
 
 from __future__ import annotations
@@ -39,18 +41,31 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from privbound.learners.neighbouring import NeighbouringRelation as NR
-
 from privbound.audit.targets.registry import Target, register_target
-from privbound.learners.agnostic_halfspaces import algorithms as A
+from privbound.learners.agnostic_halfspaces.common import HalfspaceProblem, exp_mech_select, gaussian_clip_radius
+from privbound.learners.agnostic_halfspaces.dpsas import (
+    clip_rows,
+    dpsas_clip_norm,
+    dpsas_gradient_release,
+    dpsas_initial_direction,
+    dpsas_label_mean,
+    dpsas_noise_multiplier,
+    dpsas_sigma,
+)
 from privbound.learners.agnostic_halfspaces.hermite import clip_features, hermite_features, n_features
+from privbound.learners.agnostic_halfspaces.proper import alg2_noise_multiplier, alg2_sigma, coefficient_release
+from privbound.learners.agnostic_halfspaces.regression import PrivatePolynomialRegression, alg1_release_batch
+from privbound.learners.agnostic_halfspaces.semi_agnostic import SemiAgnosticHalfspace, alg4_release_batch
+from privbound.learners.neighbouring import NeighbouringRelation as NR
 
 PAPER = "agnostic-halfspaces"
 
 
 @dataclass(frozen=True)
 class Alg2CoefficientRelease:
-    """Algorithm 2 steps 3-4 on data ``(X_1, y_1)`` (|S_1| = n/2), batched via :func:`coefficient_release`.
+    """Algorithm 2 steps 3-4 on data ``(X_1, y_1)`` (|S_1| = n/2), batched.
+
+    The release is :func:`~privbound.learners.agnostic_halfspaces.proper.coefficient_release`.
 
     ``sensitivity_factor=2`` (BUG: sigma for sensitivity 2T/n) and ``clip=False`` (BUG: features not
     clipped) are the planted bugs; the defaults are the paper's algorithm.
@@ -63,11 +78,11 @@ class Alg2CoefficientRelease:
     clip: bool = True
 
     def clip_radius(self, d: int) -> float:
-        return 2 * math.sqrt(n_features(d, self.degree))  # T = 2 sqrt(D_p) (Lemma 3.5)
+        return gaussian_clip_radius(n_features(d, self.degree))  # T = 2 sqrt(D_p) (Lemma 3.5)
 
     def sigma(self, X1) -> float:
-        return A.alg2_sigma(self.clip_radius(X1.shape[1]), self.epsilon, self.delta, 2 * X1.shape[0],
-                            self.sensitivity_factor)
+        return alg2_sigma(self.clip_radius(X1.shape[1]), self.epsilon, self.delta, 2 * X1.shape[0],
+                          self.sensitivity_factor)
 
     def features(self, X1):
         F = hermite_features(X1, self.degree)
@@ -75,7 +90,7 @@ class Alg2CoefficientRelease:
 
     def sample(self, data, rng, size):
         X1, y1 = data
-        return A.coefficient_release(self.features(X1), y1, self.sigma(X1), rng, size)
+        return coefficient_release(self.features(X1), y1, self.sigma(X1), rng, size)
 
     def __call__(self, data, rng):
         return self.sample(data, rng, 1)[0]
@@ -84,7 +99,7 @@ class Alg2CoefficientRelease:
         # noise multiplier sigma / (4T/n) = sqrt(2 ln(1.25/delta)) / eps * factor/4
         import dp_accounting
 
-        z = math.sqrt(2 * math.log(1.25 / self.delta)) / self.epsilon * self.sensitivity_factor / 4.0
+        z = alg2_noise_multiplier(self.epsilon, self.delta) * self.sensitivity_factor / 4.0
         return dp_accounting.GaussianDpEvent(z)
 
 
@@ -95,10 +110,10 @@ class Alg1Selection:
     epsilon: float
 
     def sample(self, data, rng, size):
-        return A.exp_mech_select(np.asarray(data, dtype=float), self.epsilon, rng, size)
+        return exp_mech_select(np.asarray(data, dtype=float), self.epsilon, rng, size)
 
     def __call__(self, data, rng):
-        return A.exp_mech_select(np.asarray(data, dtype=float), self.epsilon, rng)
+        return exp_mech_select(np.asarray(data, dtype=float), self.epsilon, rng)
 
 
 @dataclass(frozen=True)
@@ -108,10 +123,10 @@ class DpsasLabelMean:
     epsilon: float
 
     def sample(self, data, rng, size):
-        return A.dpsas_label_mean(data, self.epsilon, rng, size)
+        return dpsas_label_mean(data, self.epsilon, rng, size)
 
     def __call__(self, data, rng):
-        return A.dpsas_label_mean(data, self.epsilon, rng)
+        return dpsas_label_mean(data, self.epsilon, rng)
 
     def dp_event(self):
         import dp_accounting
@@ -135,14 +150,14 @@ class DpsasGaussianStep:
     with_L: bool = True
 
     def sigma(self, X) -> float:
-        return A.dpsas_sigma(2 * math.sqrt(X.shape[1]), self.epsilon, self.delta, X.shape[0], self.with_L)
+        return dpsas_sigma(dpsas_clip_norm(X.shape[1]), self.epsilon, self.delta, X.shape[0], self.with_L)
 
     def sample(self, data, rng, size):
         X, y = data
-        Xc = A.clip_rows(X, 2 * math.sqrt(X.shape[1]))
+        Xc = clip_rows(X, dpsas_clip_norm(X.shape[1]))
         if self.w is None:
-            return A.dpsas_initial_direction(Xc, y, self.sigma(X), rng, size)
-        return A.dpsas_gradient_release(Xc, y, np.asarray(self.w), self.a, self.b, self.sigma(X), rng, size)
+            return dpsas_initial_direction(Xc, y, self.sigma(X), rng, size)
+        return dpsas_gradient_release(Xc, y, np.asarray(self.w), self.a, self.b, self.sigma(X), rng, size)
 
     def __call__(self, data, rng):
         return self.sample(data, rng, 1)[0]
@@ -151,7 +166,7 @@ class DpsasGaussianStep:
         # sigma / (2L/m_0) = sqrt(2 ln(2/delta))/eps (times 1/L for the bug at the L of the pair; d = 4 -> L = 4)
         import dp_accounting
 
-        z = math.sqrt(2 * math.log(2 / self.delta)) / self.epsilon
+        z = dpsas_noise_multiplier(self.epsilon, self.delta)
         return dp_accounting.GaussianDpEvent(z if self.with_L else z / 4.0)
 
 
@@ -189,7 +204,7 @@ def alg2_pair(d: int = 2, degree: int = 2, half: int = 500, seed: int = 7):
     y = np.where(rng.random(half) < 0.5, 1.0, -1.0)
     y1 = y.copy()
     y1[0] = -y[0]
-    T = 2 * math.sqrt(n_features(d, degree))
+    T = gaussian_clip_radius(n_features(d, degree))
     assert np.linalg.norm(hermite_features(X[:1], degree)) >= T
     return (X, y), (X, y1)
 
@@ -200,7 +215,7 @@ def dpsas_pair(d: int = 4, m0: int = 50, seed: int = 11, orthogonal_to=None):
     X = rng.standard_normal((m0, d))
     e = np.zeros(d)
     e[-1] = 1.0
-    X[0] = 2 * math.sqrt(d) * e
+    X[0] = dpsas_clip_norm(d) * e
     y = np.where(rng.random(m0) < 0.5, 1.0, -1.0)
     y1 = y.copy()
     y1[0] = -y[0]
@@ -208,11 +223,11 @@ def dpsas_pair(d: int = 4, m0: int = 50, seed: int = 11, orthogonal_to=None):
 
 
 def _register() -> None:
-    # ------------------------------------------------------------ Algorithm 2 (P1)
+    # ------------------------------------------------------------ Algorithm 2
     eps2, delta2 = 0.9, 1e-3
     d0, d1 = alg2_pair()
     X0 = d0[0]
-    shift_dir = clip_features(hermite_features(X0[:1], 2), 2 * math.sqrt(n_features(2, 2)))[0]
+    shift_dir = clip_features(hermite_features(X0[:1], 2), gaussian_clip_radius(n_features(2, 2)))[0]
     for name, mech, bug, desc in (
         ("alg2-coefficients", Alg2CoefficientRelease(2, eps2, delta2), False,
          "Algorithm 2 coefficient release, sigma = 4T sqrt(2 ln(1.25/delta))/(eps n), worst-case label flip"),
@@ -225,10 +240,10 @@ def _register() -> None:
             name, "proper-halfspace", mech, d0, d1, eps2, delta2,
             neighbouring=NR.REPLACE_ONE, canary="label of a point with ||psi_p(x)|| >= T flipped", planted_bug=bug,
             description=desc, paper=PAPER, score=_projection_score(shift_dir * (-d0[1][0])),
-            default_trials=400_000, claim_source="Lemma 3.4 / Thm 3.1 (notes Sec. 10 P1)",
+            default_trials=400_000, claim_source="Lemma 3.4 / Thm 3.1",
         ))
 
-    # ------------------------------------------------------------ Algorithm 1 selection (P2)
+    # ------------------------------------------------------------ Algorithm 1 selection
     eps1 = 1.0
     counts0 = np.array([30.0, 31, 33, 36, 30, 32, 35, 40])  # k = 2 blocks x M = 4 thresholds
     moved = np.array([0, 1, 0, 1, 1, 0, 1, 0], dtype=float)  # the changed validation point's errors
@@ -238,10 +253,10 @@ def _register() -> None:
         neighbouring=NR.REPLACE_ONE, canary="one validation point replaced (every error count moves by <= 1)",
         description="Algorithm 1 step 5: exponential mechanism P ~ exp(-eps m err^/2) over kM = 8 candidates",
         paper=PAPER, score=lambda o: -moved[np.asarray(o, dtype=int)],
-        default_trials=200_000, claim_source="Lemma B.5 / Prop. C.1 (notes Sec. 10 P2)",
+        default_trials=200_000, claim_source="Lemma B.5 / Prop. C.1",
     ))
 
-    # ------------------------------------------------------------ Algorithm 3 (P4)
+    # ------------------------------------------------------------ Algorithm 3
     eps3, delta3 = 0.9, 1e-3
     ylab = np.r_[np.ones(30), -np.ones(20)]
     ylab1 = ylab.copy()
@@ -251,7 +266,7 @@ def _register() -> None:
         neighbouring=NR.REPLACE_ONE, canary="one label of D_tau flipped",
         description="Algorithm 3 step 4: mean label + Lap(2/(eps m_0)), m_0 = 50",
         paper=PAPER, score=lambda o: -np.asarray(o, dtype=float), default_trials=200_000,
-        claim_source="Claim 4.6 / Algorithm 3 (notes Sec. 10 P4)",
+        claim_source="Claim 4.6 / Algorithm 3",
     ))
     p0, p1 = dpsas_pair()
     e_last = np.zeros(4)
@@ -262,7 +277,7 @@ def _register() -> None:
         neighbouring=NR.REPLACE_ONE, canary="label of a point with ||x|| = L flipped",
         description="Algorithm 3 step 6: mean of x y + N(0, sigma^2 I), sigma = 2L sqrt(2 ln(2/delta))/(eps m_0), d = 4",
         paper=PAPER, score=_projection_score(sgn * e_last), default_trials=400_000,
-        claim_source="Claim 4.5 / Algorithm 3 line 6 (notes Sec. 10 P4)",
+        claim_source="Claim 4.5 / Algorithm 3 line 6",
     ))
     w_fixed = (1.0, 0.0, 0.0, 0.0)  # x_0 is orthogonal to w and inside the band |w.x - b| <= a
     register_target(Target(
@@ -270,24 +285,23 @@ def _register() -> None:
         neighbouring=NR.REPLACE_ONE, canary="label of a point with ||x|| = L, x in w-perp, flipped",
         description="Algorithm 3 step 9.3: ramp-loss gradient + N(0, sigma^2 (I - w w^T)), d = 4",
         paper=PAPER, score=_projection_score(-sgn * e_last), default_trials=400_000,
-        claim_source="Claim 4.3 [corrected sigma] / Algorithm 3 (notes Sec. 10 P4)",
+        claim_source="Claim 4.3 [corrected sigma] / Algorithm 3",
     ))
     register_target(Target(
         "dpsas-printed-sigma", "semi-agnostic", DpsasGaussianStep(eps3, delta3, with_L=False), p0, p1, eps3, delta3,
         planted_bug=True, neighbouring=NR.REPLACE_ONE, canary="label of a point with ||x|| = L flipped",
         description="BUG: Claim 4.3's printed sigma = 2 sqrt(2 ln(2/delta))/(eps m_0), no factor L = 4 (d = 4)",
         paper=PAPER, score=_projection_score(sgn * e_last), default_trials=100_000,
-        claim_source="Claim 4.3 as printed (notes Sec. 11 item 3)",
+        claim_source="Claim 4.3 as printed (erratum: the factor L is missing)",
     ))
 
 
-
-# ---------------------------------------------------------------- end-to-end targets (P3, P5)
+# ---------------------------------------------------------------- end-to-end targets
 
 
 @dataclass(frozen=True)
 class Alg1EndToEnd:
-    """Algorithm 1's released hypothesis ``[v_j^, t_l^]`` (P3), batched; ``__call__`` runs the learner itself."""
+    """Algorithm 1's released hypothesis ``[v_j^, t_l^]``, batched; ``__call__`` runs the learner itself."""
 
     epsilon: float
     delta: float
@@ -298,21 +312,21 @@ class Alg1EndToEnd:
 
     def sample(self, data, rng, size):
         X, y = data
-        return A.alg1_release_batch(X, y, epsilon=self.epsilon, delta=self.delta, rng=rng, size=size,
+        return alg1_release_batch(X, y, epsilon=self.epsilon, delta=self.delta, rng=rng, size=size,
                                     compose=self.compose, clip=self.clip, **dict(self.params))
 
     def __call__(self, data, rng):
         if not (self.compose and self.clip):
             return self.sample(data, rng, 1)[0]
         X, y = data
-        est = A.PrivatePolynomialRegression(epsilon=self.epsilon, delta=self.delta, random_state=rng,
+        est = PrivatePolynomialRegression(epsilon=self.epsilon, delta=self.delta, random_state=rng,
                                             **dict(self.params)).fit(X, y)
         return np.r_[est.selected_coef_, est.threshold_]
 
 
 @dataclass(frozen=True)
 class Alg4EndToEnd:
-    """Algorithm 4's released ``[w^, tau^]`` (P5), batched; ``__call__`` runs the learner itself."""
+    """Algorithm 4's released ``[w^, tau^]``, batched; ``__call__`` runs the learner itself."""
 
     epsilon: float
     delta: float
@@ -323,17 +337,17 @@ class Alg4EndToEnd:
 
     def sample(self, data, rng, size):
         X, y = data
-        return A.alg4_release_batch(X, y, alpha=self.alpha, epsilon=self.epsilon, delta=self.delta,
-                                    n_validation=self.n_validation, dpsas_params=dict(self.dpsas_params), rng=rng,
-                                    size=size, **dict(self.bugs))
+        return alg4_release_batch(X, y, alpha=self.alpha, epsilon=self.epsilon, delta=self.delta,
+                                  n_validation=self.n_validation, dpsas_params=dict(self.dpsas_params), rng=rng,
+                                  size=size, **dict(self.bugs))
 
     def __call__(self, data, rng):
         if self.bugs:
             return self.sample(data, rng, 1)[0]
         X, y = data
-        est = A.SemiAgnosticHalfspace(alpha=self.alpha, epsilon=self.epsilon, delta=self.delta,
-                                      n_validation=self.n_validation, dpsas_params=dict(self.dpsas_params),
-                                      random_state=rng).fit(X, y)
+        est = SemiAgnosticHalfspace(alpha=self.alpha, epsilon=self.epsilon, delta=self.delta,
+                                    n_validation=self.n_validation, dpsas_params=dict(self.dpsas_params),
+                                    random_state=rng).fit(X, y)
         return np.r_[est.coef_, est.threshold_]
 
 
@@ -359,19 +373,19 @@ def alg4_pair(where: str, seed: int = 5):
     T = 2 iterations, m_0 = 25), |D_val| = 50. The canary is row m_0 (first of part 1's D_tau) for
     ``where="tau"`` or row 0 (first of D_init, moved to x = L e_4, ||x|| = L) for ``where="init"``; d1 flips its label."""
     rng = np.random.default_rng(seed)
-    prob = A.HalfspaceProblem(ALG4_D, (1.0, 0.5, -0.5, 0.0), t=0.2, rate=0.1)
+    prob = HalfspaceProblem(ALG4_D, (1.0, 0.5, -0.5, 0.0), t=0.2, rate=0.1)
     X, y = prob.sample(250, rng)
     i = ALG4_M0 if where == "tau" else 0
     if where == "init":
         X[i] = 0.0
-        X[i, -1] = 2 * math.sqrt(ALG4_D)
+        X[i, -1] = dpsas_clip_norm(ALG4_D)
     y1 = y.copy()
     y1[i] = -y[i]
     return (X, y), (X, y1)
 
 
 def _register_end_to_end() -> None:
-    # ------------------------------------------------------------ Algorithm 1 end to end (P3)
+    # ------------------------------------------------------------ Algorithm 1 end to end
     eps1, delta1 = 1.0, 1e-3
     a0, a1 = alg1_end_to_end_pair()
     u = np.array([1.0, 50.0]) / math.hypot(1.0, 50.0)  # direction of psi_bar(50) = (1, 50)/||(1, 50)|| (T = 1)
@@ -392,10 +406,10 @@ def _register_end_to_end() -> None:
             name, "polynomial-regression", mech, a0, a1, eps1, delta1,
             neighbouring=NR.REPLACE_ONE, canary="label of one training point with ||psi_p(x)|| >= T flipped", planted_bug=bug,
             description=desc, paper=PAPER, score=alg1_score, default_trials=200_000,
-            claim_source="Prop. C.1 / Thm 2.1 (notes Sec. 10 P3)",
+            claim_source="Prop. C.1 / Thm 2.1",
         ))
 
-    # ------------------------------------------------------------ Algorithm 4 end to end (P5)
+    # ------------------------------------------------------------ Algorithm 4 end to end
     eps4, delta4 = 0.9, 1e-3
     t0, t1 = alg4_pair("tau")
     s_tau = -t0[1][ALG4_M0]  # flipping that label moves y^ (hence tau^) by 2 s_tau/m_0
@@ -425,7 +439,7 @@ def _register_end_to_end() -> None:
             name, "semi-agnostic", mech, pair[0], pair[1], eps4, delta4,
             neighbouring=NR.REPLACE_ONE, canary="one label of part 1 flipped", planted_bug=bug, description=desc, paper=PAPER,
             score=score, default_trials=200_000 if "direction" in name or "sigma" in name else 100_000,
-            claim_source="Thm 4.1 / Prop. F.1 (notes Sec. 10 P5)",
+            claim_source="Thm 4.1 / Prop. F.1",
         ))
 
 

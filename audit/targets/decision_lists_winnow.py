@@ -1,20 +1,21 @@
-"""Audit targets of the decision-lists / DP-Winnow paper (paper id ``decision-lists-winnow``).
+"""Audit targets of "Privately Learning Decision Lists and a Differentially Private Winnow" (paper id
+``decision-lists-winnow``): DP-GreedyCover (Sec. 3) and DP-Winnow (Algorithm 4.2, Sec. 4.2).
 
 Families:
 
-* ``greedy-cover`` -- DP-GreedyCover (:mod:`privbound.learners.decision_lists_winnow.decision_lists`), replace-one neighbours:
-  ``greedy-cover-canary`` (a canary feature firing only on the changed record; statistic:
-  the bit attached to it), ``greedy-cover-accumulation`` (the changed record is fired by
-  many features whose "bad" rules dominate, so the privacy loss accumulates over rounds;
+* ``greedy-cover`` -- DP-GreedyCover (:mod:`privbound.learners.decision_lists_winnow.decision_lists`),
+  replace-one neighbours: ``greedy-cover-canary`` (a canary feature firing only on the changed
+  record; statistic: the bit attached to it), ``greedy-cover-accumulation`` (the changed record is
+  fired by many features whose "bad" rules dominate, so the privacy loss accumulates over rounds;
   statistic: the number of rounds before the record is covered), and the planted bug
-  ``greedy-cover-one-round-claim`` (same mechanism and pair, overall claim computed as if
-  the M rounds were one exponential-mechanism round: epsilon = epsilon_step).
-* ``winnow`` -- DP-Winnow (:mod:`privbound.learners.decision_lists_winnow.winnow`), event-level neighbours (the label of
-  round 0 flipped, so that it is cached and used for the first update under d1), relaxed
-  parameters so that the audit has power, the white-box replay log-likelihood statistic of
-  notes Sec. 8 D5, and the planted bugs of notes Sec. 8 D5.6: (i) non-private Winnow
-  releasing its weights, (ii) AddQuery only on mistake rounds, (iii) releasing the hidden
-  (shadow) weights instead of the sampled ones.
+  ``greedy-cover-one-round-claim`` (same mechanism and pair, overall claim computed as if the M
+  rounds were one exponential-mechanism round: epsilon = epsilon_step).
+* ``winnow`` -- DP-Winnow (:mod:`privbound.learners.decision_lists_winnow.winnow`), event-level
+  neighbours (the label of round 0 flipped, so that it is cached and used for the first update
+  under d1), relaxed parameters so that the audit has power, a white-box statistic that replays
+  the shadow weights under both datasets (:func:`winnow_replay_llr`), and three planted bugs:
+  (i) non-private Winnow releasing its weights, (ii) AddQuery only on mistake rounds, (iii)
+  releasing the hidden (shadow) weights instead of the sampled ones.
 
 One-run canary designs (Steinke, Nasr & Jagielski, NeurIPS 2023, arXiv:2305.08846): m canaries,
 each included independently with probability 1/2 (bits from ``SeedSequence([seed, 1])``), ONE
@@ -24,7 +25,7 @@ inclusion bit is one step of the learner's neighbouring relation, so that the le
 (epsilon, delta) covers each canary.
 
 * **DP-Winnow, canary rounds** (:func:`dp_winnow_canary_one_run`; Algorithm 4.2, event-level
-  replace-one neighbours, notes Sec. 1.5). The stream has one round per canary over
+  replace-one neighbours). The stream has one round per canary over
   d = m + 1 coordinates: round i presents x_i with +1 on coordinate i and -1 elsewhere
   (the last coordinate is always -1), with label +1 if canary i is included and -1 if not.
   Flipping bit i replaces the example of round i: one event-level neighbour step. The
@@ -36,15 +37,14 @@ inclusion bit is one step of the learner's neighbouring relation, so that the le
   a short window is stronger evidence: the count there is small, so the +1 of the canary
   matters most), then the released counts on coordinate i from its round on. The score is
   a function of the released sequence only (update rounds and counts), as the audit requires.
-  Measured (issue 8): the counts alone are diluted over d = m + 1 coordinates (each sample hits
-  coordinate i w.p. ~1/d), so ranking by counts + 1/2 fired put ~150 noise hits above the
-  firings; with ``query_every_round=False`` at eps_hat=3, eta=1e-4, m=3, L=2, K=300 that score
-  gave 1.43-2.26 at seeds 0-3 (missed, claim 3.06), the lexicographic one 3.68 (flagged).
+  The firings rank above the counts because the counts are diluted over the d = m + 1
+  coordinates (each sample hits coordinate i with probability about 1/d); ranked by counts
+  first, noise hits crowd out the firings (measured in benchmarks/README.md).
   Planted bugs, claiming the correct learner's guarantee: ``release="shadow"`` (the hidden
   weights are released; evidence = (ln w_i - median_j ln w_j)/(2 eta) of the last released
-  shadow vector), ``query_every_round=False`` (AddQuery only on mistake rounds, notes Sec. 3.8
-  note 1: a firing at round i then proves canary i was a mistake) and ``release="winnow"``
-  (non-private Winnow releasing its final weights).
+  shadow vector), ``query_every_round=False`` (AddQuery only on mistake rounds: a firing at
+  round i then proves canary i was a mistake) and ``release="winnow"`` (non-private Winnow
+  releasing its final weights).
 * **DP-GreedyCover, canary features** (:func:`greedy_cover_canary_one_run`; Sec. 3.1, replace-one
   neighbours, Theorem 7 [RECON]). m canary records over m canary features: feature f_i fires
   only on record i (and the constant-true T fires on all). Record i has label 1 if canary i
@@ -54,9 +54,9 @@ inclusion bit is one step of the learner's neighbouring relation, so that the le
   of canary i: that bit (as +-1/2), weighted by how early f_i was chosen; 0 when f_i came
   after T (T covers every record, so the later bits are uniform and carry no evidence).
   Each canary is at most eps_step/2-randomised-response evidence, while the claim carries the
-  set-cover factor ~ ln(1/delta) (Theorem 7 [RECON]): with m = 1000 canaries the one-run bound
-  of a correct learner whose claim is below the largest bound one run can give (~4.6) is small
-  (eps_step = 0.4: 0.0-0.21 over seeds 0-5, claim 3.54 at delta = 1e-5). The planted bug runs the rounds with a larger per-round parameter
+  set-cover factor ~ ln(1/delta) (Theorem 7 [RECON]), so one run shows little of a correct
+  learner's claim; a claim must also stay below the largest bound one run with m canaries can
+  give (about 4.6 at m = 1000). The planted bug runs the rounds with a larger per-round parameter
   (``epsilon_step_run``; e.g. the exponential mechanism replaced by a near-argmax) while
   claiming the guarantee computed from ``epsilon_step``.
 
@@ -66,13 +66,13 @@ by the many-trial auditor on a small canary pair (the same design with 20 / 12 c
 canary 0 flipped):
 
 * ``dp-winnow-one-run`` -- DP-Winnow with eps_hat = 3, eta = 1e-4, m = 3, L = 1.5, K = 300
-  (claim 3.06 at delta = 1e-6, almost all of it the single SVT instance's eps_hat: canary
-  rounds carry evidence only through the firings, the samples being diluted over d = m + 1
-  coordinates), and its planted-bug twins ``dp-winnow-one-run-query-on-mistakes``,
+  (claim 3.06 at delta = 1e-6, almost all of it the single AboveThreshold instance's eps_hat:
+  canary rounds carry evidence only through the firings, the samples being diluted over
+  d = m + 1 coordinates), and its planted-bug twins ``dp-winnow-one-run-query-on-mistakes``,
   ``dp-winnow-one-run-release-shadow``, ``winnow-one-run-release-weights``, all claiming
-  the correct learner's guarantee. L = 1.5 rather than 2: with AddQuery on mistakes only the
-  run must fire >= 200 times for the all-correct r = 200 rule (bound 3.68 > 3.06); measured
-  226-252 firings over 8 seeds at L = 1.5, 201-220 at L = 2 (too close).
+  the correct learner's guarantee. L = 1.5 rather than 2: with AddQuery on mistakes only, the
+  bug is caught only if the run fires at least 200 times (the all-correct r = 200 rule, bound
+  3.68 > 3.06), and at L = 2 the number of firings comes too close to 200.
 * ``greedy-cover-one-run`` -- DP-GreedyCover with eps_step = 0.4, delta = 1e-5 (claim 3.54,
   below the ~4.6 that one run with 1000 canaries can show), and the planted bug
   ``greedy-cover-one-run-step-40`` (rounds run at eps_step = 40, a near-argmax, under the
@@ -133,7 +133,7 @@ def _inclusion_bits(m: int, seed: int) -> np.ndarray:
     return np.random.default_rng(np.random.SeedSequence([seed, 1])).random(m) < 0.5
 
 
-# ============================================================================ DP-Winnow
+# ============================================================================ one-run design: DP-Winnow canary rounds
 
 
 def winnow_canary_stream(included) -> tuple[np.ndarray, np.ndarray]:
@@ -235,7 +235,7 @@ def dp_winnow_canary_one_run(
     return res
 
 
-# ============================================================================ DP-GreedyCover
+# ============================================================================ one-run design: DP-GreedyCover canary features
 
 
 def greedy_cover_canary_data(included) -> tuple[np.ndarray, np.ndarray]:
@@ -317,7 +317,7 @@ def greedy_cover_canary_one_run(
     return res
 
 
-# ============================================================================ DP-GreedyCover
+# ============================================================================ many-trial targets: DP-GreedyCover
 
 
 @dataclass(frozen=True)
@@ -361,7 +361,7 @@ def _canary_bit(outputs):
 
 
 def greedy_cover_accumulation_pair(k: int = 9, h: int = 5, r: int = 2, P: int = 3):
-    """Replace-one pair where the loss accumulates over rounds (the set-cover effect of notes Sec. 5.2).
+    """Replace-one pair where the loss accumulates over rounds (the effect Theorem 7's set-cover analysis bounds).
 
     Features g_1..g_k each fire on their own block of r records labelled 0; h_1..h_h each fire on
     one record labelled 0; P records labelled 1 are fired only by T. The changed record has
@@ -395,13 +395,13 @@ def _rounds_before_cover(k: int):
     return score
 
 
-# ============================================================================ DP-Winnow
+# ============================================================================ many-trial targets: DP-Winnow
 
 WINNOW_PARAMS = dict(epsilon_hat=1.0, eta=0.05, m=5, L=1.0, K=3)
 
 
 def winnow_pair(d: int = 11, T: int = 60):
-    """Event-level replace-one pair: a majority-of-3 sequence (G1), label of round 0 flipped in d1.
+    """Event-level replace-one pair: a majority-of-3 sequence, label of round 0 flipped in d1.
 
     x_0 is chosen so that the initial uniform weights predict its label correctly under d0
     (sum(x_0) > 0 = majority label +1) and so that the update with (x_0, -1) changes the
@@ -457,7 +457,7 @@ class WinnowReleaseWeights:
 
 
 def winnow_replay_llr(learner: DPWinnow, d0, d1):
-    """White-box statistic of notes Sec. 8 D5: replay the shadow weights under each dataset.
+    """White-box statistic: replay the shadow weights under each dataset.
 
     From the released update rounds and counts, the auditor recomputes, for each dataset,
     the released vector of every window, its first mistake inside the window (the cached
@@ -620,12 +620,12 @@ def _register_one_run() -> None:
         description=f"DP-Winnow tuned for one-run canary rounds ({params}); many-trial pair: 20 canary "
                     "rounds, statistic = firing at round 0",
         score=_first_update_at_zero, default_trials=10_000,
-        claim_source="notes Sec. 5.4: eps_hat + composition of mK 4eta-DP draws (learner's own accounting)", **common,
+        claim_source="Lemma 11 [RECON accounting]: eps_hat + composition of mK 4eta-DP draws (learner's own accounting)", **common,
     ))
     register_target(Target(
         "dp-winnow-one-run-query-on-mistakes", "winnow", DPWinnowMechanism(learner, query_every_round=False, max_updates=K),
         w0, w1, g.epsilon, g.delta, planted_bug=True,
-        description="BUG: AddQuery only on mistake rounds (notes Sec. 3.8 note 1), one-run parameters: "
+        description="BUG: AddQuery only on mistake rounds (not private), one-run parameters: "
                     "a firing at a canary round proves the canary is included",
         score=_first_update_at_zero, default_trials=10_000, claim_source="claims DP-Winnow's accounting", **common,
     ))
@@ -658,7 +658,7 @@ def _register_one_run() -> None:
         description=f"DP-GreedyCover, eps_step = 0.4, delta = 1e-5, tuned for one-run canary features; many-trial "
                     f"pair: {n} canary records, statistic = bit of canary feature 0 if chosen before T",
         default_trials=20_000,
-        claim_source="Theorem 7 [RECON] replace-one: eps_AR + eps_step/2 (notes Sec. 5.2)", **common,
+        claim_source="Theorem 7 [RECON] replace-one: eps_AR + eps_step/2 (set-cover analysis)", **common,
     ))
     register_target(Target(
         "greedy-cover-one-run-step-40", "greedy-cover", GreedyCoverMechanism(40.0), c0, c1, gg.epsilon, gg.delta,
@@ -671,8 +671,8 @@ def _register_one_run() -> None:
 # ============================================================================ registration
 
 
-def _register() -> None:
-    # ---- DP-GreedyCover, canary feature
+def _register_greedy_cover() -> None:
+    """The many-trial DP-GreedyCover targets: the canary pair, the accumulating pair and its one-round bug."""
     eps_step, delta = 1.0, 1e-3
     c0, c1 = greedy_cover_canary_pair()
     register_target(Target(
@@ -681,9 +681,9 @@ def _register() -> None:
         description="DP-GreedyCover, eps_step = 1, canary feature firing only on the changed record; "
                     "statistic = bit attached to the canary feature",
         paper=PAPER, score=_canary_bit, default_trials=20_000,
-        claim_source="Theorem 7 [RECON] replace-one: eps_AR + eps_step/2 (notes Sec. 5.2)",
+        claim_source="Theorem 7 [RECON] replace-one: eps_AR + eps_step/2 (set-cover analysis)",
     ))
-    # ---- DP-GreedyCover, accumulating pair: correct claim and the one-round planted bug
+    # accumulating pair: correct claim and the one-round planted bug
     eps_step, delta = 4.0, 1e-5
     a0, a1, k = greedy_cover_accumulation_pair()
     register_target(Target(
@@ -692,7 +692,7 @@ def _register() -> None:
         description="DP-GreedyCover, eps_step = 4, changed record fired by 9 features; "
                     "statistic = rounds before the record is covered",
         paper=PAPER, score=_rounds_before_cover(k), default_trials=60_000,
-        claim_source="Theorem 7 [RECON] replace-one: eps_AR + eps_step/2 (notes Sec. 5.2)",
+        claim_source="Theorem 7 [RECON] replace-one: eps_AR + eps_step/2 (set-cover analysis)",
         one_run_design=GREEDY_COVER_CANARY_FEATURES_DESIGN,
     ))
     register_target(Target(
@@ -703,7 +703,10 @@ def _register() -> None:
         claim_source="claims Lemma 3 for the whole run",
         one_run_design=GREEDY_COVER_CANARY_FEATURES_DESIGN,
     ))
-    # ---- DP-Winnow
+
+
+def _register_dp_winnow() -> None:
+    """The many-trial DP-Winnow targets: relaxed parameters, the replay statistic and three planted bugs."""
     w0, w1 = winnow_pair()
     learner = DPWinnow(**WINNOW_PARAMS, delta=1e-5)
     g = learner.guarantee
@@ -711,14 +714,14 @@ def _register() -> None:
         "dp-winnow-replay", "winnow", DPWinnowMechanism(learner), w0, w1, g.epsilon, g.delta,
         neighbouring=NR.REPLACE_ONE_ROUND, canary="label of round 0 flipped",
         description="DP-Winnow, relaxed parameters (eps_hat=1, eta=0.05, m=5, L=1, K=3), d=11, T=60; "
-                    "white-box replay log-likelihood statistic (notes D5)",
+                    "white-box replay log-likelihood statistic",
         paper=PAPER, score=winnow_replay_llr(learner, w0, w1), default_trials=20_000,
-        claim_source="notes Sec. 5.4: eps_hat + composition of mK 4eta-DP draws (learner's own accounting)",
+        claim_source="Lemma 11 [RECON accounting]: eps_hat + composition of mK 4eta-DP draws (learner's own accounting)",
     ))
     register_target(Target(
         "dp-winnow-query-on-mistakes", "winnow", DPWinnowMechanism(learner, query_every_round=False), w0, w1,
         g.epsilon, g.delta, neighbouring=NR.REPLACE_ONE_ROUND, canary="label of round 0 flipped", planted_bug=True,
-        description="BUG: AddQuery only on mistake rounds (notes Sec. 3.8 note 1): a firing at round 0 "
+        description="BUG: AddQuery only on mistake rounds (not private): a firing at round 0 "
                     "is impossible on d0",
         paper=PAPER, score=_first_update_at_zero, default_trials=10_000,
         claim_source="claims DP-Winnow's accounting",
@@ -741,6 +744,11 @@ def _register() -> None:
         paper=PAPER, score=_projection(wb - wa), default_trials=10_000,
         claim_source="claims DP-Winnow's accounting",
     ))
+
+
+def _register() -> None:
+    _register_greedy_cover()
+    _register_dp_winnow()
     _register_one_run()
 
 

@@ -13,7 +13,6 @@ register targets; :mod:`privbound.audit.targets` does.
 from __future__ import annotations
 
 import difflib
-import logging
 import math
 import re
 from dataclasses import dataclass, field, replace
@@ -23,6 +22,7 @@ import numpy as np
 
 from privbound.audit.core import AuditResult, audit_mechanism
 from privbound.audit.one_run import OneRunResult, one_run_audit_target
+from privbound.learners.accounting import epsilon_of, make_accountant
 from privbound.learners.neighbouring import NeighbouringRelation
 
 __all__ = [
@@ -263,22 +263,16 @@ def accountant_epsilon(mechanism: Any, delta: float) -> dict[str, float] | None:
     if not hasattr(mechanism, "dp_event"):
         return None
     import dp_accounting
-    from dp_accounting.pld import pld_privacy_accountant
-    from dp_accounting.rdp import rdp_privacy_accountant
 
     event = mechanism.dp_event()
     if isinstance(event, dp_accounting.UnsupportedDpEvent):
         return None
-    # dp_accounting's RDP accountant logs a warning per fractional order it cannot
-    # evaluate at large sampling rates; those orders are skipped, which is what we want.
-    logging.getLogger("absl").setLevel(logging.ERROR)
     out: dict[str, float] = {}
-    for key, acc in (("pld", pld_privacy_accountant.PLDAccountant()), ("rdp", rdp_privacy_accountant.RdpAccountant())):
+    for key in ("pld", "rdp"):
         try:
-            if not acc.supports(event):
+            if not make_accountant(key).supports(event):
                 continue
-            acc.compose(event)
-            eps = float(acc.get_epsilon(delta if delta > 0 else 0.0))
+            eps = epsilon_of(event, delta if delta > 0 else 0.0, key)
             if math.isfinite(eps):
                 out[key] = eps
         except Exception:  # an accountant that cannot handle delta = 0 etc.

@@ -1,4 +1,6 @@
-"""Audit targets of "Robust and Private Learning of Halfspaces" (paper id ``robust-halfspaces``; notes Sec. 7, P1-P5).
+"""Audit targets of Ghazi, Kumar, Manurangsi & Nguyen, "Robust and Private Learning of Halfspaces" (AISTATS 2021,
+arXiv:2011.14580), paper id ``robust-halfspaces``: the privacy claims of Lemma 19 / Theorem 6 (DP Batch
+Perceptron, Algorithm 1), of its Section 4 variant, and of Theorem 5 (the exponential mechanism on the sphere).
 
 Families:
 
@@ -67,7 +69,8 @@ def transcript_log_likelihood_ratio(learner: DPBatchPerceptron, canary_norm: flo
 
     The data are orthogonal to the canary x_c = a e_3, so only the e_3-coordinate of the increments differs:
     Delta_i = w_i[3] - w_{i-1}[3] is N(0, sigma^2) under d0 and, under d1, (1 - p m_i) N(0, sigma^2) + p m_i
-    N(a, sigma^2), where m_i = [<w_hat_{i-1}, x_c> <= gamma'] is read off the transcript (w_hat_0 = 0, E13).
+    N(a, sigma^2), where m_i = [<w_hat_{i-1}, x_c> <= gamma'] is read off the transcript (w_hat_0 = 0, as in the
+    learner: w_0/||w_0|| is undefined).
     Hence log p0/p1 = -sum_i log(1 - p m_i + p m_i exp((a Delta_i - a^2/2)/sigma^2)).
     """
     def llr(outputs: np.ndarray) -> np.ndarray:
@@ -161,10 +164,10 @@ PERCEPTRON_CANARIES = OneRunDesign(
     "m orthogonal unit canaries (e_{k+i}, +1) in one training run (add/remove)")
 
 
-def _register() -> None:
-    d0, d1 = canary_pair()
+def _register_perceptron_targets(d0: tuple, d1: tuple) -> None:
+    """The correct DP Batch Perceptron targets: the theory variant, and the experimental variant releasing its
+    output or its whole transcript."""
     n0 = len(d0[1])
-    # ---------------------------------------------------------------- correct targets
     theory = DPBatchPerceptron(_GAMMA, epsilon=1.0, delta=1e-5, alpha=0.1, n_iter=16, n_nominal=n0)
     register_target(Target(
         "batch-perceptron-theory", "batch-perceptron", theory, d0, d1, 1.0, 1e-5,
@@ -188,7 +191,10 @@ def _register() -> None:
         description="experimental variant releasing the whole transcript w_1..w_4; exact white-box likelihood ratio",
         claim_source="Sec. 4 (RDP accountant) via dp_accounting",
     ))
-    # ---------------------------------------------------------------- planted bugs
+
+
+def _register_perceptron_bugs(d0: tuple, d1: tuple) -> None:
+    """The planted bugs of the DP Batch Perceptron family (and the clipped control of the unclipped canary)."""
     small = _NoiseDiv10(_GAMMA, epsilon=1.0, delta=1e-5, variant="experimental", sampling_rate=0.5, n_iter=4)
     register_target(Target(
         "batch-perceptron-noise-div10", "batch-perceptron", TranscriptRelease(small), d0, d1, 1.0, 1e-5,
@@ -223,7 +229,10 @@ def _register() -> None:
                     "threshold 0.3 alpha p n = 1.8: d0 (one point) always stops at i = 1 (FAIL), d1 continues w.p. 1/4",
         claim_source="claims Lemma 19",
     ))
-    # ---------------------------------------------------------------- sphere
+
+
+def _register_sphere_targets() -> None:
+    """The exponential mechanism of Theorem 5 on the circle and its planted bug (exact white-box likelihood ratio)."""
     X0 = np.array([[1.0, 0.0]])
     s0 = (X0, np.ones(1))
     s1 = (np.vstack([X0, X0]), np.ones(2))
@@ -239,6 +248,13 @@ def _register() -> None:
             log_likelihood_ratio=(lambda o, em=em: em.log_density(s0, o) - em.log_density(s1, o)),
             claim_source="Theorem 5 (exponential mechanism; McSherry & Talwar 2007)",
         ))
+
+
+def _register() -> None:
+    d0, d1 = canary_pair()
+    _register_perceptron_targets(d0, d1)
+    _register_perceptron_bugs(d0, d1)
+    _register_sphere_targets()
 
 
 _register()

@@ -1,33 +1,51 @@
-"""Claims of "Robust and Private Learning of Halfspaces" (Ghazi, Kumar, Manurangsi, Nguyen, AISTATS 2021).
+"""Claims of Ghazi, Kumar, Manurangsi & Nguyen, "Robust and Private Learning of Halfspaces" (AISTATS 2021,
+arXiv:2011.14580), paper id ``robust-halfspaces``.
 
-Paper id ``robust-halfspaces``; source ``papers/robust-private-halfspaces.txt`` and its
-reading notes. Every numbered statement is registered (Theorems 2-6 and 11, Lemmas 7, 9,
-12-22, Observation 8, Claim 10), plus Novikoff's perceptron bound, which the paper cites
-without a number, as ``robust-halfspaces/fact-novikoff``. Definition 1 (DP) is a
-definition, not a claim, and is not registered. Check code lives in :mod:`privbound.bounds.robust_halfspaces.checks`.
+Every numbered statement is registered (Theorems 2-6 and 11, Lemmas 7, 9, 12-22, Observation 8, Claim 10),
+plus Novikoff's perceptron bound, which the paper cites without a number, as ``robust-halfspaces/fact-novikoff``.
+Definition 1 (DP) is a definition, not a claim, and is not registered. The checks live in one module per part of
+the paper: :mod:`.preliminaries` (App. A), :mod:`.pure_dp_lower_bound` (Sec. 2.1, App. B),
+:mod:`.approx_dp_lower_bound` (Sec. 2.2, App. C), :mod:`.non_robust_lower_bound` (Sec. 2.3, App. D),
+:mod:`.exponential_mechanism` (Sec. 3.1, App. E), :mod:`.batch_perceptron` and :mod:`.batch_perceptron_privacy`
+(Sec. 3.2, App. F) and :mod:`.certified_radius` (App. G.2.1); formulas used only here and by the checks are in
+:mod:`.formulas`.
 
-Reconstructed (``reconstructed=True``): ``fact-novikoff`` (stated nowhere in the file; the
-classical (R/gamma)^2 bound). All other statements survive in the text dump. The explicit
-form of Lemma 12's o(1/d) (Hoeffding constants of the corrected proof) is our derivation
-and is labelled as such in its entry.
+Reconstructed (``reconstructed=True``): ``fact-novikoff``, stated nowhere in the paper's text (the classical
+(R/gamma)^2 bound). All other statements are in the text. The explicit form of Lemma 12's o(1/d) (Hoeffding
+constants of the corrected proof) is our derivation and is labelled as such in its entry.
 
-Errata relied on (numbering of the notes, Sec. 8):
-E1 (Lemma 9 proof, <= 0.001), E2 (Lemma 12 proof: flipped inequalities, threshold 0.2),
-E3 (Lemma 15: delta = 0.001 (1 - e^{-eps})), E4 (Theorem 4 realiser with s_i), E5 (Theorem 3
-explicit regime alpha, xi <= 3e-7), E6 (Theorem 5 proof: Eq. (7) sign, final <= 0.01),
-E7/E19/E20 (Lemma 18 proof typos), E8 (Lemma 19: ln(1/(p delta_0))), E9/E27 (Lemma 22:
-argmax, strict <), E12 (Observation 8: T = ceil(log(0.5 xi')/log xi)), E24 (Lemma 15 proof gap),
-E25 (Theorem 6 good events), E26 (Lemma 19 at T = 1, delta >= 0.65).
-Checks that return "fail" because of an erratum say so in ``details['erratum']``:
-``observation-8`` (check ``as-printed``, E12) and ``lemma-15`` (check ``as-printed``, E3).
+Each claim lists the errata it relies on (``errata``), each stated in words next to the statement it corrects.
+Two checks are expected to fail because of an erratum and say so in ``details['erratum']``: ``observation-8``
+(check ``as-printed``: the printed number of runs) and ``lemma-15`` (check ``as-printed``: the printed delta).
 """
 
 from __future__ import annotations
 
 import math
 
-from privbound.bounds.robust_halfspaces import checks as K
 from privbound.bounds.registry import Check, Claim, ClaimKind, Condition, register
+from privbound.bounds.robust_halfspaces import (
+    approx_dp_lower_bound,
+    batch_perceptron,
+    batch_perceptron_privacy,
+    certified_radius,
+    exponential_mechanism,
+    non_robust_lower_bound,
+    preliminaries,
+    pure_dp_lower_bound,
+)
+from privbound.bounds.robust_halfspaces.formulas import (
+    adv_composition_epsilon,
+    lemma12_bound,
+    lemma16_deviation,
+    lemma17_bound,
+    lemma19_accounting,
+    obs8_runs,
+    subsampled_epsilon,
+    theorem5_sample_size,
+)
+from privbound.learners.robust_halfspaces.instances import theorem4_dimension
+from privbound.learners.robust_halfspaces.perceptron import lemma18_iterations, lemma19_parameters
 
 P = "robust-halfspaces/"
 
@@ -71,13 +89,12 @@ def _theorem3(d, gamma, c=1.0, epsilon=None, alpha=None, xi=None):
 
 def _theorem4(gamma, epsilon, alpha=None, xi=None, delta=None):
     """Theorem 4 (App. D): no learner with n <= floor(1e-5 floor(1/gamma^2)/epsilon); returns 1e-5 floor(1/gamma^2)/epsilon."""
-    return 1e-5 * math.floor(1 / gamma**2 * (1 + 1e-12)) / epsilon  # guard against 1/0.01**2 = 9999.99...
+    return 1e-5 * theorem4_dimension(gamma) / epsilon
 
 
 def _theorem5(d, gamma, alpha, epsilon):
     """Theorem 5 (App. E): n = 1e4 Lambda^2/(eps alpha) + 1e10/(alpha^2 gamma^2), Lambda = 1e6 sqrt(ln(1/alpha)) max{sqrt d, 1/gamma}."""
-    lam = 1e6 * math.sqrt(math.log(1 / alpha)) * max(math.sqrt(d), 1 / gamma)
-    return 1e4 * lam**2 / (epsilon * alpha) + 1e10 / (alpha**2 * gamma**2)
+    return theorem5_sample_size(d, gamma, alpha, epsilon)
 
 
 def _theorem6(d, gamma, alpha, epsilon, delta):
@@ -85,17 +102,16 @@ def _theorem6(d, gamma, alpha, epsilon, delta):
 
     ``log T`` (base unspecified in the paper) is taken natural.
     """
-    T = K.lemma18_T(alpha, gamma)
-    p = 1 / math.sqrt(T)
-    sigma = 100 * math.log(T / delta) / epsilon
+    T = lemma18_iterations(alpha, gamma)
+    p, sigma, _ = lemma19_parameters(epsilon, delta, T)
     lT = math.log(T)
     return math.ceil(100 * math.sqrt(d) * sigma * lT / (p * math.sqrt(alpha)) + 1000 * sigma * math.sqrt(lT) / (p * alpha * gamma)
                      + 100 * lT / alpha + 1e10 / (alpha**2 * gamma**2))
 
 
 def _obs8(xi, xi_prime):
-    """Observation 8 (App. A.2), corrected (E12): number of runs T = ceil(log(0.5 xi')/log xi)."""
-    return K.obs8_runs(xi, xi_prime)
+    """Observation 8 (App. A.2), corrected: number of runs T = ceil(log(0.5 xi')/log xi)."""
+    return obs8_runs(xi, xi_prime)
 
 
 def _lemma9(d, c=1.0):
@@ -109,8 +125,8 @@ def _theorem11(zeta, d, n=None):
 
 
 def _lemma12(d):
-    """Lemma 12: explicit bound on E_q[d_TV(B_q, P_q)] from the corrected proof (E2): e^{-0.1721 d} + e^{-0.01125 d}."""
-    return K.lemma12_bound(d)
+    """Lemma 12: explicit bound on E_q[d_TV(B_q, P_q)] from the corrected proof: e^{-0.1721 d} + e^{-0.01125 d}."""
+    return lemma12_bound(d)
 
 
 def _lemma13(d, gamma, beta, c=1.0):
@@ -124,38 +140,38 @@ def _lemma14(d, gamma_0, beta_0, c=1.0):
 
 
 def _lemma15(epsilon):
-    """Lemma 15 (App. D), corrected (E3): the delta for which the one-bit bound holds, 0.001 (1 - e^{-epsilon})."""
+    """Lemma 15 (App. D), corrected: the delta for which the one-bit bound holds, 0.001 (1 - e^{-epsilon})."""
     return 0.001 * -math.expm1(-epsilon)
 
 
 def _lemma16(n, gamma_hat, xi_hat):
     """Lemma 16 (Bartlett & Mendelson): deviation term 400 sqrt(ln(4/xi_hat)/(n gamma_hat^2))."""
-    return 400 * math.sqrt(math.log(4 / xi_hat) / (n * gamma_hat**2))
+    return lemma16_deviation(n, gamma_hat, xi_hat)
 
 
 def _lemma17(epsilon, t, mu):
     """Lemma 17 (McSherry & Talwar): Pr[w_hat not in S_{2t}] <= exp(-epsilon t/2)/mu(S_t)."""
-    return math.exp(-epsilon * t / 2) / mu
+    return lemma17_bound(epsilon, t, mu)
 
 
 def _lemma18(alpha, gamma):
     """Lemma 18 (App. F.1): iteration budget T = ceil(1500/(alpha gamma_gap^2)), gamma_gap = 0.05 gamma."""
-    return K.lemma18_T(alpha, gamma)
+    return lemma18_iterations(alpha, gamma)
 
 
 def _lemma19(epsilon, delta, T):
-    """Lemma 19 (App. F.2): the accounted epsilon' = sqrt(2T ln(1/(p delta_0))) 2 p eps_0 + 2T (2 p eps_0)^2 (E8), <= epsilon."""
-    return K.lemma19_parameters(epsilon, delta, T)["epsilon_acc"]
+    """Lemma 19 (App. F.2): the accounted epsilon' = sqrt(2T ln(1/(p delta_0))) 2 p eps_0 + 2T (2 p eps_0)^2, <= epsilon."""
+    return lemma19_accounting(epsilon, delta, T)["epsilon_acc"]
 
 
 def _lemma20(p, epsilon_0, delta_0=None):
     """Lemma 20 (Balle et al. 2018): subsampled epsilon 2 p epsilon_0 (and delta p delta_0)."""
-    return 2 * p * epsilon_0
+    return subsampled_epsilon(p, epsilon_0)
 
 
 def _lemma21(T, epsilon_0, delta_0):
     """Lemma 21 (advanced composition): sqrt(2 T ln(1/delta_0)) epsilon_0 + 2 T epsilon_0^2."""
-    return K.adv_composition_epsilon(T, epsilon_0, delta_0)
+    return adv_composition_epsilon(T, epsilon_0, delta_0)
 
 
 def _novikoff(gamma, R=1.0):
@@ -171,7 +187,7 @@ register(Claim(
               "(Proof: for gamma <= 0.99, alpha <= 0.49, xi <= 0.9, n >= ln(0.1 K)/epsilon with K = 2^{Omega(d)} from Lemma 9.)",
     latex=r"n \ge \frac{\ln(0.1K)}{\epsilon} = \Omega\!\left(\frac{d}{\epsilon}\right),\quad K = 2^{\Omega(d)}",
     kind=ClaimKind.SAMPLE_COMPLEXITY_LOWER,
-    source="Sec. 2, Theorem 2; App. B; notes Sec. 2.2, 5.1",
+    source="Sec. 2, Theorem 2; App. B",
     formula=_theorem2,
     quantity="minimum sample size n (packing bound ln(0.1 K)/epsilon)",
     hidden_constants={"c": 1.0},
@@ -182,10 +198,11 @@ register(Claim(
             Condition("gamma <= 0.99", _opt("gamma", lambda v: 0 < v <= 0.99)),
             Condition("alpha <= 0.49", _opt("alpha", lambda v: 0 < v <= 0.49)),
             Condition("xi <= 0.9", _opt("xi", lambda v: 0 <= v <= 0.9))),
-    errata=("E14: G^(i) defined with <= alpha vs < 0.5 in Sec. 2.1 -- equivalent for a 2-point support with alpha <= 0.49.",
-            "E17: the overview's second point should be (-1.01 gamma w^(j), -1) (cf. proof of Claim 10)."),
-    checks=(Check("packing-em-exact", "deterministic", K.check_theorem2_packing_em,
-                  "plans L1/L4: exact success of the sphere EM on the packing D^(i) in any d; K P(n) <= e^{eps n} with a "
+    errata=("Theorem 2 vs Sec. 2.1: G^(i) is defined with <= alpha in the proof and < 0.5 in the overview -- equivalent for "
+            "a 2-point support with alpha <= 0.49.",
+            "Sec. 2.1 overview: the second point should be (-1.01 gamma w^(j), -1) (cf. the proof of Claim 10)."),
+    checks=(Check("packing-em-exact", "deterministic", pure_dp_lower_bound.check_theorem2_packing_em,
+                  "illustration: exact success of the sphere EM on the packing D^(i) in any d; K P(n) <= e^{eps n} with a "
                   "greedy sign packing, needed n >= ln(0.1 K)/eps, needed n linear in d (illustration)"),),
     uncheckable_reason=_LOWER_BOUND_REASON.format(what="epsilon-DP robust")
     + "; its ingredients are checked in lemma-9 and claim-10",
@@ -197,7 +214,7 @@ register(Claim(
               "n = Omega(min{sqrt(d)/gamma, d}).",
     latex=r"n = \Omega\!\left(\min\{\sqrt d/\gamma,\ d\}\right)",
     kind=ClaimKind.SAMPLE_COMPLEXITY_LOWER,
-    source="Sec. 2, Theorem 3; App. C.2; notes Sec. 2.2, 5.2",
+    source="Sec. 2, Theorem 3; App. C.2",
     formula=_theorem3,
     quantity="minimum sample size n (up to the hidden constant c)",
     hidden_constants={"c": 1.0},
@@ -205,19 +222,19 @@ register(Claim(
     regime=(Condition("0 < gamma <= 0.01", lambda p: 0 < p["gamma"] <= 0.01),
             Condition("d >= 1", lambda p: p["d"] >= 1),
             Condition("epsilon < 1", _opt("epsilon", lambda v: 0 < v < 1)),
-            Condition("alpha <= 3e-7 (corrected, E5; paper: 1e-6)", _opt("alpha", lambda v: 0 < v <= 3e-7)),
-            Condition("xi <= 3e-7 (corrected, E5; paper: 1e-6)", _opt("xi", lambda v: 0 <= v <= 3e-7))),
-    errata=("E5: the proof's margin step is inconsistent (gamma_0/T >= gamma); with gamma_0 = 0.0045, beta_0 = 6e-7 the "
+            Condition("alpha <= 3e-7 (corrected; paper: 1e-6)", _opt("alpha", lambda v: 0 < v <= 3e-7)),
+            Condition("xi <= 3e-7 (corrected; paper: 1e-6)", _opt("xi", lambda v: 0 <= v <= 3e-7))),
+    errata=("Proof of Theorem 3: the margin step is inconsistent (gamma_0/T >= gamma); with gamma_0 = 0.0045, beta_0 = 6e-7 the "
             "explicit regime becomes alpha, xi <= 3e-7 (paper: 1e-6); the asymptotic bound is unaffected.",
-            "E11: d' = floor(d/T^2) and only (x, +1) (appendix), not d/T and both signs (overview).",
-            "E18: e_i is a basis vector of R^{T^2}, not R^{d'}."),
-    checks=(Check("embedded-fingerprinting", "probabilistic", K.check_theorem3_fingerprinting,
-                  "plan L3 (illustration): on the block embedding (gamma = 0.005, T = 2, d = 4096) the proof's reduction B "
+            "Sec. 2.2 overview vs App. C.2: d' = floor(d/T^2) and only (x, +1) (appendix), not d/T and both signs (overview).",
+            "Proof of Theorem 3: e_i is a basis vector of R^{T^2}, not R^{d'}."),
+    checks=(Check("embedded-fingerprinting", "probabilistic", approx_dp_lower_bound.check_theorem3_fingerprinting,
+                  "illustration: on the block embedding (gamma = 0.005, T = 2, d = 4096) the proof's reduction B "
                   "applied to a (1, zeta/n)-DP DP Batch Perceptron with 6 < zeta sqrt(d') samples per block keeps the "
                   "fingerprinting correlation under Theorem 11's cap zeta sqrt(d'); robust errors DP vs non-private reported"),),
     uncheckable_reason=_LOWER_BOUND_REASON.format(what="approximate-DP robust proper")
-    + "; the explicit regime alpha, xi <= 3e-7 (E5) is beyond Monte Carlo resolution, and at measurable alpha the embedded "
-      "instance is easy (the DP Batch Perceptron had 0 0.9 gamma-robust errors on 10 runs x 1000 test points from n = 256 at d = 4096, gamma = 0.005), "
+    + "; the explicit regime alpha, xi <= 3e-7 (corrected) is beyond Monte Carlo resolution, and at measurable alpha the embedded "
+      "instance is easy for the DP Batch Perceptron (no 0.9 gamma-robust errors from a few hundred samples at d = 4096), "
       "so the growth of the required n like sqrt(d)/gamma is not demonstrated on this instance (its constant-margin core, "
       "n ~ sqrt(d), is illustrated by lemma-13's check; theorem-6's scaling checks show the matching upper-bound growth)",
 ))
@@ -229,7 +246,7 @@ register(Claim(
               "xi <= 1e-4, d = floor(1/gamma^2): no such learner with n <= floor(1e-5 d/epsilon).)",
     latex=r"n > \left\lfloor 10^{-5}\lfloor 1/\gamma^2\rfloor/\epsilon \right\rfloor = \Omega\!\left(\frac{1}{\epsilon\gamma^2}\right)",
     kind=ClaimKind.SAMPLE_COMPLEXITY_LOWER,
-    source="Sec. 2, Theorem 4; App. D; notes Sec. 2.2, 5.3",
+    source="Sec. 2, Theorem 4; App. D",
     formula=_theorem4,
     quantity="sample-size threshold 1e-5 floor(1/gamma^2)/epsilon (no learner with n <= its floor)",
     exponents={"gamma": -2.0, "epsilon": -1.0},
@@ -237,15 +254,15 @@ register(Claim(
             Condition("epsilon > 0", lambda p: p["epsilon"] > 0),
             Condition("alpha <= 0.4", _opt("alpha", lambda v: 0 < v <= 0.4)),
             Condition("xi <= 1e-4", _opt("xi", lambda v: 0 <= v <= 1e-4)),
-            Condition("0 <= delta <= 0.001 (1 - e^-epsilon) (Lemma 15, corrected E3)",
-                      lambda p: p.get("delta") is None or 0 <= p["delta"] <= 0.001 * -math.expm1(-p["epsilon"]))),
-    errata=("E3: delta is Lemma 15's, corrected to 0.001 (1 - e^{-epsilon}).",
-            "E4: the realiser is z = (1/sqrt d) sum_i s_i e_i (printed without s_i).",
-            "E16: the overview's 1-D instance is Unif{(+1, s), (-1, -s)}."),
-    checks=(Check("hard-instance", "deterministic", K.check_theorem4_instance,
-                  "proof step: the corrected realiser has margin 1/sqrt(d) >= gamma on D_s (E4)"),
-            Check("ds-dp-perceptron-scaling", "scaling", K.check_theorem4_ds_scaling,
-                  "plans L2/L4: DP Batch Perceptron on D_s, d = floor(1/gamma^2): needed n grows at least like gamma^-2 (one-sided "
+            Condition("0 <= delta <= 0.001 (1 - e^-epsilon) (Lemma 15, corrected)",
+                      lambda p: p.get("delta") is None or 0 <= p["delta"] <= _lemma15(p["epsilon"]))),
+    errata=("Theorem 4: delta is Lemma 15's, corrected to 0.001 (1 - e^{-epsilon}).",
+            "Proof of Theorem 4: the realiser is z = (1/sqrt d) sum_i s_i e_i (printed without s_i).",
+            "Sec. 2.3 overview: the 1-D instance is Unif{(+1, s), (-1, -s)}."),
+    checks=(Check("hard-instance", "deterministic", non_robust_lower_bound.check_theorem4_instance,
+                  "proof step: the corrected realiser (with the signs s_i) has margin 1/sqrt(d) >= gamma on D_s"),
+            Check("ds-dp-perceptron-scaling", "scaling", non_robust_lower_bound.check_theorem4_ds_scaling,
+                  "illustration: DP Batch Perceptron on D_s, d = floor(1/gamma^2): needed n grows at least like gamma^-2 (one-sided "
                   "slope test; two-sided CI reported) "
                   "and the measured error never below the corrected Lemma 15 chain bound (illustration)")),
     uncheckable_reason=_LOWER_BOUND_REASON.format(what="(epsilon, delta)-DP non-robust"),
@@ -258,7 +275,7 @@ register(Claim(
     latex=r"n=\frac{10^4\Lambda^2}{\epsilon\alpha}+\frac{10^{10}}{\alpha^2\gamma^2},\ "
           r"\Lambda=10^6\sqrt{\log(1/\alpha)}\max\{\sqrt d,1/\gamma\}",
     kind=ClaimKind.SAMPLE_COMPLEXITY_UPPER,
-    source="Sec. 2, Theorem 5; App. E; notes Sec. 2.2, 3.2",
+    source="Sec. 2, Theorem 5; App. E",
     formula=_theorem5,
     quantity="sample size n of the exponential mechanism (explicit constants, natural log)",
     exponents={"d": 1.0, "epsilon": -1.0},  # for d >= 1/gamma^2; gamma^-2 otherwise
@@ -266,11 +283,11 @@ register(Claim(
             Condition("0 < gamma <= 1", lambda p: 0 < p["gamma"] <= 1),
             Condition("epsilon > 0", lambda p: p["epsilon"] > 0),
             Condition("d >= 1", lambda p: p["d"] >= 1)),
-    errata=("E6: Eq. (7) should read -0.01 Lambda gamma and < -1e4 sqrt(log(1/alpha)); the final step gives <= 0.01, not <= 0.99; "
+    errata=("Proof of Theorem 5: Eq. (7) should read -0.01 Lambda gamma and < -1e4 sqrt(log(1/alpha)); the final step gives <= 0.01, not <= 0.99; "
             "'xi = 0.9' is not an erratum (the proof gives success ~0.9).",),
-    checks=(Check("proof-tail-facts", "exact", K.check_theorem5_tails,
+    checks=(Check("proof-tail-facts", "exact", exponential_mechanism.check_theorem5_tails,
                   "proof steps (7), (8), (10) and the final EM step, exact in log space (not the learner)"),
-            Check("em-accuracy-scaled", "probabilistic", K.check_theorem5_scaled,
+            Check("em-accuracy-scaled", "probabilistic", exponential_mechanism.check_theorem5_scaled,
                   "SphereExponentialMechanism in d = 2 (exact angular sampler), n = 4 max{d, 1/gamma^2} ln(1/alpha)/(alpha eps): "
                   "err^X_{0.95 gamma} <= 0.5 alpha with probability >= 0.99 (scaled constants)")),
 ))
@@ -282,7 +299,7 @@ register(Claim(
     latex=r"n=\left\lceil\frac{100\sqrt d\,\sigma\log T}{p\sqrt\alpha}+\frac{1000\,\sigma\sqrt{\log T}}{p\alpha\gamma}"
           r"+\frac{100\log T}{\alpha}+\frac{10^{10}}{\alpha^2\gamma^2}\right\rceil",
     kind=ClaimKind.SAMPLE_COMPLEXITY_UPPER,
-    source="Sec. 2, Theorem 6; App. F.3; notes Sec. 2.2, 3.1",
+    source="Sec. 2, Theorem 6; App. F.3",
     formula=_theorem6,
     quantity="sample size n of DP Batch Perceptron (explicit F.3 constants, natural log)",
     exponents={"d": 0.5, "gamma": -1.0, "epsilon": -1.0},  # up to polylog factors, for d >= 1/gamma^2
@@ -291,13 +308,14 @@ register(Claim(
             Condition("0 < epsilon <= 1", lambda p: 0 < p["epsilon"] <= 1),
             Condition("0 < delta < 1", lambda p: 0 < p["delta"] < 1),
             Condition("d >= 1", lambda p: p["d"] >= 1)),
-    errata=("E25: the per-iteration good events E_opt-noise / E_parallel fail at small epsilon with the F.3 constants; "
+    errata=("Proof of Theorem 6 (F.3): the per-iteration good events E_opt-noise / E_parallel fail at small epsilon with the F.3 constants; "
             "use their summed form or raise 1000 to ~4000.",
-            "E15 (remark): O~ hides ln(T/delta) and (log T)^2.", "E22: running time is O~_alpha(n d/gamma)."),
-    checks=(Check("accuracy-scaled", "probabilistic", K.check_theorem6_scaled,
+            "Remark on Theorem 6: O~ hides ln(T/delta) and (log T)^2.",
+            "Sec. 1 vs Theorem 6: the running time is O~_alpha(n d/gamma)."),
+    checks=(Check("accuracy-scaled", "probabilistic", batch_perceptron.check_theorem6_scaled,
                   "DPBatchPerceptron at scaled constants (kappa = 0.01 on sigma, b; 1e-4 on T): err^X_{0.95 gamma} <= 0.5 alpha "
                   "with probability >= 0.99 (FAIL counts as failure)"),
-            Check("scaling-sqrt-d", "scaling", K.check_theorem6_scaling_d,
+            Check("scaling-sqrt-d", "scaling", batch_perceptron.check_theorem6_scaling_d,
                   "needed n vs d (d >= 1/gamma^2) at fixed scaled privacy parameters: log-log slope CI contains 1/2; "
                   "the noiseless reference is reported (flat)")),
 ))
@@ -307,8 +325,8 @@ register(Claim(
     statement="For any non-zero w in R^d, gamma >= 0 and D, R_gamma(w, D) = err^D_gamma(w/||w||_2).",
     latex=r"\mathcal R_\gamma(\mathbf w,\mathcal D)=\mathrm{err}^{\mathcal D}_\gamma(\mathbf w/\|\mathbf w\|_2)",
     kind=ClaimKind.STRUCTURAL_IDENTITY,
-    source="App. A.1, Lemma 7; notes Sec. 2.3, 4 item 1",
-    checks=(Check("brute-force-2d", "exact", K.check_lemma7,
+    source="App. A.1, Lemma 7",
+    checks=(Check("brute-force-2d", "exact", preliminaries.check_lemma7,
                   "robust risk by a grid adversary over the perturbation disc vs normalised margin error"),),
     errata=("Ignores the domain restriction z in X; the check perturbs in R^d.",),
 ))
@@ -320,17 +338,17 @@ register(Claim(
               "O_{xi,xi'}(m + 1/alpha^2) (run it T times, select on M fresh samples).",
     latex=r"T=\left\lceil\frac{\log(0.5\xi')}{\log\xi}\right\rceil,\ M=\left\lceil\frac{10^6\log T}{\alpha}\right\rceil",
     kind=ClaimKind.SAMPLE_COMPLEXITY_UPPER,
-    source="App. A.2, Observation 8; notes Sec. 2.3, E12",
+    source="App. A.2, Observation 8",
     formula=_obs8,
     quantity="number of independent runs T (corrected)",
     regime=(Condition("0 < xi < 1", lambda p: 0 < p["xi"] < 1),
             Condition("0 < xi_prime < 1", lambda p: 0 < p["xi_prime"] < 1)),
-    errata=("E12: the paper sets T = ceil(log(0.5 xi')/log(1 - xi)) (xi read as success probability); corrected to "
+    errata=("Observation 8: the paper sets T = ceil(log(0.5 xi')/log(1 - xi)) (xi read as success probability); corrected to "
             "ceil(log(0.5 xi')/log xi). Selection should use the gamma'-margin; the selection step is not private.",
-            "E23: App. A.2 has lower/upper reversed."),
-    checks=(Check("corrected", "exact", K.check_obs8_corrected, "xi^T <= 0.5 xi' with the corrected T"),
-            Check("as-printed", "exact", K.check_obs8_as_printed,
-                  "the printed T fails (erratum E12) -- expected to fail")),
+            "App. A.2 has lower/upper bounds reversed."),
+    checks=(Check("corrected", "exact", preliminaries.check_obs8_corrected, "xi^T <= 0.5 xi' with the corrected T"),
+            Check("as-printed", "exact", preliminaries.check_obs8_as_printed,
+                  "the printed T fails (an erratum) -- expected to fail")),
 ))
 
 register(Claim(
@@ -338,14 +356,14 @@ register(Claim(
     statement="There exist w^(1), ..., w^(K) in R^d with K = 2^{Omega(d)}, ||w^(i)||_2 = 1 and |<w^(i), w^(j)>| < 0.01 for i != j.",
     latex=r"K=2^{\Omega(d)},\ \|\mathbf w^{(i)}\|=1,\ |\langle\mathbf w^{(i)},\mathbf w^{(j)}\rangle|<0.01",
     kind=ClaimKind.PROBABILISTIC_LEMMA,
-    source="App. B, Lemma 9; notes Sec. 2.3, 4 item 2",
+    source="App. B, Lemma 9",
     formula=_lemma9,
     quantity="log2 of the packing size K",
     hidden_constants={"c": 1.0},
     exponents={"d": 1.0},
     regime=(Condition("d >= 1", lambda p: p["d"] >= 1), Condition("c > 0", lambda p: p["c"] > 0)),
-    errata=("E1: the proof prints <= 0.01 d; the code gives <= 0.001.",),
-    checks=(Check("random-sign-packing", "probabilistic", K.check_lemma9_random_signs,
+    errata=("Proof of Lemma 9: it prints <= 0.01 d; the code gives <= 0.001.",),
+    checks=(Check("random-sign-packing", "probabilistic", pure_dp_lower_bound.check_lemma9_random_signs,
                   "random +-1/sqrt(d) vectors: failure rate vs the Hoeffding union bound K(K-1) e^{-d t^2/2}"),),
 ))
 
@@ -355,8 +373,8 @@ register(Claim(
               "the point 0.505 gamma (w^(i) - w^(j)) lies in both perturbation balls.",
     latex=r"G^{(i)}\cap G^{(j)}=\emptyset",
     kind=ClaimKind.STRUCTURAL_IDENTITY,
-    source="App. B, Claim 10; notes Sec. 4 item 2",
-    checks=(Check("intersection-point", "deterministic", K.check_claim10,
+    source="App. B, Claim 10",
+    checks=(Check("intersection-point", "deterministic", pure_dp_lower_bound.check_claim10,
                   "z = 0.505 gamma (w_i - w_j) is within 0.9 gamma of 1.01 gamma w_i and -1.01 gamma w_j"),),
 ))
 
@@ -372,8 +390,8 @@ register(Claim(
     exponents={"d": 0.5},
     regime=(Condition("zeta > 0", lambda p: p["zeta"] > 0), Condition("d >= 1", lambda p: p["d"] >= 1),
             Condition("n < zeta sqrt(d)", lambda p: p.get("n") is None or p["n"] < p["zeta"] * math.sqrt(p["d"]))),
-    checks=(Check("dp-perceptron-correlation", "probabilistic", K.check_theorem11_fingerprinting,
-                  "plan L3 / Sec. 4 item 4 (evidence for one mechanism): d = 4096, n = 12 < 0.2 sqrt(d); the DP Batch "
+    checks=(Check("dp-perceptron-correlation", "probabilistic", approx_dp_lower_bound.check_theorem11_fingerprinting,
+                  "evidence for one mechanism: d = 4096, n = 12 < 0.2 sqrt(d); the DP Batch "
                   "Perceptron (replace-one (1, zeta/n)-DP) stays under zeta sqrt(d), the non-private perceptron exceeds it"),),
     uncheckable_reason="cited fingerprinting lower bound over all (1, zeta/n)-DP algorithms; the registered check is evidence "
                        "for one specific mechanism, not a verification",
@@ -382,19 +400,19 @@ register(Claim(
 register(Claim(
     id=P + "lemma-12",
     statement="E_{q ~ U[0,1]^d}[d_TV(B_q, P_q)] <= o(1/d), where P_q is B_q conditioned on <q', x> >= 0.01, q' = (2q - 1)/sqrt(d). "
-              "Explicit form (our derivation from the corrected proof, E2): <= e^{-2d(1/3-0.04)^2} + e^{-0.01125 d}.",
+              "Explicit form (our derivation from the corrected proof): <= e^{-2d(1/3-0.04)^2} + e^{-0.01125 d}.",
     latex=r"\mathbb E_{\mathbf q}[d_{TV}(\mathcal B_{\mathbf q},\mathcal P_{\mathbf q})]\le o(1/d)"
           r"\ \ (\le e^{-2d(1/3-0.04)^2}+e^{-0.01125d})",
     kind=ClaimKind.PROBABILISTIC_LEMMA,
-    source="App. C.1, Lemma 12; notes Sec. 2.3, 4 item 3, E2",
+    source="App. C.1, Lemma 12",
     formula=_lemma12,
     quantity="explicit upper bound on E_q[d_TV] (Hoeffding constants of the corrected proof)",
     regime=(Condition("d >= 1", lambda p: p["d"] >= 1),),
-    errata=("E2: the proof's inequalities are flipped and its threshold ||q'|| >= 0.1 is too small (at 0.1 the conditional "
+    errata=("Proof of Lemma 12: its inequalities are flipped and its threshold ||q'|| >= 0.1 is too small (at 0.1 the conditional "
             "probability is ~1/2); use 0.2. The lemma is true.",),
-    checks=(Check("tv-decay-exact", "exact", K.check_lemma12_decay,
+    checks=(Check("tv-decay-exact", "exact", approx_dp_lower_bound.check_lemma12_decay,
                   "exact enumeration over x, QMC over q, d in {4, 8, 12, 16}: d E[d_TV] decreases, below the explicit bound"),
-            Check("tv-montecarlo-d400", "probabilistic", K.check_lemma12_montecarlo,
+            Check("tv-montecarlo-d400", "probabilistic", approx_dp_lower_bound.check_lemma12_montecarlo,
                   "Monte Carlo failure rate at d = 400 vs the explicit bound")),
 ))
 
@@ -411,8 +429,8 @@ register(Claim(
     exponents={"d": 0.5},
     regime=(Condition("0 < gamma < 1", lambda p: 0 < p["gamma"] < 1), Condition("0 < beta < 1", lambda p: 0 < p["beta"] < 1),
             Condition("gamma > 2 beta", lambda p: p["gamma"] > 2 * p["beta"])),
-    checks=(Check("dp-perceptron-sqrt-d", "scaling", K.check_lemma13_sqrt_d,
-                  "plan L3 (illustration): on P~_q with gamma = 0.3, beta = 0.1 the DP Batch Perceptron's needed n grows at "
+    checks=(Check("dp-perceptron-sqrt-d", "scaling", approx_dp_lower_bound.check_lemma13_sqrt_d,
+                  "illustration: on P~_q with gamma = 0.3, beta = 0.1 the DP Batch Perceptron's needed n grows at "
                   "least like sqrt(d) (one-sided slope test, d = 256..4096; two-sided CI reported), the non-private "
                   "perceptron's stays flat"),),
     uncheckable_reason=_LOWER_BOUND_REASON.format(what="(1, o(1/n))-DP"),
@@ -431,7 +449,7 @@ register(Claim(
     exponents={"d": 0.5},
     regime=(Condition("0 < gamma_0 < 1", lambda p: 0 < p["gamma_0"] < 1), Condition("0 < beta_0 < 1", lambda p: 0 < p["beta_0"] < 1),
             Condition("gamma_0 > 4 sqrt(2 beta_0)", lambda p: p["gamma_0"] > 4 * math.sqrt(2 * p["beta_0"]))),
-    checks=(Check("reduction-parameters", "deterministic", K.check_lemma14_reduction,
+    checks=(Check("reduction-parameters", "deterministic", approx_dp_lower_bound.check_lemma14_reduction,
                   "proof step: beta = 2 beta_0, gamma = gamma_0 sqrt(beta_0/2) satisfy Lemma 13's gamma > 2 beta"),),
     uncheckable_reason=_LOWER_BOUND_REASON.format(what="(1, o(1/n))-DP"),
 ))
@@ -442,18 +460,18 @@ register(Claim(
               "expectation from O_s (s uniform in {+-1}) outputs s correctly with probability 0.51. (Corrected: delta = 0.001 (1 - e^-eps).)",
     latex=r"\delta=0.001(1-e^{-\epsilon})",
     kind=ClaimKind.SAMPLE_COMPLEXITY_LOWER,
-    source="App. D, Lemma 15; notes Sec. 2.3, 5.3, E3, E24",
+    source="App. D, Lemma 15",
     formula=_lemma15,
     quantity="delta for which the one-bit lower bound holds (corrected)",
     regime=(Condition("epsilon > 0", lambda p: p["epsilon"] > 0),),
-    errata=("E3: statement delta = Omega(1/epsilon) and proof delta = 0.001/(1 - e^{-epsilon}) are wrong; corrected "
+    errata=("Lemma 15: the statement's delta = Omega(1/epsilon) and the proof's delta = 0.001/(1 - e^{-epsilon}) are wrong; corrected "
             "delta = 0.001 (1 - e^{-epsilon}) = Theta(epsilon).",
-            "E24: the proof bounds only s = 1; apply the chain to both s (average success < 0.506 < 0.509)."),
-    checks=(Check("chain-bound", "deterministic", K.check_lemma15_chain, "corrected delta: average success bound < 0.509"),
-            Check("laplace-tightness", "exact", K.check_lemma15_tightness,
+            "Proof of Lemma 15: it bounds only s = 1; apply the chain to both s (average success < 0.506 < 0.509)."),
+    checks=(Check("chain-bound", "deterministic", non_robust_lower_bound.check_lemma15_chain, "corrected delta: average success bound < 0.509"),
+            Check("laplace-tightness", "exact", non_robust_lower_bound.check_lemma15_tightness,
                   "sgn(c + Lap(1/eps)) attains 1 - e^{-k eps}/2 (add/remove adjacency)"),
-            Check("as-printed", "deterministic", K.check_lemma15_as_printed,
-                  "the printed delta admits a counterexample (erratum E3) -- expected to fail")),
+            Check("as-printed", "deterministic", non_robust_lower_bound.check_lemma15_as_printed,
+                  "the printed delta admits a counterexample (an erratum) -- expected to fail")),
 ))
 
 register(Claim(
@@ -463,13 +481,13 @@ register(Claim(
     latex=r"\mathrm{err}^{\mathcal D}_{0.95\hat\gamma}(\mathbf w)\le\mathrm{err}^{\mathbf X}_{\hat\gamma}(\mathbf w)"
           r"+400\sqrt{\frac{\ln(4/\hat\xi)}{n\hat\gamma^2}}",
     kind=ClaimKind.PROBABILISTIC_LEMMA,
-    source="App. E, Lemma 16 (Bartlett & Mendelson 2002); notes Sec. 4 item 10",
+    source="App. E, Lemma 16 (Bartlett & Mendelson 2002)",
     formula=_lemma16,
     quantity="uniform deviation term",
     exponents={"n": -0.5, "gamma_hat": -1.0},
     regime=(Condition("n >= 1", lambda p: p["n"] >= 1), Condition("0 < gamma_hat <= 1", lambda p: 0 < p["gamma_hat"] <= 1),
             Condition("0 < xi_hat <= 1", lambda p: 0 < p["xi_hat"] <= 1)),
-    checks=(Check("finite-support-simulation", "probabilistic", K.check_lemma16,
+    checks=(Check("finite-support-simulation", "probabilistic", exponential_mechanism.check_lemma16,
                   "exact err^D on a finite support, multinomial samples at n = 4e7, failure rate vs xi_hat; looseness reported"),),
 ))
 
@@ -484,7 +502,7 @@ register(Claim(
     quantity="upper bound on Pr[w_hat not in S_{2t}]",
     regime=(Condition("epsilon > 0", lambda p: p["epsilon"] > 0), Condition("t >= 0", lambda p: p["t"] >= 0),
             Condition("0 < mu <= 1", lambda p: 0 < p["mu"] <= 1)),
-    checks=(Check("exact-circle", "exact", K.check_lemma17, "exact arc integration of the EM in d = 2"),),
+    checks=(Check("exact-circle", "exact", exponential_mechanism.check_lemma17, "exact arc integration of the EM in d = 2"),),
 ))
 
 register(Claim(
@@ -493,17 +511,19 @@ register(Claim(
               "E_sampled-mistake all occur, DP Batch Perceptron outputs w with err^X_{gamma'}(w) <= 0.5 alpha.",
     latex=r"T=\left\lceil\frac{1500}{\alpha\gamma_{\rm gap}^2}\right\rceil\Rightarrow \mathrm{err}^{\mathbf X}_{\gamma'}(\mathbf w)\le0.5\alpha",
     kind=ClaimKind.UPDATE_BOUND,
-    source="App. F.1, Lemma 18; notes Sec. 3.1",
+    source="App. F.1, Lemma 18",
     formula=_lemma18,
     quantity="iteration budget T (gamma_gap = 0.05 gamma)",
     exponents={"alpha": -1.0, "gamma": -2.0},
     regime=(Condition("0 < alpha < 1", lambda p: 0 < p["alpha"] < 1), Condition("0 < gamma <= 1", lambda p: 0 < p["gamma"] <= 1)),
-    errata=("E7: m_i = sum_{j <= i} |M_j|.", "E19: Line 10 returns w_{i-1}/||w_{i-1}||.",
-            "E20: Eq. (12) needs err_gamma(w*) = 0.", "E13: w_0/||w_0|| undefined at i = 1."),
-    checks=(Check("proof-arithmetic", "deterministic", K.check_lemma18_arithmetic,
+    errata=("Proof of Lemma 18: m_i = sum_{j <= i} |M_j| (printed |M_i|).",
+            "Proof of Lemma 18: Line 10 returns w_{i-1}/||w_{i-1}|| (printed w_i/||w_i||).",
+            "Proof of Lemma 18: Eq. (12) needs err_gamma(w*) = 0 (printed err_gamma'(w*) = 0).",
+            "Algorithm 1: w_0/||w_0|| is undefined at i = 1; w_hat = 0 is used (every sampled point is a mistake)."),
+    checks=(Check("proof-arithmetic", "deterministic", batch_perceptron.check_lemma18_arithmetic,
                   "proof step: the mistake bound 250 B/gamma_gap^2 contradicts 0.2 alpha B T (not the learner)"),
-            Check("noiseless-margin-perceptron", "deterministic", K.check_lemma18_noiseless,
-                  "plan U2: MarginPerceptron (sigma = 0, b -> 0) stops within T iterations with err_{gamma'} <= 0.5 alpha")),
+            Check("noiseless-margin-perceptron", "deterministic", batch_perceptron.check_lemma18_noiseless,
+                  "MarginPerceptron (sigma = 0, b -> 0) stops within T iterations with err_{gamma'} <= 0.5 alpha")),
 ))
 
 register(Claim(
@@ -513,19 +533,19 @@ register(Claim(
     latex=r"\epsilon'=\sqrt{2T\ln\frac{1}{p\delta_0}}\,(2p\epsilon_0)+2T(2p\epsilon_0)^2\le\epsilon,\ "
           r"\epsilon_0=\frac{\epsilon}{20\sqrt{\ln(T/\delta)}},\ \delta_0=\frac{\delta}{2\sqrt T}",
     kind=ClaimKind.PRIVACY,
-    source="App. F.2, Lemma 19; notes Sec. 3.1 (privacy accounting), E8, E26",
+    source="App. F.2, Lemma 19",
     formula=_lemma19,
     quantity="epsilon' of the paper's accounting (must be <= epsilon)",
     regime=(Condition("0 < epsilon < 1", lambda p: 0 < p["epsilon"] < 1),
             Condition("0 < delta < 1", lambda p: 0 < p["delta"] < 1),
             Condition("T >= 1", lambda p: p["T"] >= 1),
-            Condition("T >= 2 or delta <= 0.5 (E26)", lambda p: p["T"] >= 2 or p["delta"] <= 0.5)),
-    errata=("E8: the composition uses ln(1/(p delta_0)), printed ln(1/(p delta)).",
-            "E26: 'any T in N' -- with the cited classic Gaussian calibration it fails at T = 1, delta >~ 0.65 "
+            Condition("T >= 2 or delta <= 0.5 (corrected)", lambda p: p["T"] >= 2 or p["delta"] <= 0.5)),
+    errata=("Proof of Lemma 19: the composition uses ln(1/(p delta_0)), printed ln(1/(p delta)).",
+            "Lemma 19: 'any T in N' -- with the cited classic Gaussian calibration it fails at T = 1, delta >~ 0.65 "
             "(the analytic Gaussian still gives privacy); regime restricted to T >= 2 or delta <= 0.5."),
-    checks=(Check("accounting-arithmetic", "deterministic", K.check_lemma19_arithmetic,
+    checks=(Check("accounting-arithmetic", "deterministic", batch_perceptron_privacy.check_lemma19_arithmetic,
                   "epsilon' <= epsilon, delta' <= delta, exact Gaussian and Laplace calibration over a grid"),
-            Check("dp-accounting", "deterministic", K.check_lemma19_accountants,
+            Check("dp-accounting", "deterministic", batch_perceptron_privacy.check_lemma19_accountants,
                   "paper's epsilon' vs RDP and PLD on Algorithm 1's DpEvent tree; looseness reported")),
 ))
 
@@ -541,8 +561,8 @@ register(Claim(
     regime=(Condition("0 < p <= 1", lambda p: 0 < p["p"] <= 1),
             Condition("0 < epsilon_0 < 1", lambda p: 0 < p["epsilon_0"] < 1),
             Condition("0 < delta_0 < 1", _opt("delta_0", lambda v: 0 < v < 1))),
-    checks=(Check("tight-amplification", "exact", K.check_lemma20_exact, "2 p eps0 >= ln(1 + p (e^eps0 - 1)) over a grid"),
-            Check("dp-accounting", "deterministic", K.check_lemma20_accountants,
+    checks=(Check("tight-amplification", "exact", batch_perceptron_privacy.check_lemma20_exact, "2 p eps0 >= ln(1 + p (e^eps0 - 1)) over a grid"),
+            Check("dp-accounting", "deterministic", batch_perceptron_privacy.check_lemma20_accountants,
                   "PLD (RDP reported) on Poisson-subsampled Laplace / calibrated Gaussian")),
 ))
 
@@ -558,7 +578,7 @@ register(Claim(
     regime=(Condition("T >= 1", lambda p: p["T"] >= 1),
             Condition("0 < epsilon_0 < 1", lambda p: 0 < p["epsilon_0"] < 1),
             Condition("0 < delta_0 < 1", lambda p: 0 < p["delta_0"] < 1)),
-    checks=(Check("dp-accounting", "deterministic", K.check_lemma21_accountants,
+    checks=(Check("dp-accounting", "deterministic", batch_perceptron_privacy.check_lemma21_accountants,
                   "optimal composition (PLD of the worst (eps0, delta0) mechanism), Laplace and Gaussian PLD/RDP"),),
 ))
 
@@ -568,13 +588,13 @@ register(Claim(
               "||Delta|| < min_{y' != y} (f^y(x) - f^{y'}(x)) / sup_x' ||grad f^y(x') - grad f^{y'}(x')||, then x + Delta is predicted y.",
     latex=r"\|\Delta\|<\min_{y'\ne y}\frac{f^y(\mathbf x)-f^{y'}(\mathbf x)}{\sup_{\mathbf x'}\|\nabla f^y(\mathbf x')-\nabla f^{y'}(\mathbf x')\|}",
     kind=ClaimKind.STRUCTURAL_IDENTITY,
-    source="App. G.2.1, Lemma 22; notes Sec. 3.4, E9, E27",
-    errata=("E9: the classifier maximises f^y (printed: minimises).",
-            "E27: strict < (printed <=); at equality a linear classifier can tie."),
-    checks=(Check("linear-brute-force", "exact", K.check_lemma22,
+    source="App. G.2.1, Lemma 22",
+    errata=("Lemma 22: the classifier maximises f^y (printed: minimises).",
+            "Lemma 22: strict < (printed <=); at equality a linear classifier can tie."),
+    checks=(Check("linear-brute-force", "exact", certified_radius.check_lemma22,
                   "certified radius of linear one-vs-rest models vs brute-force flip distance in 2-3 dimensions"),
-            Check("kernel-rff-brute-force", "exact", K.check_lemma22_kernel,
-                  "plan G5: unit-norm random Fourier features; the kernel certified radius of App. G.2.1 is never "
+            Check("kernel-rff-brute-force", "exact", certified_radius.check_lemma22_kernel,
+                  "unit-norm random Fourier features; the kernel certified radius of App. G.2.1 is never "
                   "larger than the brute-force minimal adversarial distance (dense polar grid, d = 2)")),
 ))
 
@@ -590,6 +610,6 @@ register(Claim(
     exponents={"gamma": -2.0},
     regime=(Condition("0 < gamma <= R", lambda p: 0 < p["gamma"] <= p["R"]),),
     reconstructed=True,
-    checks=(Check("perceptron-runs", "deterministic", K.check_novikoff,
+    checks=(Check("perceptron-runs", "deterministic", batch_perceptron.check_novikoff,
                   "Perceptron on random gamma-margin data, natural and adversarial orders: mistakes <= (R/gamma)^2"),),
 ))

@@ -1,16 +1,17 @@
-"""Hermite features of "DP agnostic learning of halfspaces" (paper id ``agnostic-halfspaces``).
+"""Hermite and log-concave feature maps of Algorithms 1 and 2.
 
-Implements the feature maps of Sec. 1-3 and App. D of ``papers/dp-agnostic-halfspaces.txt``
-(reading notes ``dp-agnostic-halfspaces.notes.md``, Sec. 1, 3.4, 4.2):
+From "Differentially private agnostic learning of halfspaces under Gaussian marginals" (paper id
+``agnostic-halfspaces``; the source text, ``papers/dp-agnostic-halfspaces.txt``, has lost its title page,
+so authors, venue and arXiv id are not known here). Implements the feature maps of Sec. 2-3 and App. D:
 
 * :func:`hermite_1d` -- normalised probabilists' Hermite polynomials ``h_m = He_m / sqrt(m!)``
-  by the recurrence ``h_{m+1} = (x h_m - sqrt(m) h_{m-1}) / sqrt(m+1)`` (notes Sec. 1);
+  (Lemma B.8) by the recurrence ``h_{m+1} = (x h_m - sqrt(m) h_{m-1}) / sqrt(m+1)``;
 * :func:`multi_indices` -- every ``kappa`` in N_0^d with ``|kappa| <= p`` (graded order, the
   constant first), ``D_p = C(d+p, p)`` of them (Lemma B.8);
 * :func:`hermite_features` -- ``psi_p(x) = (h_kappa(x))_{|kappa|<=p}``, vectorised over rows;
 * :func:`clip_features` -- radial clipping ``psi_bar = T psi / max(T, ||psi||)`` (Sec. 2);
 * :func:`gradient_matrix` -- ``M = E[grad q grad q^T]`` for ``q = <w, psi_p>`` in closed form from
-  ``d_i h_kappa = sqrt(kappa_i) h_{kappa - e_i}`` (Algorithm 2 step 5.1, notes Sec. 4.2);
+  ``d_i h_kappa = sqrt(kappa_i) h_{kappa - e_i}`` (Algorithm 2 step 5.1);
 * :class:`MonomialBasis` -- the log-concave variant of App. D: monomials ``m_p(x) = (x^kappa)``
   orthonormalised by ``G_p^{-1/2}`` with ``G_p = E_mu[m_p m_p^T]`` computed from the moments of a
   known product marginal (:func:`standard_moments` for Gaussian, Laplace, logistic, uniform);
@@ -58,7 +59,7 @@ def hermite_1d(x, p: int) -> np.ndarray:
     """``h_0(x), ..., h_p(x)`` (normalised probabilists' Hermite), shape ``x.shape + (p + 1,)``.
 
     ``e^{tx - t^2/2} = sum_m h_m(x) t^m / sqrt(m!)``, so ``h_m = He_m / sqrt(m!)`` and the
-    ``h_m`` are orthonormal in L^2(N(0, 1)) (notes Sec. 1).
+    ``h_m`` are orthonormal in L^2(N(0, 1)) (Lemma B.8).
     """
     p = check_int(p, "p", low=0)
     x = np.asarray(x, dtype=float)
@@ -107,7 +108,7 @@ def _index_lookup(K: np.ndarray, p: int):
 def hermite_features(X, p: int) -> np.ndarray:
     """``psi_p(x) = (h_kappa(x))_{|kappa| <= p}`` for every row of ``X``; shape ``(n, D_p)``.
 
-    ``h_kappa(x) = prod_j h_{kappa_j}(x_j)``; ``E[psi psi^T] = I`` under N(0, I_d) (notes Sec. 6 item 1).
+    ``h_kappa(x) = prod_j h_{kappa_j}(x_j)``; ``E[psi psi^T] = I`` under N(0, I_d) (Lemma B.8).
     Vectorised: one recurrence over degrees, one product over the ``d`` coordinates.
     """
     X = check_finite_array(X, "X")
@@ -165,7 +166,7 @@ def gradient_matrix(w, d: int, p: int) -> np.ndarray:
 
 
 def polynomial_gradient_trace(w, d: int, p: int) -> float:
-    """``tr M = sum_kappa |kappa| w_kappa^2`` (notes Sec. 6 item 15)."""
+    """``tr M = sum_kappa |kappa| w_kappa^2`` (the trace bound in the proof of Lemma 3.2)."""
     K = multi_indices(d, p)
     return float(np.sum(K.sum(axis=1) * np.asarray(w, dtype=float) ** 2))
 

@@ -1,5 +1,6 @@
-"""Learners of "DP decision lists and DP Winnow" (paper id ``decision-lists-winnow``).
+"""Learners of "Privately Learning Decision Lists and a Differentially Private Winnow" (paper id ``decision-lists-winnow``).
 
-* :mod:`.decision_lists` -- decision lists, DP-GreedyCover (Sec. 3.1) and exact privacy of its runs;
-* :mod:`.winnow` -- Winnow, confident Winnow, DP-Winnow (Algorithm 4.2) and the instance generators.
+* :mod:`.decision_lists` -- decision lists, DP-GreedyCover (Sec. 3), the exact privacy of its runs, Lemma 15;
+* :mod:`.winnow` -- Winnow, ConfidentWinnow, DP-Winnow (Algorithm 4.2), the formulas they run with
+  (Lemmas 9-14, Theorem 12) and the instance generators.
 """

@@ -1,39 +1,50 @@
-"""Decision lists, Rivest's learner and DP-GreedyCover (paper ``decision-lists-winnow``, Sec. 3).
-
-Implements, following the reading notes ``dp-decision-lists-winnow.notes.md``:
+"""Decision lists, Rivest's learner and DP-GreedyCover (Sec. 3 of "Privately Learning Decision Lists
+and a Differentially Private Winnow"; paper id ``decision-lists-winnow``), and Lemma 15 (Sec. 4.3).
 
 * :class:`DecisionList` -- an F-decision list ``[(f_1,b_1), ..., (T,b)]`` over Boolean
-  feature functions (notes Sec. 1.2), evaluated on a whole feature matrix at once;
-* :class:`RivestDecisionList` -- Rivest's greedy consistent learner (notes Sec. 3.3);
-* :class:`DPGreedyCover` -- the iterative exponential mechanism of Sec. 3.1 (notes
-  Sec. 3.4) with score ``q = -#errors`` on the remaining sample, ``M = |F| + 1`` rounds,
-  the sign-corrected exponential mechanism (Lemma 3 ERRATUM), and the (epsilon, delta)
-  of the set-cover analysis reconstructed in notes Sec. 5.2 (Theorem 7 [RECON]) for
-  add/remove and replace-one neighbours;
+  feature functions (Sec. 2), evaluated on a whole feature matrix at once;
+* :class:`RivestDecisionList` -- Rivest's greedy consistent learner (Rivest 1987, Sec. 1.1);
+* :class:`DPGreedyCover` -- the iterative exponential mechanism of Sec. 3.1 with score
+  ``q = -#errors`` on the remaining sample and ``M = |F| + 1`` rounds, and the (epsilon, delta)
+  of Theorem 7 [RECON] for add/remove and replace-one neighbours. Erratum: Lemma 3 prints the
+  sampling weight exp(-eps q/2), which selects the worst rule for a maximised score; the
+  exponential mechanism here samples with exp(+eps q/2);
 * batched runs of DP-GreedyCover (:func:`greedy_cover_sample`, arrays over trials) and
   a plain single run (:func:`greedy_cover_run`, a Python loop) for the distribution
   test, and the exact output distribution by enumeration
-  (:func:`greedy_cover_exact_logprobs`, notes check G5c) with the hockey-stick divergence;
-* Lemma 15 (decision list -> large-margin halfspace, notes Sec. 3.9 construction with
-  the final default-bit run deleted [revised]) and the d -> 2d nonnegative embedding.
+  (:func:`greedy_cover_exact_logprobs`) with the hockey-stick divergence;
+* Lemma 15 (monotone decision list -> large-margin halfspace) and the d -> 2d nonnegative
+  embedding of Sec. 4.3, whose formula the source text lost [RECON].
+
+Theorem 7's statement is missing from the source text; its privacy part is reconstructed from
+the set-cover analysis the paper follows (Gupta, Ligett, McSherry, Roth & Talwar,
+"Differentially Private Combinatorial Optimization", SODA 2010).
 
 Conventions: in Sec. 3 the domain is {0,1}^d and labels/bits are in {0,1}; in Sec. 4
-(Lemma 15) the domain is {-1,1}^d and labels are in {-1,1} (notes Sec. 9 item 3).
-Natural logarithms throughout.
+(Lemma 15) the domain is {-1,1}^d and labels are in {-1,1}. Natural logarithms throughout.
 """
 
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from numbers import Real
 from typing import Any, Callable, Sequence
 
 import numpy as np
 from scipy import optimize, special
 
-from privbound.learners.validation import check_delta, check_epsilon, check_int, check_rng
-from privbound.learners.neighbouring import NeighbouringRelation
 from privbound.learners.mechanisms import PrivacyGuarantee, exponential_mechanism_log_probabilities
+from privbound.learners.neighbouring import NeighbouringRelation
+from privbound.learners.validation import (
+    Interval,
+    StrOptions,
+    check_delta,
+    check_epsilon,
+    check_int,
+    check_rng,
+    validate_parameters,
+)
 
 
 __all__ = [
@@ -98,7 +109,7 @@ def _check_labels01(y: Any, n: int) -> np.ndarray:
 
 @dataclass(frozen=True)
 class DecisionList:
-    """An F-decision list (notes Sec. 1.2): rules ``(j, b)``, feature index j (|F| = the constant T), bit b.
+    """An F-decision list (Sec. 2): rules ``(j, b)``, feature index j (|F| = the constant T), bit b.
 
     Evaluation: the bit of the first rule whose feature fires; ``default`` if none fires
     (never happens once T is in the list).
@@ -137,7 +148,7 @@ class DecisionList:
 
 
 class RivestDecisionList:
-    """Rivest's greedy consistent learner for F-decision lists (notes Sec. 3.3).
+    """Rivest's greedy consistent learner for F-decision lists (Rivest 1987, described in Sec. 1.1).
 
     Repeatedly appends a rule (f, b) that is consistent with the not-yet-covered
     examples (every covered example with f = 1 has label b), preferring rules that
@@ -199,13 +210,17 @@ def is_realizable(Phi: np.ndarray, y: np.ndarray) -> bool:
 
 
 def greedy_cover_epsilon_add_remove(epsilon_step: float, delta: float) -> float:
-    """Theorem 7 [RECON] (notes Sec. 5.2): (e^{eps/2} - 1)(e^{eps/2} ln(1/delta) + 1), add/remove."""
+    """Theorem 7 [RECON]: (e^{eps/2} - 1)(e^{eps/2} ln(1/delta) + 1), add/remove neighbours (set-cover analysis)."""
     h = math.exp(epsilon_step / 2.0)
     return (h - 1.0) * (h * math.log(1.0 / delta) + 1.0)
 
 
 def greedy_cover_epsilon_replace(epsilon_step: float, delta: float) -> float:
-    """Theorem 7 [RECON, revised]: replace-one epsilon = eps_AR + eps_step/2 with the same delta."""
+    """Theorem 7 [RECON]: replace-one epsilon = eps_AR + eps_step/2 with the same delta.
+
+    Replace-one = remove then add: (eps_AR, delta) one way and the pure e^{eps_step/2} of the
+    reverse direction the other.
+    """
     return greedy_cover_epsilon_add_remove(epsilon_step, delta) + epsilon_step / 2.0
 
 
@@ -219,19 +234,16 @@ def greedy_cover_step_for_epsilon(epsilon: float, delta: float, neighbouring: st
     return float(optimize.brentq(lambda e: f(e, delta) - epsilon, 1e-12, 50.0, xtol=1e-14, rtol=1e-14))
 
 
-_NEIGHBOURING = ("replace-one", "add/remove")
-
-
 class DPGreedyCover:
-    """DP-GreedyCover (paper Sec. 3.1; notes Sec. 3.4), realizable inputs only.
+    """DP-GreedyCover (Sec. 3.1), realizable inputs only.
 
     Round j = 1..M (M = |F| + 1, no early stopping): exponential mechanism over the
     2|F_j| candidates (f, b) of the remaining features with score
     q(S_j, (f, b)) = -#{x in S_j : f(x) = 1, label != b} and per-round parameter
-    ``epsilon_step`` (P ~ exp(+eps q / 2), Lemma 3 sign ERRATUM), then removal of the
-    examples the chosen feature covers.
+    ``epsilon_step`` (P ~ exp(+eps q / 2); Lemma 3's printed sign is an erratum), then
+    removal of the examples the chosen feature covers.
 
-    Privacy (Theorem 7 [RECON], notes Sec. 5.2): (eps_AR, delta) under add/remove with
+    Privacy (Theorem 7 [RECON]): (eps_AR, delta) under add/remove with
     eps_AR = (e^{eps/2}-1)(e^{eps/2} ln(1/delta)+1), and (eps_AR + eps/2, delta) under
     replace-one (the paper's definition); ``guarantee_`` reports the one for
     ``neighbouring``. No dp_accounting building block expresses the set-cover analysis,
@@ -242,6 +254,12 @@ class DPGreedyCover:
     data-dependent refusal outside the privacy analysis; the privacy audits use the
     mechanism functions (:func:`greedy_cover_sample`) directly.
     """
+
+    _parameter_constraints: dict = {
+        "epsilon_step": [Interval(Real, 0, None, closed="neither")],
+        "delta": [Interval(Real, 0, 1, closed="neither")],  # the set-cover analysis needs delta > 0
+        "neighbouring": [StrOptions({"replace-one", "add/remove"})],
+    }
 
     def __init__(self, epsilon_step: float = 0.5, delta: float = 1e-6, features: Sequence[Callable] | None = None,
                  neighbouring: str = "replace-one", random_state: Any = None):
@@ -257,16 +275,8 @@ class DPGreedyCover:
         nb = kwargs.get("neighbouring", "replace-one")
         return cls(epsilon_step=greedy_cover_step_for_epsilon(epsilon, delta, nb), delta=delta, **kwargs)
 
-    def _validate(self) -> None:
-        check_epsilon(self.epsilon_step, "epsilon_step")
-        d = check_delta(self.delta)
-        if d <= 0:
-            raise ValueError("delta must be in (0, 1) (the set-cover analysis needs delta > 0)")
-        if self.neighbouring not in _NEIGHBOURING:
-            raise ValueError(f"neighbouring must be one of {_NEIGHBOURING}, got {self.neighbouring!r}")
-
     def fit(self, X: Any, y: Any) -> "DPGreedyCover":
-        self._validate()
+        validate_parameters(self)
         rng = self.random_state if isinstance(self.random_state, np.random.Generator) else np.random.default_rng(self.random_state)
         Phi = feature_matrix(X, self.features)
         yy = _check_labels01(y, Phi.shape[0])
@@ -276,7 +286,7 @@ class DPGreedyCover:
         order, bits, errors = greedy_cover_sample(Phi, yy, self.epsilon_step, rng, 1)
         self.n_features_ = Phi.shape[1] - 1
         self.rules_ = [(int(j), int(b)) for j, b in zip(order[0], bits[0])]
-        self.round_errors_ = errors[0].astype(int)  # -q(S_j, (f_j, b_j)) per round (check G2c)
+        self.round_errors_ = errors[0].astype(int)  # -q(S_j, (f_j, b_j)) per round; they sum to the training error
         self.list_ = DecisionList(tuple(self.rules_), self.n_features_,
                                   None if self.features is None else tuple(self.features))
         self.guarantee_ = self.guarantee
@@ -287,14 +297,14 @@ class DPGreedyCover:
 
     @property
     def guarantee(self) -> PrivacyGuarantee:
-        self._validate()
+        validate_parameters(self)
         if self.neighbouring == "replace-one":
             eps = greedy_cover_epsilon_replace(self.epsilon_step, self.delta)
         else:
             eps = greedy_cover_epsilon_add_remove(self.epsilon_step, self.delta)
         relation = NeighbouringRelation.REPLACE_ONE if self.neighbouring == "replace-one" else NeighbouringRelation.ADD_OR_REMOVE_ONE
         return PrivacyGuarantee(eps, self.delta, relation,
-                                "Theorem 7 [RECON], notes Sec. 5.2 (set-cover analysis)", self.dp_event)
+                                "Theorem 7 [RECON] (set-cover analysis)", self.dp_event)
 
     def dp_event(self) -> dp_accounting.DpEvent:
         import dp_accounting
@@ -382,12 +392,12 @@ def greedy_cover_run(Phi: np.ndarray, y: np.ndarray, epsilon_step: float, rng: n
     return out
 
 
-# ============================================================================ exact distribution (check G5c)
+# ============================================================================ exact output distribution
 
 
 def greedy_cover_exact_logprobs(Phi0: np.ndarray, y0: np.ndarray, Phi1: np.ndarray, y1: np.ndarray,
                                 epsilon_step: float) -> tuple[np.ndarray, np.ndarray, list[tuple]]:
-    """Exact log-probabilities of every output list on two datasets, by enumeration (notes G5c).
+    """Exact log-probabilities of every output list on two datasets, by enumeration.
 
     The output is truncated after the constant-true T (the rest is uniform and data
     independent, so truncation is post-processing that keeps the hockey-stick divergence
@@ -494,10 +504,11 @@ def random_monotone_dl(rng: np.random.Generator, d: int, r: int, D: int) -> tupl
 
 
 def monotone_dl_to_halfspace(vars_: Sequence[int], bits: Sequence[int], default: int, d: int) -> np.ndarray:
-    """Lemma 15 (notes Sec. 3.9 [RECON, revised]): weights v over (x_1..x_d, x_0 = 1), ||v||_1 = 1.
+    """Lemma 15 [RECON construction]: weights v over (x_1..x_d, x_0 = 1), ||v||_1 = 1.
 
     The final maximal run of rules whose bit equals the default gets weight 0 (they
-    never change the output) [revised]; the remaining runs R_1..R_k (in list order)
+    never change the output; kept, they would cost a factor r of margin, Theta(r^-(D+1)));
+    the remaining runs R_1..R_k (in list order)
     get weight s_j W_j with W_j = sum_{l>j} |R_l| W_l + 3/2; the default gets bias
     s_def/2 over z = (1+x)/2; converted to the +-1 encoding and l1-normalised.
     sign(<v, (x, 1)>) equals the list on every x in {-1,1}^d.
@@ -524,7 +535,7 @@ def monotone_dl_to_halfspace(vars_: Sequence[int], bits: Sequence[int], default:
 
 
 def nonnegative_embedding(X: Any) -> np.ndarray:
-    """The d -> 2d map z = (x, -x) (notes Sec. 3.9 [RECON]); with :func:`nonnegative_weights`, <v', z> = <v, x>."""
+    """The d -> 2d map z = (x, -x) of Sec. 4.3 [RECON]; with :func:`nonnegative_weights`, <v', z> = <v, x>."""
     X = np.asarray(X)
     return np.concatenate([X, -X], axis=-1)
 

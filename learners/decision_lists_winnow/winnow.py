@@ -1,37 +1,45 @@
-"""Winnow, ConfidentWinnow and DP-Winnow (paper ``decision-lists-winnow``, Sec. 4).
+"""Winnow, ConfidentWinnow and DP-Winnow (Sec. 4 of "Privately Learning Decision Lists and a
+Differentially Private Winnow"; paper id ``decision-lists-winnow``).
 
-Implements, following the reading notes ``dp-decision-lists-winnow.notes.md``:
+* :class:`Winnow` -- normalised Winnow (Littlestone 1988): multiplicative update on mistakes;
+* :class:`ConfidentWinnow` -- Algorithm 4.1 (Sec. 4.1): update on mistakes and on unconfident
+  rounds |<w,x>| <= c rho when the adversary's bit b is 1 (bits default to all ones);
+  Lemma 9 bounds the number of updates;
+* :class:`DPWinnow` -- Algorithm 4.2 (Sec. 4.2): AboveThreshold over the mistake count of the
+  current window, the first cached mistake of the window, the multiplicative update of the
+  hidden (shadow) weights, and the release of the empirical distribution of m samples drawn
+  from them. Lemma 11's calibration (with Lemma 13's m and the closed-form K of Lemma 14) is
+  :meth:`DPWinnow.from_privacy`; any parametric (eps_hat, eta, m, L, K) is allowed;
+* batched runs: :func:`confident_winnow_batch` (many sequences at once, also against the
+  greedy adaptive adversary) and :meth:`DPWinnow.run_batch` (many independent DP-Winnow runs
+  on one oblivious sequence);
+* instance generators with a nonnegative rho-margin target (:func:`generate_instance`);
+* the formulas the learners run with: Lemma 9's update bound, Lemma 10's alpha, Lemma 11's
+  calibration and privacy accounting, Lemma 13's m, Lemma 14's K and Theorem 12's mistake bound.
 
-* :class:`Winnow` -- normalised multiplicative weights, update on mistakes (notes Sec. 3.5);
-* :class:`ConfidentWinnow` -- Algorithm of Sec. 4.1 (notes Sec. 3.6): update on mistakes
-  and on unconfident rounds |<w,x>| <= c rho when the adversary's bit b = 1 (bits
-  default to all ones); Lemma 9 bounds the number of updates;
-* :class:`DPWinnow` -- Algorithm 4.2 (notes Sec. 3.8): AboveThreshold over the mistake
-  count of the current window (a query every round, note 1), the cached first mistake,
-  the multiplicative update of the hidden (shadow) weights, and the release of the
-  empirical distribution of m samples; empty-cache branch (note 2) and the cap k < K
-  (note 3). Calibration of Lemma 11 (with K* of the Lemma 14 note and m of Lemma 13
-  [revised]) via :meth:`DPWinnow.from_privacy`, or any parametric (eps_hat, eta, m, L, K);
-* batched runs: :func:`confident_winnow_batch` (many sequences at once, also against
-  the greedy adaptive adversary) and :meth:`DPWinnow.run_batch` (many independent
-  DP-Winnow runs on one oblivious sequence);
-* instance generators G1--G5 of notes Sec. 8 (:func:`generate_instance`).
+Choices where Algorithm 4.2 leaves room (the source text lost its indentation and its proofs):
 
-Conventions: x in {-1,1}^d, y in {-1,1}; sgn(0) counts as a mistake (notes Sec. 3.8
-note 5, conservative); natural logarithms.
+* AddQuery is called every round, not only on mistake rounds: the presence of a query must not
+  depend on a label, or the sparse-vector privacy proof breaks (``query_every_round=False`` is
+  that non-private variant, kept as a planted bug);
+* a firing with an empty cache (possible off Lemma 10's accuracy event) skips the shadow update
+  but still resamples, counts as an update and restarts the window;
+* once k = K a firing changes nothing and no further instance is started;
+* sgn(0) counts as a mistake (conservative; <w~,x> can be 0 for even m or d).
+
+Conventions: x in {-1,1}^d, y in {-1,1}; natural logarithms.
 """
 
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from numbers import Integral, Real
 from typing import Any
 
 import numpy as np
 from scipy import special
 
-
-from privbound.learners.validation import check_delta, check_epsilon, check_int, check_real, check_rng
 from privbound.learners.decision_lists_winnow.decision_lists import (
     evaluate_monotone_dl,
     monotone_dl_to_halfspace,
@@ -39,8 +47,9 @@ from privbound.learners.decision_lists_winnow.decision_lists import (
     nonnegative_weights,
     random_monotone_dl,
 )
-from privbound.learners.neighbouring import NeighbouringRelation
 from privbound.learners.mechanisms import AboveThreshold, PrivacyGuarantee
+from privbound.learners.neighbouring import NeighbouringRelation
+from privbound.learners.validation import Interval, check_int, check_real, check_rng, validate_parameters
 
 __all__ = [
     "OnlineTrace",
@@ -50,7 +59,12 @@ __all__ = [
     "DPWinnow",
     "DPWinnowBatch",
     "confident_winnow_batch",
+    "winnow_potential_drop",
     "winnow_update_bound",
+    "dp_winnow_alpha",
+    "theorem12_mistake_bound",
+    "lemma11_epsilon_hat",
+    "lemma11_eta",
     "lemma13_m",
     "lemma14_k_star",
     "advanced_composition",
@@ -65,35 +79,87 @@ __all__ = [
 # ============================================================================ formulas (the learners' own accounting)
 
 
+def winnow_potential_drop(rho: float, eta: float, c: float = 0.0) -> float:
+    """Lemma 9's proof: each update lowers KL(v || w) by at least (1 - c) eta rho - eta^2/2."""
+    return (1.0 - c) * eta * rho - eta * eta / 2.0
+
+
 def winnow_update_bound(d: float, rho: float, eta: float, c: float = 0.0) -> float:
-    """Lemma 9: ln d / ((1 - c) eta rho - eta^2/2) (inf when the denominator is <= 0)."""
-    den = (1.0 - c) * eta * rho - eta * eta / 2.0
+    """Lemma 9 (and Lemma 14): ln d / ((1 - c) eta rho - eta^2/2) (inf when the denominator is <= 0)."""
+    den = winnow_potential_drop(rho, eta, c)
     return math.log(d) / den if den > 0 else math.inf
 
 
+def dp_winnow_alpha(epsilon_hat: float, T: float, beta: float) -> float:
+    """Lemma 10's alpha for the T queries of one instance at failure probability beta/T: 8 ln(2T^2/beta)/eps_hat.
+
+    [RECON] Lemma 10's alpha is reconstructed (8 ln(2T/beta)/epsilon, Dwork--Roth Thm 3.24); with
+    the per-instance beta/T of Algorithm 4.2 it is the 8 ln(2T^2/beta)/eps_hat that matches the
+    16 ln(2T^2/beta)/eps_hat of Theorem 12's proof.
+    """
+    return 8.0 * math.log(2.0 * T * T / beta) / epsilon_hat
+
+
+def theorem12_mistake_bound(L: float, alpha: float, updates: Any) -> Any:
+    """Theorem 12, corrected count: (U + 1)(L + alpha + 1) mistakes for U updates (``updates`` may be an array).
+
+    Erratum: the proof counts 2 alpha mistakes per update (16 ln(2T^2/beta) K / eps_hat); each
+    window also holds the mistake of its firing round, and the last window never fires.
+    """
+    return (updates + 1) * (L + alpha + 1.0)
+
+
+def lemma11_epsilon_hat(epsilon: float, delta: float, K: float) -> float:
+    """Lemma 11: epsilon_hat = epsilon / (4 sqrt(2 K ln(2/delta)))."""
+    return epsilon / (4.0 * math.sqrt(2.0 * K * math.log(2.0 / delta)))
+
+
+def lemma11_eta(epsilon: float, delta: float, K: float, m: float) -> float:
+    """Lemma 11: eta = epsilon / (8 sqrt(2 m K ln(2/delta)))."""
+    return epsilon / (8.0 * math.sqrt(2.0 * m * K * math.log(2.0 / delta)))
+
+
 def lemma13_m(T: int, beta: float, c: float, rho: float) -> int:
-    """Lemma 13 [RECON, revised]: m = ceil(2 ln(T^2/beta) / (c^2 rho^2))."""
+    """Lemma 13 [RECON]: m = ceil(2 ln(T^2/beta) / (c^2 rho^2)).
+
+    Lemma 13's statement is missing from the source text. Its union bound runs over up to T^2
+    (sample, round) pairs, hence ln(T^2/beta), not the ln(T/beta) of a union over rounds alone.
+    """
     return int(math.ceil(2.0 * math.log(T * T / beta) / (c * c * rho * rho)))
 
 
 def lemma14_k_star(epsilon: float, delta: float, d: float, rho: float, m: float, c: float) -> int:
-    """Lemma 14 circularity note: K* = ceil(((ln d + a^2/2)/((1-c) a rho))^2), a = eps/(8 sqrt(2 m ln(2/delta)))."""
+    """The smallest integer K with K >= ln d / ((1-c) eta(K) rho - eta(K)^2/2) at Lemma 11's eta(K), in closed form.
+
+    Lemma 14 sets K from eta and Lemma 11 sets eta from K; the paper does not solve the circle.
+    With eta(K) = a / sqrt(K), a = eps/(8 sqrt(2 m ln(2/delta))), a sufficient K is
+    K* = ceil(((ln d + a^2/2) / ((1-c) a rho))^2) [RECON].
+    """
     a = epsilon / (8.0 * math.sqrt(2.0 * m * math.log(2.0 / delta)))
     return int(math.ceil(((math.log(d) + a * a / 2.0) / ((1.0 - c) * a * rho)) ** 2))
 
 
 def advanced_composition(epsilon_0: float, k: float, delta_prime: float) -> float:
-    """Dwork--Rothblum--Vadhan: eps0 sqrt(2k ln(1/delta')) + k eps0 (e^eps0 - 1)."""
+    """Advanced composition (Dwork, Rothblum & Vadhan 2010): eps0 sqrt(2k ln(1/delta')) + k eps0 (e^eps0 - 1)."""
     return epsilon_0 * math.sqrt(2.0 * k * math.log(1.0 / delta_prime)) + k * epsilon_0 * math.expm1(epsilon_0)
 
 
 def dp_winnow_epsilon_sharp(epsilon_hat: float, eta: float, m: int, K: int, delta: float) -> float:
-    """Notes Sec. 5.4 [revised]: one SVT instance pays eps_hat; mK draws, each 4 eta-DP, advanced composition at delta."""
+    """DP-Winnow's epsilon [RECON]: eps_hat + advanced composition of the m K draws (each 4 eta-DP) at delta.
+
+    Lemma 11's proof is not in the source text. Under event-level neighbours only the
+    AboveThreshold instance whose window holds the changed round pays (eps_hat); each of the
+    m K released samples is an exponential-mechanism draw with score sensitivity 2, i.e. 4 eta-DP.
+    """
     return epsilon_hat + advanced_composition(4.0 * eta, m * K, delta)
 
 
 def dp_winnow_epsilon_two_part(epsilon_hat: float, eta: float, m: int, K: int, delta: float) -> float:
-    """Notes Sec. 5.4: K+1 SVT instances and mK draws, advanced composition with delta/2 each."""
+    """The conservative accounting [RECON]: K+1 instances and m K draws, advanced composition with delta/2 each.
+
+    Erratum: with Lemma 11's eps_hat and eta this total exceeds epsilon for delta >~ 0.46, so
+    Lemma 11 needs the sharp accounting (:func:`dp_winnow_epsilon_sharp`).
+    """
     return advanced_composition(epsilon_hat, K + 1, delta / 2.0) + advanced_composition(4.0 * eta, m * K, delta / 2.0)
 
 
@@ -168,8 +234,8 @@ def confident_winnow_batch(X: np.ndarray, y: np.ndarray, eta: float, c: float = 
 
     Update iff sgn<w,x> != y (sgn(0) is a mistake) or (|<w,x>| <= c rho and b = 1).
     With ``v`` (B, d) given (a nonnegative, l1-normalised target), also records the
-    smallest drop of the potential KL(v || w) over the updates of each run (Lemma 9's
-    proof, check W3) and the largest y<w,x> at an update.
+    smallest drop of the potential KL(v || w) over the updates of each run (the quantity
+    Lemma 9's proof bounds below) and the largest y<w,x> at an update.
     """
     X = np.asarray(X, dtype=float)
     y = np.asarray(y)
@@ -213,29 +279,31 @@ def confident_winnow_batch(X: np.ndarray, y: np.ndarray, eta: float, c: float = 
 
 
 class ConfidentWinnow:
-    """ConfidentWinnow (paper Sec. 4.1; notes Sec. 3.6) with learning rate ``eta``, ratio ``c`` and margin ``rho``.
+    """ConfidentWinnow (Algorithm 4.1, Sec. 4.1) with learning rate ``eta``, ratio ``c`` and margin ``rho``.
 
     Lemma 9: for any sequence with a nonnegative rho-margin target and any bits,
-    the number of updates is <= ln d / ((1-c) eta rho - eta^2/2). The boundary
-    |<w,x>| = c rho is treated as unconfident (notes Sec. 3.6, for the Lemma 14 coupling).
+    the number of updates is <= ln d / ((1-c) eta rho - eta^2/2). The pseudocode's
+    -c rho < <w,x> < c rho leaves the boundary open; |<w,x>| = c rho is treated as
+    unconfident, which Lemma 14's coupling with DP-Winnow needs.
     """
+
+    _parameter_constraints: dict = {
+        "eta": [Interval(Real, 0, None, closed="neither")],
+        "c": [Interval(Real, 0, 0.5, closed="left")],
+        "rho": [Interval(Real, 0, None, closed="left")],
+    }
 
     def __init__(self, eta: float = 0.1, c: float = 0.25, rho: float = 0.1):
         self.eta = eta
         self.c = c
         self.rho = rho
 
-    def _validate(self) -> None:
-        check_real(self.eta, "eta", low=0.0, low_inclusive=False)
-        check_real(self.c, "c", low=0.0, high=0.5, high_inclusive=False)
-        check_real(self.rho, "rho", low=0.0)
-
     def update_bound(self, d: int) -> float:
         return winnow_update_bound(d, self.rho, self.eta, self.c)
 
     def run(self, X: Any, y: Any, b: Any = None) -> OnlineTrace:
         """Run on one sequence; ``b`` are the adversary's update bits (default all ones)."""
-        self._validate()
+        validate_parameters(self)
         X, y = _check_sequence(X, y)
         T, d = X.shape
         bb = np.ones(T, dtype=bool) if b is None else np.asarray(b, dtype=bool)
@@ -261,16 +329,16 @@ class ConfidentWinnow:
                            np.array(rounds, dtype=np.int64))
 
     def run_batch(self, X: np.ndarray, y: np.ndarray, b: np.ndarray | None = None, v: np.ndarray | None = None) -> BatchTrace:
-        self._validate()
+        validate_parameters(self)
         return confident_winnow_batch(X, y, self.eta, self.c, self.rho, b, v)
 
     def run_greedy(self, pool_X: np.ndarray, pool_y: np.ndarray, T: int) -> BatchTrace:
-        """Against the greedy adaptive adversary (notes Sec. 8): B independent games at once.
+        """Against the greedy adaptive adversary: B independent games at once.
 
         Each round the adversary presents, from its pool (B, P, d) with labels (B, P),
         the point minimising y<w,x> against the current weights (bits all ones).
         """
-        self._validate()
+        validate_parameters(self)
         pool_X = np.asarray(pool_X, dtype=float)
         pool_y = np.asarray(pool_y)
         B, P, d = pool_X.shape
@@ -293,16 +361,15 @@ class ConfidentWinnow:
 
 
 class Winnow(ConfidentWinnow):
-    """Classic normalised Winnow (Littlestone 1988; notes Sec. 3.5): ConfidentWinnow with c = 0.
+    """Normalised Winnow (Littlestone 1988): ConfidentWinnow with c = 0.
 
     Mistake bound (Lemma 9 with c = 0): ln d / (eta rho - eta^2/2); 2 ln d / rho^2 at eta = rho.
     """
 
+    _parameter_constraints: dict = {"eta": [Interval(Real, 0, None, closed="neither")]}
+
     def __init__(self, eta: float = 0.1, rho: float = 0.0):
         super().__init__(eta=eta, c=0.0, rho=rho)
-
-    def _validate(self) -> None:
-        check_real(self.eta, "eta", low=0.0, low_inclusive=False)
 
 
 # ============================================================================ DP-Winnow
@@ -316,6 +383,7 @@ class DPWinnowBatch:
     each update; ``update_examples`` (B, K) the cached round used (-1: empty cache or no
     update); ``mistakes``/``updates`` (B,); ``lemma13_violations`` (B,) = rounds where the
     released vector erred although the shadow margin y<w,x> > c rho (needs c, rho);
+    ``capped`` (B,) = runs that fired with k = K (and stopped updating);
     ``shadow_probabilities`` (B, K, d) with ``keep_shadow``: the hidden weight vector after
     each update, normalised to a probability vector (the distribution the m samples are drawn from).
     """
@@ -330,19 +398,74 @@ class DPWinnowBatch:
     shadow_probabilities: np.ndarray | None = None
 
 
+@dataclass
+class _BatchState:
+    """The state of :meth:`DPWinnow.run_batch`, arrays over the runs (mutated in place)."""
+
+    logw: np.ndarray  # shadow log-weights (size, d)
+    tw: np.ndarray  # released vectors (size, d)
+    k: np.ndarray  # updates made
+    cache: np.ndarray  # round of the window's first cached mistake (-1: none)
+    count: np.ndarray  # mistakes in the current window
+    halted: np.ndarray  # fired with k = K: no further instance
+    Lhat: np.ndarray  # noisy threshold of the current AboveThreshold instance
+    mistakes: np.ndarray
+    viol: np.ndarray  # Lemma 13 events
+    rounds: np.ndarray  # (size, max(K, 1)) firing round of each update, -1 padded
+    examples: np.ndarray  # (size, max(K, 1)) cached round used by each update
+    counts: np.ndarray  # (size, max(K, 1), d) m-sample counts of each update
+    shadow: np.ndarray | None  # (size, max(K, 1), d) sampling distribution of each update
+
+    @classmethod
+    def start(cls, learner: "DPWinnow", size: int, d: int, rng: np.random.Generator, keep_shadow: bool) -> "_BatchState":
+        slots = max(learner.K, 1)
+        return cls(
+            logw=np.full((size, d), -math.log(d)),
+            tw=np.full((size, d), 1.0 / d),
+            k=np.zeros(size, dtype=np.int64),
+            cache=np.full(size, -1, dtype=np.int64),
+            count=np.zeros(size, dtype=np.int64),
+            halted=np.zeros(size, dtype=bool),
+            Lhat=learner.L + rng.laplace(0.0, 2.0 / learner.epsilon_hat, size),
+            mistakes=np.zeros(size, dtype=np.int64),
+            viol=np.zeros(size, dtype=np.int64),
+            rounds=np.full((size, slots), -1, dtype=np.int64),
+            examples=np.full((size, slots), -1, dtype=np.int64),
+            counts=np.zeros((size, slots, d), dtype=np.int64),
+            shadow=np.zeros((size, slots, d)) if keep_shadow else None,
+        )
+
+    def result(self, K: int) -> DPWinnowBatch:
+        return DPWinnowBatch(self.rounds[:, :K], self.counts[:, :K], self.examples[:, :K], self.mistakes, self.k,
+                             self.viol, self.halted, None if self.shadow is None else self.shadow[:, :K])
+
+
 class DPWinnow:
-    """DP-Winnow (paper Algorithm 4.2; notes Sec. 3.8), parametric form.
+    """DP-Winnow (Algorithm 4.2, Sec. 4.2), parametric form.
 
     Parameters: ``epsilon_hat`` (AboveThreshold), ``eta`` (learning rate), ``m``
     (samples per released vector), ``L`` (threshold), ``K`` (switching bound),
-    ``beta`` (the SVT instances use beta/T; only for reporting alpha), ``delta``
+    ``beta`` (the AboveThreshold instances use beta/T; only for reporting alpha), ``delta``
     (for the accounting), and ``c``, ``rho`` (used only to record the Lemma 13 event).
 
-    Privacy (event-level, replace-one; notes Sec. 5.4): the released sequence is
-    (epsilon, delta)-DP with epsilon = min(sharp reconstructed accounting
-    eps_hat + advanced composition of mK 4eta-DP draws at delta, pure basic
-    composition eps_hat + 4 eta m K). Lemma 11's calibration: :meth:`from_privacy`.
+    Privacy (event-level, replace-one round): the released sequence is (epsilon, delta)-DP
+    with epsilon = min(eps_hat + advanced composition of the mK 4 eta-DP draws at delta,
+    eps_hat + 4 eta m K by basic composition, with delta = 0); the accounting is
+    reconstructed, Lemma 11's proof being missing from the source text [RECON].
+    Lemma 11's calibration: :meth:`from_privacy`.
     """
+
+    _parameter_constraints: dict = {
+        "epsilon_hat": [Interval(Real, 0, None, closed="neither")],
+        "eta": [Interval(Real, 0, None, closed="neither")],
+        "m": [Interval(Integral, 1, None, closed="left")],
+        "L": [Interval(Real, None, None, closed="neither")],
+        "K": [Interval(Integral, 0, None, closed="left")],
+        "beta": [Interval(Real, 0, 1, closed="neither")],
+        "delta": [Interval(Real, 0, 1, closed="left")],
+        "c": [Interval(Real, 0, 0.5, closed="left")],
+        "rho": [Interval(Real, 0, None, closed="left")],
+    }
 
     def __init__(self, epsilon_hat: float = 1.0, eta: float = 0.1, m: int = 100, L: float = 10.0, K: int = 10,
                  *, beta: float = 0.05, delta: float = 1e-6, c: float = 0.25, rho: float = 0.0):
@@ -360,40 +483,29 @@ class DPWinnow:
     @classmethod
     def from_privacy(cls, epsilon: float, delta: float, d: int, rho: float, T: int, beta: float,
                      c: float = 0.25) -> "DPWinnow":
-        """Lemma 11 calibration with m (Lemma 13 [revised]), K* (Lemma 14 note) and L = alpha = 8 ln(2T^2/beta)/eps_hat."""
-        # Lemma 11 states epsilon in (0, 1); the notes' numerical example uses epsilon = 1, allowed here.
+        """Lemma 11's calibration with Lemma 13's m, the closed-form K of Lemma 14 and L = alpha (Lemma 10)."""
+        # Lemma 11 states epsilon in (0, 1); epsilon = 1 is allowed here (the bound is continuous there).
         epsilon = check_real(epsilon, "epsilon", low=0.0, high=1.0, low_inclusive=False)
         delta = check_real(delta, "delta", low=0.0, high=1.0, low_inclusive=False, high_inclusive=False)
         m = lemma13_m(T, beta, c, rho)
         K = lemma14_k_star(epsilon, delta, d, rho, m, c)
-        eta = epsilon / (8.0 * math.sqrt(2.0 * m * K * math.log(2.0 / delta)))
-        eps_hat = epsilon / (4.0 * math.sqrt(2.0 * K * math.log(2.0 / delta)))
-        alpha = 8.0 * math.log(2.0 * T * T / beta) / eps_hat
+        eta = lemma11_eta(epsilon, delta, K, m)
+        eps_hat = lemma11_epsilon_hat(epsilon, delta, K)
+        alpha = dp_winnow_alpha(eps_hat, T, beta)
         return cls(eps_hat, eta, m, alpha, K, beta=beta, delta=delta, c=c, rho=rho)
-
-    def _validate(self) -> None:
-        check_epsilon(self.epsilon_hat, "epsilon_hat")
-        check_real(self.eta, "eta", low=0.0, low_inclusive=False)
-        check_int(self.m, "m", low=1)
-        check_real(self.L, "L")
-        check_int(self.K, "K", low=0)
-        check_real(self.beta, "beta", low=0.0, high=1.0, low_inclusive=False, high_inclusive=False)
-        check_delta(self.delta)
-        check_real(self.c, "c", low=0.0, high=0.5, high_inclusive=False)
-        check_real(self.rho, "rho", low=0.0)
 
     def alpha(self, T: int) -> float:
         """Lemma 10 [RECON] with beta/T per instance: 8 ln(2T^2/beta)/eps_hat."""
-        return 8.0 * math.log(2.0 * T * T / self.beta) / self.epsilon_hat
+        return dp_winnow_alpha(self.epsilon_hat, T, self.beta)
 
-    def mistake_bound(self, T: int, updates: int | None = None) -> float:
-        """Theorem 12, careful form (notes Sec. 2): (U+1)(L + alpha + 1), U = realised updates (default K)."""
+    def mistake_bound(self, T: int, updates: Any = None) -> Any:
+        """Theorem 12, corrected count: (U+1)(L + alpha + 1), U = realised updates (default K)."""
         U = self.K if updates is None else updates
-        return (U + 1) * (self.L + self.alpha(T) + 1.0)
+        return theorem12_mistake_bound(self.L, self.alpha(T), U)
 
     @property
     def guarantee(self) -> PrivacyGuarantee:
-        self._validate()
+        validate_parameters(self)
         mK = self.m * self.K
         pure = self.epsilon_hat + 4.0 * self.eta * mK
         if self.delta > 0 and mK > 0:
@@ -402,17 +514,17 @@ class DPWinnow:
             sharp = math.inf
         if pure <= sharp:
             return PrivacyGuarantee(pure, 0.0, NeighbouringRelation.REPLACE_ONE_ROUND,
-                                    "notes Sec. 5.4: eps_hat (one SVT instance) + basic composition of mK 4eta-DP draws",
-                                    self.dp_event)
+                                    "Lemma 11 [RECON accounting]: eps_hat (one AboveThreshold instance) + basic "
+                                    "composition of the mK 4 eta-DP draws", self.dp_event)
         return PrivacyGuarantee(sharp, self.delta, NeighbouringRelation.REPLACE_ONE_ROUND,
-                                "Lemma 11 / notes Sec. 5.4 [revised]: eps_hat + advanced composition of mK 4eta-DP draws",
+                                "Lemma 11 [RECON accounting]: eps_hat + advanced composition of the mK 4 eta-DP draws",
                                 self.dp_event)
 
     def dp_event(self) -> dp_accounting.DpEvent:
         """A dominating description: pure eps0-DP steps are dominated by binary randomized response(eps0).
 
         One AboveThreshold instance (eps_hat; only the window containing the changed round
-        pays, notes Sec. 5.4) composed with mK draws of 4 eta each.
+        pays) composed with mK draws of 4 eta each.
         """
         import dp_accounting
 
@@ -426,10 +538,10 @@ class DPWinnow:
     def run(self, X: Any, y: Any, rng: np.random.Generator, *, query_every_round: bool = True) -> OnlineTrace:
         """One run of Algorithm 4.2, literally (a loop over rounds with ``AboveThreshold`` instances).
 
-        ``query_every_round=False`` is the planted-bug variant of notes Sec. 3.8 note 1
-        (AddQuery only on mistake rounds; NOT private).
+        ``query_every_round=False`` is the non-private variant that calls AddQuery only on
+        mistake rounds (a planted bug of the audit targets).
         """
-        self._validate()
+        validate_parameters(self)
         rng = check_rng(rng)
         X, y = _check_sequence(X, y)
         T, d = X.shape
@@ -491,97 +603,103 @@ class DPWinnow:
         the block (fresh query noise for those rounds: the discarded noises were never
         used, so the law is unchanged).
         """
-        self._validate()
+        validate_parameters(self)
         rng = check_rng(rng)
         size = check_int(size, "size", low=1)
         X, y = _check_sequence(X, y)
         T, d = X.shape
-        K, m, eh = self.K, self.m, self.epsilon_hat
         if block is None:
             block = int(max(8, min(256, 4_000_000 // max(1, size * d))))
         block = check_int(block, "block", low=1)
-        logw = np.full((size, d), -math.log(d))
-        tw = np.full((size, d), 1.0 / d)
-        k = np.zeros(size, dtype=np.int64)
-        cache = np.full(size, -1, dtype=np.int64)
-        count = np.zeros(size, dtype=np.int64)
-        halted = np.zeros(size, dtype=bool)
-        Lhat = self.L + rng.laplace(0.0, 2.0 / eh, size)
-        mistakes = np.zeros(size, dtype=np.int64)
-        viol = np.zeros(size, dtype=np.int64)
-        rounds = np.full((size, max(K, 1)), -1, dtype=np.int64)
-        examples = np.full((size, max(K, 1)), -1, dtype=np.int64)
-        counts = np.zeros((size, max(K, 1), d), dtype=np.int64)
-        shadow = np.zeros((size, max(K, 1), d)) if keep_shadow else None
-        track = self.rho > 0
-        thr = self.c * self.rho
+        st = _BatchState.start(self, size, d, rng, keep_shadow)
         for t0 in range(0, T, block):
-            t1 = min(t0 + block, T)
-            nb = t1 - t0
-            XbT = X[t0:t1].T
-            yb = y[t0:t1][None, :]
-            col = np.arange(nb)[None, :]
-            off = np.zeros(size, dtype=np.int64)
-            pend = np.arange(size)
-            while pend.size:
-                rows = np.arange(pend.size)
-                valid = col >= off[pend][:, None]
-                mist = ((tw[pend] @ XbT) * yb <= 0.0) & valid  # sgn(<w~,x>) != y, sgn(0) a mistake
-                h = halted[pend][:, None]
-                am = mist & ~h
-                cnt = count[pend][:, None] + np.cumsum(am, axis=1)
-                asked = (valid if query_every_round else am) & ~h
-                # Lap(4/eps_hat) by inverse CDF of a uniform (same law as rng.laplace, several times faster)
-                v = rng.random((pend.size, nb)) - 0.5
-                nu = np.copysign(np.log1p(-2.0 * np.abs(v)), -v) * (4.0 / eh)
-                fire = asked & (cnt + nu >= Lhat[pend][:, None])
-                anyf = fire.any(axis=1)
-                p = np.where(anyf, fire.argmax(axis=1), nb - 1)
-                upto = col <= p[:, None]
-                mu = mist & upto
-                mistakes[pend] += mu.sum(axis=1)
-                if track:
-                    sm = yb * (np.exp(logw[pend]) @ XbT)
-                    viol[pend] += (mu & (sm > thr)).sum(axis=1)
-                amp = am & upto
-                first = amp.argmax(axis=1)
-                newc = (cache[pend] < 0) & amp.any(axis=1)
-                cache[pend] = np.where(newc, t0 + first, cache[pend])
-                count[pend] = cnt[rows, p]
-                fi = anyf.nonzero()[0]
-                if fi.size:
-                    runs = pend[fi]
-                    halted[runs[k[runs] >= K]] = True
-                    ok = k[runs] < K
-                    idx, t_f = runs[ok], t0 + p[fi][ok]
-                    if idx.size:
-                        ce = cache[idx]
-                        has = ce >= 0
-                        if has.any():
-                            i2 = idx[has]
-                            new = logw[i2] + self.eta * y[ce[has], None] * X[ce[has]]
-                            logw[i2] = new - special.logsumexp(new, axis=1, keepdims=True)
-                        pr = np.exp(logw[idx])
-                        pr /= pr.sum(axis=1, keepdims=True)
-                        n_u = rng.multinomial(m, pr)
-                        tw[idx] = n_u / m
-                        ku = k[idx]
-                        rounds[idx, ku] = t_f
-                        examples[idx, ku] = ce
-                        counts[idx, ku] = n_u
-                        if shadow is not None:
-                            shadow[idx, ku] = pr
-                        k[idx] += 1
-                        cache[idx] = -1
-                        count[idx] = 0
-                        Lhat[idx] = self.L + rng.laplace(0.0, 2.0 / eh, idx.size)
-                off[pend] = p + 1
-                pend = pend[anyf & (p + 1 < nb)]
-        return DPWinnowBatch(rounds[:, :K], counts[:, :K], examples[:, :K], mistakes, k, viol,
-                             halted, None if shadow is None else shadow[:, :K])
+            self._run_block(st, X, y, t0, min(t0 + block, T), rng, query_every_round)
+        return st.result(self.K)
+
+    def _run_block(self, st: _BatchState, X: np.ndarray, y: np.ndarray, t0: int, t1: int,
+                   rng: np.random.Generator, query_every_round: bool) -> None:
+        """Rounds t0..t1-1 of every run: scan, update the runs that fired, re-scan them from the next round."""
+        nb = t1 - t0
+        XbT = X[t0:t1].T
+        yb = y[t0:t1][None, :]
+        col = np.arange(nb)[None, :]
+        off = np.zeros(st.k.size, dtype=np.int64)  # first column of the block still to process, per run
+        pend = np.arange(st.k.size)
+        while pend.size:
+            p, anyf = self._scan_block(st, pend, XbT, yb, col, off, t0, rng, query_every_round)
+            fi = anyf.nonzero()[0]
+            if fi.size:
+                self._update_fired(st, pend[fi], t0 + p[fi], X, y, rng)
+            off[pend] = p + 1
+            pend = pend[anyf & (p + 1 < nb)]
+
+    def _scan_block(self, st: _BatchState, pend: np.ndarray, XbT: np.ndarray, yb: np.ndarray, col: np.ndarray,
+                    off: np.ndarray, t0: int, rng: np.random.Generator,
+                    query_every_round: bool) -> tuple[np.ndarray, np.ndarray]:
+        """Predictions, window counts and query noise of the runs ``pend`` on the rest of the block.
+
+        Returns the last processed column ``p`` of each run (its firing column, or the block's
+        last) and whether it fired; mistakes, Lemma 13 events, cache and count are booked up to ``p``.
+        """
+        nb = XbT.shape[1]
+        rows = np.arange(pend.size)
+        valid = col >= off[pend][:, None]
+        mist = ((st.tw[pend] @ XbT) * yb <= 0.0) & valid  # sgn(<w~,x>) != y, sgn(0) a mistake
+        h = st.halted[pend][:, None]
+        am = mist & ~h
+        cnt = st.count[pend][:, None] + np.cumsum(am, axis=1)
+        asked = (valid if query_every_round else am) & ~h
+        # Lap(4/eps_hat) by inverse CDF of a uniform (same law as rng.laplace, several times faster)
+        v = rng.random((pend.size, nb)) - 0.5
+        nu = np.copysign(np.log1p(-2.0 * np.abs(v)), -v) * (4.0 / self.epsilon_hat)
+        fire = asked & (cnt + nu >= st.Lhat[pend][:, None])
+        anyf = fire.any(axis=1)
+        p = np.where(anyf, fire.argmax(axis=1), nb - 1)
+        upto = col <= p[:, None]
+        mu = mist & upto
+        st.mistakes[pend] += mu.sum(axis=1)
+        if self.rho > 0:
+            sm = yb * (np.exp(st.logw[pend]) @ XbT)
+            st.viol[pend] += (mu & (sm > self.c * self.rho)).sum(axis=1)
+        amp = am & upto
+        first = amp.argmax(axis=1)
+        newc = (st.cache[pend] < 0) & amp.any(axis=1)
+        st.cache[pend] = np.where(newc, t0 + first, st.cache[pend])
+        st.count[pend] = cnt[rows, p]
+        return p, anyf
+
+    def _update_fired(self, st: _BatchState, runs: np.ndarray, t_fire: np.ndarray, X: np.ndarray, y: np.ndarray,
+                      rng: np.random.Generator) -> None:
+        """The runs that fired: halt at the cap; otherwise shadow update, m samples, a new instance."""
+        K, m = self.K, self.m
+        st.halted[runs[st.k[runs] >= K]] = True
+        ok = st.k[runs] < K
+        idx, t_f = runs[ok], t_fire[ok]
+        if not idx.size:
+            return
+        ce = st.cache[idx]
+        has = ce >= 0
+        if has.any():
+            i2 = idx[has]
+            new = st.logw[i2] + self.eta * y[ce[has], None] * X[ce[has]]
+            st.logw[i2] = new - special.logsumexp(new, axis=1, keepdims=True)
+        pr = np.exp(st.logw[idx])
+        pr /= pr.sum(axis=1, keepdims=True)
+        n_u = rng.multinomial(m, pr)
+        st.tw[idx] = n_u / m
+        ku = st.k[idx]
+        st.rounds[idx, ku] = t_f
+        st.examples[idx, ku] = ce
+        st.counts[idx, ku] = n_u
+        if st.shadow is not None:
+            st.shadow[idx, ku] = pr
+        st.k[idx] += 1
+        st.cache[idx] = -1
+        st.count[idx] = 0
+        st.Lhat[idx] = self.L + rng.laplace(0.0, 2.0 / self.epsilon_hat, idx.size)
 
 
-# ============================================================================ instance generators (notes Sec. 8)
+# ============================================================================ instance generators
 
 
 @dataclass(frozen=True)
@@ -613,16 +731,16 @@ def _rejection(rng, d, T, v, rho):
 
 
 def generate_instance(name: str, rng: np.random.Generator, d: int, T: int, **kw: Any) -> Instance:
-    """Instance generators G1--G5 of notes Sec. 8 (i.i.d. points, labels from the target).
+    """I.i.d. points labelled by a nonnegative rho-margin target (the families the checks run on).
 
-    * ``"majority"`` (G1): v = 1_S / k over k odd variables (k=3 default), margin 1/k on the cube.
-    * ``"disjunction"`` (G2): k-disjunction with a constant bias coordinate (the last one);
+    * ``"majority"``: v = 1_S / k over k odd variables (k=3 default), margin 1/k on the cube.
+    * ``"disjunction"``: k-disjunction with a constant bias coordinate (the last one);
       v = (1_S, k-1)/(2k-1), margin 1/(2k-1); relevant coordinates are +1 w.p. 1/k.
-    * ``"sparse"`` (G3): random nonnegative v on s coordinates (Dirichlet), points kept if
+    * ``"sparse"``: random nonnegative v on s coordinates (Dirichlet), points kept if
       |<v,x>| >= rho (default 0.1).
-    * ``"signed"`` (G4): random signed sparse v through the 2d embedding (dimension 2d).
-    * ``"decision-list"`` (G5): a random monotone 1-DL (length r, D alternations) through
-      Lemma 15 and the embedding (dimension 2(d+1)); margin = realised margin on the sequence.
+    * ``"signed"``: random signed sparse v through the 2d embedding of Sec. 4.3 (dimension 2d).
+    * ``"decision-list"``: a random monotone 1-decision list (length r, D alternations) through
+      Lemma 15 and the 2d embedding (dimension 2(d+1)); margin = realised margin on the sequence.
     """
     rng = check_rng(rng)
     d = check_int(d, "d", low=2)
@@ -668,7 +786,7 @@ def generate_instance(name: str, rng: np.random.Generator, d: int, T: int, **kw:
         y_dl = evaluate_monotone_dl(X0, vars_, bits, default)
         X, v = nonnegative_embedding(X1), nonnegative_weights(u)
         y, rho = _realised(X, v)
-        if not np.array_equal(y, y_dl):  # Lemma 15 exactness (never expected)
+        if not np.array_equal(y, y_dl):  # Lemma 15 is exact; this would be a bug of the construction
             raise AssertionError("decision list -> halfspace representation is not exact")
         return Instance(X, y, v, rho, name)
     else:

@@ -1,12 +1,11 @@
-"""Perceptrons of "Robust and Private Learning of Halfspaces" (Ghazi, Kumar, Manurangsi, Nguyen, AISTATS 2021).
-
-Paper id ``robust-halfspaces``; reading notes Sec. 3.1 and 3.4.
+"""Perceptrons of Ghazi, Kumar, Manurangsi & Nguyen, "Robust and Private Learning of Halfspaces"
+(AISTATS 2021, arXiv:2011.14580), paper id ``robust-halfspaces``: Sec. 3.2, Sec. 4 and App. F.
 
 * :class:`Perceptron` -- the classical online perceptron (Rosenblatt), whose mistakes are
   bounded by Novikoff's (R/gamma)^2 (cited in Sec. 3 and App. F).
 * :class:`MarginPerceptron` -- the noiseless batch margin perceptron: Algorithm 1 with
-  sigma = 0, no Laplace noise (b -> 0) and sampling rate 1 by default (notes Sec. 4 item 9,
-  plan U2); its iteration count is bounded by Lemma 18's T = ceil(1500/(alpha gamma_gap^2)).
+  sigma = 0, no Laplace noise (b -> 0) and sampling rate 1 by default; its iteration count is
+  bounded by Lemma 18's T = ceil(1500/(alpha gamma_gap^2)).
 * :class:`DPBatchPerceptron` -- Algorithm 1 ("DP Batch Perceptron", Theorem 6, App. F):
   Poisson subsampling with rate p, the Laplace-noised stopping test (Lines 8-10), Gaussian
   noise on the summed margin mistakes (Lines 11-13). ``variant="theory"`` uses Lemma 19's
@@ -14,20 +13,21 @@ Paper id ``robust-halfspaces``; reading notes Sec. 3.1 and 3.4.
   Section 4 variant (no stopping test, a fixed number of steps, sigma calibrated with
   dp_accounting's RDP or PLD accountant for a target (epsilon, delta)). ``sample`` runs many
   independent runs as array operations (distributionally identical to ``fit``; tested).
-* :class:`OneVsRestDPPerceptron` -- the multi-class wrapper of Sec. 4 / notes Sec. 3.4 whose
-  *total* privacy budget across the classes is stated (the paper does not say; [NOT STATED]).
+* :class:`OneVsRestDPPerceptron` -- the multi-class wrapper of Sec. 4, whose *total* privacy
+  budget across the classes is stated (the paper does not say how it is accounted; [NOT STATED]).
 
-Conventions and errata (notes Sec. 3.1, 8):
+Conventions and errata:
 
-* E13: at iteration 1, w_0 = 0 and w_0/||w_0|| is undefined; we take w_hat = 0 in Line 6 (every
-  sampled point is a mistake, since y * 0 = 0 <= gamma'). If the stopping test fires at i = 1 the
-  output w_0/||w_0|| is 0/0 as well: we return FAIL (data-independent, so privacy is unaffected).
+* Erratum (Algorithm 1, Line 6): at iteration 1, w_0 = 0 and w_0/||w_0|| is undefined; we take
+  w_hat = 0 (every sampled point is a mistake, since y * 0 = 0 <= gamma'). If the stopping test
+  fires at i = 1 the output w_0/||w_0|| of Line 10 is 0/0 as well: we return FAIL
+  (data-independent, so privacy is unaffected).
 * FAIL is represented by the all-zero vector in batched outputs (``sample``) so that outputs are
   finite arrays; ``fit`` sets ``failed_ = True`` and ``coef_`` to zeros.
 * The stopping threshold 0.3 alpha p n uses the paper's *sample size n*, a public parameter fixed in
   advance (App. A). Under add/remove neighbours len(X) differs by one, so a threshold computed from
   len(X) is itself a (tiny, unaccounted) function of the data. Pass ``n_nominal`` to fix it; when it is
-  ``None`` len(X) is used, as in the paper's text (this is a remark we add; the notes do not mention it).
+  ``None`` len(X) is used, as in the paper's text (our remark; the paper does not discuss it).
 * Neighbouring datasets differ by adding or removing one point; inputs must lie in the unit ball
   (``input_check``: "clip" projects onto the ball, "normalize" scales every row to unit norm,
   "check" raises, "none" accepts anything -- only for planted-bug audits).
@@ -38,19 +38,24 @@ from __future__ import annotations
 import functools
 import math
 from dataclasses import dataclass
+from numbers import Integral, Real
 from typing import Any
 
 import numpy as np
 from scipy import special
 
 from privbound.learners.validation import (
+    Interval,
+    StrOptions,
     check_delta,
     check_epsilon,
     check_finite_array,
     check_int,
     check_probability,
     check_real,
+    validate_parameters,
 )
+from privbound.learners.accounting import epsilon_of, make_accountant, quiet_absl
 from privbound.learners.neighbouring import NeighbouringRelation
 from privbound.learners.mechanisms import PrivacyGuarantee
 
@@ -63,12 +68,17 @@ __all__ = [
     "OneVsRestDPPerceptron",
     "lemma18_iterations",
     "lemma19_parameters",
+    "stopping_threshold",
+    "gdp_mu_of_pure_dp",
+    "algorithm1_dp_event",
     "calibrate_gaussian_noise",
     "prepare_inputs",
+    "halfspace_predict",
 ]
 
 _ADD_REMOVE = NeighbouringRelation.ADD_OR_REMOVE_ONE
 _INPUT_CHECKS = ("clip", "normalize", "check", "none")
+_RANDOM_STATE = [None, Integral, np.random.SeedSequence, np.random.Generator]
 
 
 # --------------------------------------------------------------------------- helpers
@@ -92,7 +102,7 @@ def _check_labels(y: Any, n: int, name: str = "y") -> np.ndarray:
 
 
 def prepare_inputs(X: Any, y: Any, input_check: str = "clip", *, name: str = "X") -> tuple[np.ndarray, np.ndarray]:
-    """Validate (X, y) for the paper's learners: X in the unit ball (notes Sec. 1), y in {-1, +1}.
+    """Validate (X, y) for the paper's learners: X in the unit ball B^d (Sec. 1), y in {-1, +1}.
 
     ``input_check``: "clip" projects rows of norm > 1 onto the sphere, "normalize" scales every non-zero
     row to unit norm, "check" raises ``ValueError`` on a row of norm > 1, "none" leaves X as it is.
@@ -112,6 +122,11 @@ def prepare_inputs(X: Any, y: Any, input_check: str = "clip", *, name: str = "X"
     return X, y
 
 
+def halfspace_predict(w: np.ndarray, X: Any) -> np.ndarray:
+    """h_w(x) = sgn(<w, x>) with a zero score predicted as -1 (a zero score is a mistake for either label)."""
+    return np.where(check_finite_array(X, "X", ndim=2) @ w > 0, 1.0, -1.0)
+
+
 def _split_data(data: Any) -> tuple[Any, Any]:
     if isinstance(data, (tuple, list)) and len(data) == 2:
         return data[0], data[1]
@@ -119,7 +134,11 @@ def _split_data(data: Any) -> tuple[Any, Any]:
 
 
 def lemma18_iterations(alpha: float, gamma: float) -> int:
-    """Lemma 18: T = ceil(1500 / (alpha gamma_gap^2)), gamma_gap = 0.05 gamma (= ceil(6e5/(alpha gamma^2)))."""
+    """Lemma 18: T = ceil(1500 / (alpha gamma_gap^2)), gamma_gap = 0.05 gamma (= ceil(6e5/(alpha gamma^2))).
+
+    The quotient is rounded to 12 significant digits before the ceiling, so that e.g. alpha = gamma = 0.1
+    gives exactly 6e8 instead of 6e8 + 1 from a rounding error.
+    """
     alpha = check_probability(alpha, "alpha", open_low=True, open_high=True)
     gamma = check_real(gamma, "gamma", low=0.0, high=1.0, low_inclusive=False)
     return math.ceil(float(f"{1500 / (alpha * (0.05 * gamma) ** 2):.12g}"))
@@ -131,12 +150,21 @@ def lemma19_parameters(epsilon: float, delta: float, T: int) -> tuple[float, flo
     return 1 / math.sqrt(T), 100 * L / epsilon, 100 * math.sqrt(L) / epsilon
 
 
-def _gdp_mu_of_pure_dp(epsilon: float) -> float:
-    """mu such that every epsilon-DP mechanism is mu-GDP (Dong, Roth & Su 2019): -2 Phi^{-1}(1/(1+e^epsilon))."""
+def stopping_threshold(alpha: float, p: float, n: float) -> float:
+    """The stopping threshold 0.3 alpha p n of Algorithm 1, Line 9 (n: the sample size)."""
+    return 0.3 * alpha * p * n
+
+
+def gdp_mu_of_pure_dp(epsilon: float) -> float:
+    """mu such that every epsilon-DP mechanism is mu-GDP (Dong, Roth & Su 2019): -2 Phi^{-1}(1/(1+e^epsilon)).
+
+    The Gaussian trade-off curve G_mu is convex and meets both linear pieces of f_{epsilon,0} at its fixed
+    point and at the ends, so G_mu <= f_{epsilon,0}.
+    """
     return float(-2 * special.ndtri(special.expit(-epsilon)))
 
 
-def _algorithm1_event(p: float, sigma: float, b: float | None, T: int, repeats: int = 1) -> dp_accounting.DpEvent:
+def algorithm1_dp_event(p: float, sigma: float, b: float | None, T: int, repeats: int = 1) -> dp_accounting.DpEvent:
     """DpEvent of Algorithm 1 (T Poisson(p)-subsampled steps, ``repeats`` independent runs).
 
     Without the stopping test (``b is None``) a step is a Gaussian of noise multiplier sigma
@@ -155,43 +183,14 @@ def _algorithm1_event(p: float, sigma: float, b: float | None, T: int, repeats: 
     else:
         if sigma <= 0:
             return dp_accounting.NonPrivateDpEvent()
-        mu = math.hypot(1 / sigma, _gdp_mu_of_pure_dp(1 / b))
+        mu = math.hypot(1 / sigma, gdp_mu_of_pure_dp(1 / b))
         step = dp_accounting.GaussianDpEvent(1 / mu)
     ev = dp_accounting.SelfComposedDpEvent(dp_accounting.PoissonSampledDpEvent(p, step), T)
     return ev if repeats == 1 else dp_accounting.SelfComposedDpEvent(ev, repeats)
 
 
-def _accountant(name: str):
-    from dp_accounting.pld import PLDAccountant
-    from dp_accounting.rdp import RdpAccountant
-
-    if name == "rdp":
-        return RdpAccountant()
-    if name == "pld":
-        return PLDAccountant(value_discretization_interval=1e-3)
-    raise ValueError(f"accountant must be 'rdp' or 'pld', got {name!r}")
-
-
-class _QuietAbsl:
-    """Silence absl's per-order RDP convergence warnings (fractional orders at large sampling rates)."""
-
-    def __enter__(self):
-        import logging
-
-        self._logger = logging.getLogger("absl")
-        self._level = self._logger.level
-        self._logger.setLevel(logging.ERROR)
-
-    def __exit__(self, *exc):
-        self._logger.setLevel(self._level)
-
-
-def accountant_epsilon(event: dp_accounting.DpEvent, delta: float, accountant: str = "rdp") -> float:
-    """epsilon at ``delta`` of ``event`` from dp_accounting's RDP or PLD accountant."""
-    with _QuietAbsl():
-        acc = _accountant(accountant)
-        acc.compose(event)
-        return float(acc.get_epsilon(delta))
+# Discretisation of the PLD accountant this learner calibrates and accounts with.
+PLD_STEP = 1e-3
 
 
 @functools.lru_cache(maxsize=256)
@@ -209,10 +208,10 @@ def calibrate_gaussian_noise(epsilon: float, delta: float, p: float, T: int, acc
         bracket = dp_accounting.ExplicitBracketInterval(0.3 * hi, 1.001 * hi)
     else:
         bracket = dp_accounting.LowerEndpointAndGuess(1e-3, 1.0)
-    with _QuietAbsl():
+    with quiet_absl():
         return float(dp_accounting.calibrate_dp_mechanism(
-            lambda: _accountant(accountant),
-            lambda s: _algorithm1_event(p, s, None, T, repeats),
+            lambda: make_accountant(accountant, pld_discretization=PLD_STEP),
+            lambda s: algorithm1_dp_event(p, s, None, T, repeats),
             epsilon, delta,
             bracket_interval=bracket,
             tol=1e-4,
@@ -244,6 +243,11 @@ class Perceptron:
     (y <w*, x> >= gamma), it makes at most (R/gamma)^2 mistakes, whatever the order and number of passes.
     """
 
+    _parameter_constraints = {
+        "max_epochs": [Interval(Integral, 1, None, closed="left")],
+        "random_state": _RANDOM_STATE,
+    }
+
     def __init__(self, *, max_epochs: int = 1000, random_state: Any = None):
         self.max_epochs = max_epochs
         self.random_state = random_state
@@ -265,7 +269,8 @@ class Perceptron:
 
     def fit(self, X: Any, y: Any) -> "Perceptron":
         """Cycle through (X, y) (shuffled per epoch when ``random_state`` is set) until an epoch has no mistake."""
-        max_epochs = check_int(self.max_epochs, "max_epochs", low=1)
+        validate_parameters(self)
+        max_epochs = int(self.max_epochs)
         X = check_finite_array(X, "X", ndim=2)
         y = _check_labels(y, X.shape[0])
         rng = None if self.random_state is None else _rng_of(self.random_state)
@@ -286,21 +291,31 @@ class Perceptron:
         return self
 
     def predict(self, X: Any) -> np.ndarray:
-        return np.where(check_finite_array(X, "X", ndim=2) @ self.coef_ > 0, 1.0, -1.0)
+        return halfspace_predict(self.coef_, X)
 
 
 # --------------------------------------------------------------------------- MarginPerceptron
 
 
 class MarginPerceptron:
-    """Noiseless batch margin perceptron: Algorithm 1 with sigma = 0 and no Laplace noise (notes Sec. 4 item 9).
+    """Noiseless batch margin perceptron: Algorithm 1 with sigma = 0 and no Laplace noise.
 
     Each iteration takes the Poisson(``sampling_rate``) batch (all points by default), collects
     M_i = {(x, y): y <w_hat, x> <= gamma'} (gamma' = ``margin_ratio`` * gamma; w_hat = 0 at i = 1,
-    erratum E13), stops and returns w_{i-1}/||w_{i-1}|| when |M_i| < 0.3 alpha p n (Line 9 with b -> 0),
-    and otherwise adds sum_{M_i} y x. ``max_iter`` defaults to Lemma 18's T; ``n_iter_`` is the
-    number of completed updates (the index of the stopping iteration minus one).
+    see the erratum in the module docstring), stops and returns w_{i-1}/||w_{i-1}|| when
+    |M_i| < 0.3 alpha p n (Line 9 with b -> 0), and otherwise adds sum_{M_i} y x. ``max_iter`` defaults
+    to Lemma 18's T; ``n_iter_`` is the number of completed updates (the index of the stopping
+    iteration minus one).
     """
+
+    _parameter_constraints = {
+        "gamma": [Interval(Real, 0, 1, closed="right")],
+        "alpha": [Interval(Real, 0, 1, closed="neither")],
+        "margin_ratio": [Interval(Real, 0, 1, closed="both")],
+        "sampling_rate": [Interval(Real, 0, 1, closed="right")],
+        "max_iter": [Interval(Integral, 1, None, closed="left"), None],
+        "random_state": _RANDOM_STATE,
+    }
 
     def __init__(self, gamma: float, *, alpha: float = 0.1, margin_ratio: float = 0.95, sampling_rate: float = 1.0,
                  max_iter: int | None = None, random_state: Any = None):
@@ -312,11 +327,10 @@ class MarginPerceptron:
         self.random_state = random_state
 
     def fit(self, X: Any, y: Any) -> "MarginPerceptron":
-        gamma = check_real(self.gamma, "gamma", low=0.0, high=1.0, low_inclusive=False)
-        alpha = check_probability(self.alpha, "alpha", open_low=True, open_high=True)
-        ratio = check_real(self.margin_ratio, "margin_ratio", low=0.0, high=1.0)
-        p = check_probability(self.sampling_rate, "sampling_rate", open_low=True)
-        T = lemma18_iterations(alpha, gamma) if self.max_iter is None else check_int(self.max_iter, "max_iter", low=1)
+        validate_parameters(self)
+        gamma, alpha = float(self.gamma), float(self.alpha)
+        ratio, p = float(self.margin_ratio), float(self.sampling_rate)
+        T = lemma18_iterations(alpha, gamma) if self.max_iter is None else int(self.max_iter)
         X, y = prepare_inputs(X, y, "check")
         rng = _rng_of(self.random_state)
         n, d = X.shape
@@ -330,7 +344,7 @@ class MarginPerceptron:
             batch = rng.random(n) < p if p < 1 else np.ones(n, bool)
             mist = batch & (y * (X @ what) <= gp)
             sizes.append(int(mist.sum()))
-            if sizes[-1] < 0.3 * alpha * p * n:
+            if sizes[-1] < stopping_threshold(alpha, p, n):
                 self.stopped_ = True
                 break
             w = w + (y[mist]) @ X[mist]
@@ -342,7 +356,7 @@ class MarginPerceptron:
         return self
 
     def predict(self, X: Any) -> np.ndarray:
-        return np.where(check_finite_array(X, "X", ndim=2) @ self.coef_ > 0, 1.0, -1.0)
+        return halfspace_predict(self.coef_, X)
 
 
 # --------------------------------------------------------------------------- DPBatchPerceptron
@@ -379,6 +393,23 @@ class DPBatchPerceptron:
     input_check : "clip" (default), "normalize", "check" or "none" (see :func:`prepare_inputs`).
     """
 
+    _parameter_constraints = {
+        "gamma": [Interval(Real, 0, 1, closed="right")],
+        "epsilon": [Interval(Real, 0, None, closed="neither")],
+        "delta": [Interval(Real, 0, 1, closed="left")],
+        "alpha": [Interval(Real, 0, 1, closed="neither")],
+        "margin_ratio": [Interval(Real, 0, 1, closed="both")],
+        "variant": [StrOptions({"theory", "experimental"})],
+        "n_iter": [Interval(Integral, 1, None, closed="left"), None],
+        "sampling_rate": [Interval(Real, 0, 1, closed="right"), None],
+        "noise_std": [Interval(Real, 0, None, closed="left"), None],
+        "laplace_scale": [Interval(Real, 0, None, closed="left"), None],
+        "n_nominal": [Interval(Integral, 1, None, closed="left"), None],
+        "accountant": [StrOptions({"rdp", "pld"})],
+        "input_check": [StrOptions(set(_INPUT_CHECKS))],
+        "random_state": _RANDOM_STATE,
+    }
+
     def __init__(self, gamma: float, *, epsilon: float = 1.0, delta: float = 1e-5, alpha: float = 0.1,
                  margin_ratio: float = 0.95, variant: str = "theory", n_iter: int | None = None,
                  sampling_rate: float | None = None, noise_std: float | None = None,
@@ -402,69 +433,68 @@ class DPBatchPerceptron:
     # ------------------------------------------------------------------ parameters
     def parameters(self) -> BatchPerceptronParameters:
         """Validate the hyper-parameters and resolve the defaults of the chosen variant."""
-        gamma = check_real(self.gamma, "gamma", low=0.0, high=1.0, low_inclusive=False)
-        eps = check_epsilon(self.epsilon)
-        delta = check_delta(self.delta)
-        alpha = check_probability(self.alpha, "alpha", open_low=True, open_high=True)
-        ratio = check_real(self.margin_ratio, "margin_ratio", low=0.0, high=1.0)
-        if self.variant not in ("theory", "experimental"):
-            raise ValueError(f"variant must be 'theory' or 'experimental', got {self.variant!r}")
-        if self.accountant not in ("rdp", "pld"):
-            raise ValueError(f"accountant must be 'rdp' or 'pld', got {self.accountant!r}")
-        if self.input_check not in _INPUT_CHECKS:
-            raise ValueError(f"input_check must be one of {_INPUT_CHECKS}, got {self.input_check!r}")
-        if self.n_nominal is not None:
-            check_int(self.n_nominal, "n_nominal", low=1)
+        validate_parameters(self)
+        gamma, eps, delta = float(self.gamma), float(self.epsilon), float(self.delta)
+        alpha, ratio = float(self.alpha), float(self.margin_ratio)
         if self.variant == "theory":
-            if delta <= 0:
-                raise ValueError("delta must be in (0, 1) for DPBatchPerceptron, got 0.0")
-            T = lemma18_iterations(alpha, gamma) if self.n_iter is None else check_int(self.n_iter, "n_iter", low=1)
-            p0, s0, b0 = lemma19_parameters(eps, delta, T)
-            p = p0 if self.sampling_rate is None else check_probability(self.sampling_rate, "sampling_rate", open_low=True)
-            s = s0 if self.noise_std is None else check_real(self.noise_std, "noise_std", low=0.0)
-            b = b0 if self.laplace_scale is None else check_real(self.laplace_scale, "laplace_scale", low=0.0)
-            free = (self.sampling_rate, self.noise_std, self.laplace_scale) != (None, None, None)
-            src = "free parameters" if free else "Lemma 19 (p = 1/sqrt T, sigma = 100 ln(T/delta)/eps, b = 100 sqrt(ln(T/delta))/eps)"
-            return BatchPerceptronParameters(T, p, s, b, ratio * gamma, alpha, True, src)
+            return self._theory_parameters(gamma, eps, delta, alpha, ratio)
+        return self._experimental_parameters(gamma, eps, delta, alpha, ratio)
+
+    def _theory_parameters(self, gamma: float, eps: float, delta: float, alpha: float, ratio: float) -> BatchPerceptronParameters:
+        """Lines 1-14 with Lemma 18's T and Lemma 19's (p, sigma, b), each replaced where given."""
+        if delta <= 0:
+            raise ValueError("delta must be in (0, 1) for DPBatchPerceptron, got 0.0")
+        T = lemma18_iterations(alpha, gamma) if self.n_iter is None else int(self.n_iter)
+        p0, s0, b0 = lemma19_parameters(eps, delta, T)
+        p = p0 if self.sampling_rate is None else float(self.sampling_rate)
+        s = s0 if self.noise_std is None else float(self.noise_std)
+        b = b0 if self.laplace_scale is None else float(self.laplace_scale)
+        free = (self.sampling_rate, self.noise_std, self.laplace_scale) != (None, None, None)
+        src = "free parameters" if free else "Lemma 19 (p = 1/sqrt T, sigma = 100 ln(T/delta)/eps, b = 100 sqrt(ln(T/delta))/eps)"
+        return BatchPerceptronParameters(T, p, s, b, ratio * gamma, alpha, True, src)
+
+    def _experimental_parameters(self, gamma: float, eps: float, delta: float, alpha: float, ratio: float) -> BatchPerceptronParameters:
+        """The Section 4 variant: no stopping test, T = 1/p steps by default, sigma from the accountant."""
         if self.laplace_scale is not None:
             raise ValueError("laplace_scale must be None for variant='experimental' (it has no stopping test)")
-        p = 0.1 if self.sampling_rate is None else check_probability(self.sampling_rate, "sampling_rate", open_low=True)
-        T = max(1, round(1 / p)) if self.n_iter is None else check_int(self.n_iter, "n_iter", low=1)
+        p = 0.1 if self.sampling_rate is None else float(self.sampling_rate)
+        T = max(1, round(1 / p)) if self.n_iter is None else int(self.n_iter)
         if self.noise_std is None:
             if delta <= 0:
                 raise ValueError("delta must be in (0, 1) to calibrate Gaussian noise, got 0.0")
             s = calibrate_gaussian_noise(eps, delta, p, T, self.accountant)
             src = f"sigma calibrated by dp_accounting ({self.accountant}) for ({eps:g}, {delta:g})"
         else:
-            s = check_real(self.noise_std, "noise_std", low=0.0)
+            s = float(self.noise_std)
             src = "free parameters"
         return BatchPerceptronParameters(T, p, s, None, ratio * gamma, alpha, False, src)
 
     def dp_event(self) -> dp_accounting.DpEvent:
         """Algorithm 1 as a DpEvent (a dominating Gaussian replaces the Laplace+Gaussian step; see
-        :func:`_algorithm1_event`)."""
+        :func:`algorithm1_dp_event`)."""
         P = self.parameters()
-        return _algorithm1_event(P.p, P.sigma, P.b, P.T)
+        return algorithm1_dp_event(P.p, P.sigma, P.b, P.T)
 
     @property
     def guarantee(self) -> PrivacyGuarantee:
         """The claimed (epsilon, delta) from the learner's own accounting."""
         P = self.parameters()
         eps, delta = float(self.epsilon), float(self.delta)
-        event = _algorithm1_event(P.p, P.sigma, P.b, P.T)
+        event = algorithm1_dp_event(P.p, P.sigma, P.b, P.T)
         if P.source.startswith("free"):
             if P.sigma <= 0 or (P.stopping and not P.b):
                 raise ValueError("no privacy guarantee: noise_std (and laplace_scale with the stopping test) must be > 0")
-            e = accountant_epsilon(event, delta, self.accountant)
+            e = epsilon_of(event, delta, self.accountant, pld_discretization=PLD_STEP)
             return PrivacyGuarantee(e, delta, _ADD_REMOVE, f"dp_accounting {self.accountant} on the DpEvent (free parameters)", event)
         if P.stopping:
-            return PrivacyGuarantee(eps, delta, _ADD_REMOVE, "Lemma 19 (Lemmas 20, 21; erratum E8)", event)
+            return PrivacyGuarantee(eps, delta, _ADD_REMOVE,
+                                    "Lemma 19 (Lemmas 20, 21; with the corrected ln(1/(p delta_0)))", event)
         return PrivacyGuarantee(eps, delta, _ADD_REMOVE, P.source, event)
 
     # ------------------------------------------------------------------ single run
     def _threshold(self, P: BatchPerceptronParameters, n: int) -> float:
         n_ref = n if self.n_nominal is None else int(self.n_nominal)
-        return 0.3 * P.alpha * P.p * n_ref
+        return stopping_threshold(P.alpha, P.p, n_ref)
 
     def fit(self, X: Any, y: Any) -> "DPBatchPerceptron":
         """One run of Algorithm 1 (reference implementation, one iteration at a time).
@@ -484,7 +514,7 @@ class DPBatchPerceptron:
         stopped, out = False, None
         for i in range(1, P.T + 1):
             nrm = np.linalg.norm(w)
-            what = w / nrm if nrm > 0 else np.zeros(d)  # E13: w_hat = 0 at i = 1
+            what = w / nrm if nrm > 0 else np.zeros(d)  # w_hat = 0 at i = 1 (erratum, Line 6)
             batch = rng.random(n) < P.p
             mist = batch & (y * (X @ what) <= P.gamma_prime)
             batch_sizes.append(int(batch.sum()))
@@ -492,7 +522,7 @@ class DPBatchPerceptron:
             if P.stopping:
                 nu = rng.laplace(0.0, P.b) if P.b > 0 else 0.0
                 if counts[-1] + nu < thr:
-                    stopped, out = True, what  # zeros (FAIL) if i == 1 (E13)
+                    stopped, out = True, what  # zeros (FAIL) if i == 1: w_0/||w_0|| is 0/0
                     break
             u = y[mist] @ X[mist]
             g = rng.normal(0.0, P.sigma, d) if P.sigma > 0 else 0.0
@@ -511,7 +541,7 @@ class DPBatchPerceptron:
         return self
 
     def predict(self, X: Any) -> np.ndarray:
-        return np.where(check_finite_array(X, "X", ndim=2) @ self.coef_ > 0, 1.0, -1.0)
+        return halfspace_predict(self.coef_, X)
 
     def decision_function(self, X: Any) -> np.ndarray:
         return check_finite_array(X, "X", ndim=2) @ self.coef_
@@ -583,7 +613,7 @@ class DPBatchPerceptron:
 
 
 class OneVsRestDPPerceptron:
-    """One-vs-rest DP Batch Perceptrons (Sec. 4; notes Sec. 3.4), predicting argmax_k <w_k, x>.
+    """One-vs-rest DP Batch Perceptrons (Sec. 4), predicting argmax_k <w_k, x>.
 
     Every example is used by all K binary problems, so the *total* budget must be accounted
     (the paper does not say how; [NOT STATED]). We state the total:
@@ -596,6 +626,13 @@ class OneVsRestDPPerceptron:
     Other keyword arguments are passed to :class:`DPBatchPerceptron`.
     """
 
+    _parameter_constraints = {
+        "epsilon": [Interval(Real, 0, None, closed="neither")],
+        "delta": [Interval(Real, 0, 1, closed="left")],
+        "variant": [StrOptions({"theory", "experimental"})],
+        "random_state": _RANDOM_STATE,
+    }
+
     def __init__(self, gamma: float, *, epsilon: float = 1.0, delta: float = 1e-5, variant: str = "experimental",
                  random_state: Any = None, **params: Any):
         self.gamma = gamma
@@ -606,12 +643,12 @@ class OneVsRestDPPerceptron:
         self.params = params
 
     def fit(self, X: Any, y: Any) -> "OneVsRestDPPerceptron":
+        validate_parameters(self)
         X = check_finite_array(X, "X", ndim=2)
         y = np.asarray(y)
         if y.shape != (X.shape[0],):
             raise ValueError(f"y must have one label per row of X ({X.shape[0]}), got shape {y.shape}")
-        eps = check_epsilon(self.epsilon)
-        delta = check_delta(self.delta)
+        eps, delta = float(self.epsilon), float(self.delta)
         self.classes_ = np.unique(y)
         K = len(self.classes_)
         if K < 2:
@@ -625,15 +662,13 @@ class OneVsRestDPPerceptron:
             if params.get("noise_std") is None:
                 params["noise_std"] = calibrate_gaussian_noise(eps, delta, P.p, P.T, base.accountant, K)
             per = dict(epsilon=eps, delta=delta)
-            event = _algorithm1_event(P.p, params["noise_std"], None, P.T, K)
-            total = accountant_epsilon(event, delta, base.accountant)
+            event = algorithm1_dp_event(P.p, params["noise_std"], None, P.T, K)
+            total = epsilon_of(event, delta, base.accountant, pld_discretization=PLD_STEP)
             self.guarantee_ = PrivacyGuarantee(total, delta, _ADD_REMOVE,
                                                f"dp_accounting {base.accountant}: {K} classes x {P.T} subsampled Gaussian steps", event)
-        elif self.variant == "theory":
+        else:
             per = dict(epsilon=eps / K, delta=delta / K)
             self.guarantee_ = PrivacyGuarantee(eps, delta, _ADD_REMOVE, f"basic composition of {K} runs at (eps/K, delta/K), Lemma 19 each")
-        else:
-            raise ValueError(f"variant must be 'theory' or 'experimental', got {self.variant!r}")
         self.estimators_ = []
         for c in self.classes_:
             est = DPBatchPerceptron(self.gamma, variant=self.variant, random_state=rng, **per, **params)

@@ -1,6 +1,5 @@
-"""Exponential mechanism over the unit sphere (Theorem 5, App. E of "Robust and Private Learning of Halfspaces").
-
-Paper id ``robust-halfspaces``; reading notes Sec. 3.2.
+"""Exponential mechanism over the unit sphere: Theorem 5 and App. E of Ghazi, Kumar, Manurangsi & Nguyen,
+"Robust and Private Learning of Halfspaces" (AISTATS 2021, arXiv:2011.14580), paper id ``robust-halfspaces``.
 
 Score q(X, w) = -#{i : y_i <w, x_i> <= 0.95 gamma} for unit w (sensitivity 1 under add/remove);
 output density mu'(w) prop. to exp(epsilon q(X, w) / 2) with respect to the uniform measure mu on
@@ -13,21 +12,21 @@ Two exact samplers (MCMC would only be approximate and would void the pure-DP cl
 * ``method="angular"`` (d = 2 only): q is piecewise constant in the angle, with at most 2n
   breakpoints; an arc is drawn with probability prop. to length * exp(epsilon q / 2) (Gumbel-max in
   log space) and the angle uniformly inside it. The same arcs give the exact log density
-  (:meth:`SphereExponentialMechanism.log_density`), used for the exact privacy check (plan P5).
+  (:meth:`SphereExponentialMechanism.log_density`), from which the privacy loss is computed exactly.
 """
 
 from __future__ import annotations
 
-import math
+from numbers import Integral, Real
 from typing import Any
 
 import numpy as np
 from scipy import special
 
-from privbound.learners.validation import check_epsilon, check_finite_array, check_int, check_real, check_rng
+from privbound.learners.validation import Interval, StrOptions, check_int, check_rng, validate_parameters
 from privbound.learners.neighbouring import NeighbouringRelation
 from privbound.learners.mechanisms import PrivacyGuarantee
-from privbound.learners.robust_halfspaces.perceptron import _rng_of, _split_data, prepare_inputs
+from privbound.learners.robust_halfspaces.perceptron import _RANDOM_STATE, _rng_of, _split_data, halfspace_predict, prepare_inputs
 
 __all__ = ["SphereExponentialMechanism", "circle_arcs", "uniform_sphere"]
 
@@ -70,6 +69,16 @@ class SphereExponentialMechanism:
     ``RuntimeError`` rather than return an inexact sample). Inputs must lie in the unit ball.
     """
 
+    _parameter_constraints = {
+        "gamma": [Interval(Real, 0, 1, closed="both")],
+        "epsilon": [Interval(Real, 0, None, closed="neither")],
+        "margin_ratio": [Interval(Real, 0, 1, closed="both")],
+        "method": [StrOptions({"auto", "rejection", "angular"})],
+        "max_proposals": [Interval(Integral, 1, None, closed="left")],
+        "exponent_scale": [Interval(Real, 0, None, closed="neither")],
+        "random_state": _RANDOM_STATE,
+    }
+
     def __init__(self, gamma: float, epsilon: float, *, margin_ratio: float = 0.95, method: str = "auto",
                  max_proposals: int = 10_000_000, exponent_scale: float = 0.5, random_state: Any = None):
         self.gamma = gamma
@@ -82,14 +91,9 @@ class SphereExponentialMechanism:
         self.random_state = random_state
 
     def _params(self) -> tuple[float, float, float]:
-        gamma = check_real(self.gamma, "gamma", low=0.0, high=1.0)
-        eps = check_epsilon(self.epsilon)
-        ratio = check_real(self.margin_ratio, "margin_ratio", low=0.0, high=1.0)
-        if self.method not in ("auto", "rejection", "angular"):
-            raise ValueError(f"method must be 'auto', 'rejection' or 'angular', got {self.method!r}")
-        check_int(self.max_proposals, "max_proposals", low=1)
-        scale = check_real(self.exponent_scale, "exponent_scale", low=0.0, low_inclusive=False)
-        return ratio * gamma, eps, scale
+        """Validate the hyper-parameters; return (the score threshold margin_ratio * gamma, epsilon, exponent_scale)."""
+        validate_parameters(self)
+        return float(self.margin_ratio) * float(self.gamma), float(self.epsilon), float(self.exponent_scale)
 
     @property
     def guarantee(self) -> PrivacyGuarantee:
@@ -162,4 +166,4 @@ class SphereExponentialMechanism:
         return self
 
     def predict(self, X: Any) -> np.ndarray:
-        return np.where(check_finite_array(X, "X", ndim=2) @ self.coef_ > 0, 1.0, -1.0)
+        return halfspace_predict(self.coef_, X)

@@ -84,7 +84,7 @@ def test_nightly_writes_schema_and_exit_status(tmp_path):
         claim_ids=["decision-lists-winnow/lemma-3"], progress=False,
     )
     data = json.loads((out / "results.json").read_text())
-    assert data["schema"] == "privbound.nightly/1" and data["profile"] == "smoke"
+    assert data["schema"] == "privbound.nightly/2" and data["profile"] == "smoke"
     assert {a["target"]: a["status"] for a in data["audits"]} == {
         "randomized-response": "holds", "laplace-inverted-scale": "caught"}
     assert data["counts"]["holds"] == 1 and data["counts"]["caught"] == 1

@@ -16,7 +16,7 @@ from privbound.reports.nightly import run_nightly
 
 def _results(started, audits, checks=()):
     return {
-        "schema": "privbound.nightly/1", "profile": "smoke", "started_utc": started, "finished_utc": started,
+        "schema": "privbound.nightly/2", "profile": "smoke", "started_utc": started, "finished_utc": started,
         "wall_seconds": 1.0, "code_version": "test", "seed": 0, "audits": audits, "checks": list(checks),
         "counts": {"holds": 0, "violated": 0, "caught": 0, "missed": 0, "error": 0, "checks_pass": 0,
                    "checks_fail": 0, "checks_inconclusive": 0, "checks_expected_fail": 0},
@@ -77,7 +77,7 @@ def test_html_is_self_contained():
 @pytest.fixture(scope="module")
 def small_run(tmp_path_factory):
     out = tmp_path_factory.mktemp("night") / "2026-01-01"
-    results, out = run_nightly("smoke", out, target_names=["randomized-response", "report-noisy-max-value"],
+    results, out = run_nightly("smoke", out, target_names=["randomized-response", "report-noisy-max-value", "gaussian-analytic"],
                                claim_ids=["decision-lists-winnow/lemma-3"], progress=False)
     return results, out
 
@@ -87,6 +87,9 @@ def test_nightly_writes_html_and_history(small_run):
     page = (out / "report.html").read_text()
     assert "randomized-response" in page and "report-noisy-max-value" in page
     assert (out.parent / "history.sqlite").exists()
+    # The accountant's second claim (the Gaussian mechanism's DpEvent) reaches the page.
+    acc = next(a for a in results["audits"] if a["target"] == "gaussian-analytic")["result"]["accountant_epsilon"]
+    assert acc and all(f"{k} {v:.3g}" in page for k, v in acc.items())
 
 
 def _chromium_console(browser, page, profile_dir):

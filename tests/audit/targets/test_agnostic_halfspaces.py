@@ -1,12 +1,11 @@
-"""Audit every agnostic-halfspaces target at its default trials (notes Sec. 10 P1, P2, P4).
+"""Audit every agnostic-halfspaces target at its default trials (Algorithms 1-4's releases and their planted bugs).
 
 Each correct target must not be flagged and each planted bug must be flagged. The audits are
 seeded (seed 0), so each assertion is deterministic; the auditor's lower bound is a 95% lower
 confidence bound, so for a correct target a flag would occur with probability <= 5% over seeds.
-Margins at seed 0 (measured): correct targets' lower bounds 0.26-0.46 vs claims 0.9-1.0 (the label-mean
-Laplace target, whose claim is tight, 0.985 vs 1.0); bugs 1.13, 1.56, 2.62 vs 0.9. The bugs' true epsilons at
-the claimed delta (exact Gaussian curves): sigma for 2T/n -> mu doubles (0.24 -> 0.48, eps ~ 1.28 at
-delta = 1e-3); unclipped -> mu x 2.6; printed sigma without L -> mu x 4 (L = 4 at d = 4).
+The margins at seed 0 are in benchmarks/README.md. The bugs' true epsilons at the claimed delta
+(exact Gaussian curves): sigma for 2T/n -> mu doubles (0.24 -> 0.48, eps ~ 1.28 at delta = 1e-3);
+unclipped -> mu x 2.6; printed sigma without L -> mu x 4 (L = 4 at d = 4).
 """
 
 import math
@@ -30,11 +29,8 @@ def test_families_and_bugs_present():
                     "alg4-printed-sigma"}
 
 
-# End-to-end targets (P3, P5; ~4-7 s each, ~38 s together) run in the slow suite; one correct target and
-# one bug of each family stay in the default suite. Measured at seed 0 (lower bound vs claim):
-# alg1-end-to-end 0.65 vs 1.0; alg1-erm-noise-one-step 2.63; alg1-features-unclipped 4.92;
-# alg4-end-to-end-threshold 0.82 vs 0.9 (the Laplace step is tight: pure eps); alg4-laplace-sensitivity-1 1.71;
-# alg4-end-to-end-direction 0.15 vs 0.9; alg4-printed-sigma 1.11 vs 0.9.
+# End-to-end targets (Algorithms 1 and 4; several seconds each) run in the slow suite; one correct target and
+# one bug of each family stay in the default suite. Their lower bounds at seed 0 are in benchmarks/README.md.
 END_TO_END_SLOW = {"alg1-features-unclipped", "alg4-end-to-end-direction", "alg4-printed-sigma",
                    "alg4-end-to-end-threshold"}
 
@@ -48,7 +44,7 @@ def test_target_verdict_at_default_trials(name):
 
 
 def test_correct_gaussian_targets_exact_curve_below_claim():
-    # P1: mu = Delta/sigma = eps / sqrt(2 ln(1.25/delta)) for Algorithm 2 (sensitivity 4T/n, classic calibration);
+    # Algorithm 2: mu = Delta/sigma = eps / sqrt(2 ln(1.25/delta)) for Algorithm 2 (sensitivity 4T/n, classic calibration);
     # Algorithm 3 uses ln(2/delta). The exact curve delta(eps) must be <= delta (Balle & Wang 2018, Thm 8).
     for name, logterm in (("alg2-coefficients", 1.25), ("dpsas-initial-direction", 2.0)):
         t = get_target(name)

@@ -1,4 +1,4 @@
-"""Privacy audits of every decision-lists-winnow target at its default trials (audit/targets_decision_lists.py).
+"""Privacy audits of every decision-lists-winnow target at its default trials (privbound.audit.targets.decision_lists_winnow).
 
 Each correct target must NOT be flagged and each planted bug MUST be flagged (seed 0,
 95% confidence: a correct target is wrongly flagged with probability <= 5% by
@@ -65,7 +65,7 @@ def test_audit_verdict_matches_planted_bug(name):
 
 
 def test_canary_exact_privacy_curve_vs_claim_and_auditor():
-    # G5c/G6c: exact delta at the claimed epsilon is <= the claimed delta, and the auditor's epsilon
+    # Theorem 7 [RECON]: exact delta at the claimed epsilon is <= the claimed delta, and the auditor's epsilon
     # lower bound (seed 0, default trials) does not exceed the exact epsilon at the claimed delta.
     t = get_target("greedy-cover-canary")
     (P0, y0), (P1, y1) = greedy_cover_canary_pair()

@@ -1,4 +1,4 @@
-"""One-run canary audits of DP-Winnow and DP-GreedyCover (audit/one_run_decision_lists.py).
+"""One-run canary audits of DP-Winnow and DP-GreedyCover (privbound.audit.targets.decision_lists_winnow).
 
 Soundness: when the learner's claimed (epsilon, delta) is right, the Steinke--Nasr--Jagielski
 bound exceeds it with probability <= 5% (confidence 0.95, Bonferroni over the guess rules);
@@ -29,7 +29,7 @@ from privbound.learners.decision_lists_winnow.winnow import DPWinnow
 
 def _winnow():
     # Relaxed parameters with a small claim: eps_hat = 1, eta = 0.001, m = 1, K = 300, delta = 1e-6.
-    # Own accounting (notes Sec. 5.4, sharp): 1 + 0.004 sqrt(2 * 300 * ln(1e6)) + 300 * 0.004 (e^0.004 - 1)
+    # Own accounting (Lemma 11 [RECON], sharp): 1 + 0.004 sqrt(2 * 300 * ln(1e6)) + 300 * 0.004 (e^0.004 - 1)
     # = 1 + 0.004 * 91.05 + 0.0048 = 1.369 (< the pure 1 + 4 * 0.001 * 300 = 2.2).
     return DPWinnow(epsilon_hat=1.0, eta=0.001, m=1, L=1.0, K=300, delta=1e-6)
 
@@ -123,12 +123,12 @@ def test_bad_arguments():
         greedy_cover_canary_one_run(DPGreedyCover(neighbouring="add/remove"), 10)
 
 
-# ---------------------------------------------------------------- one-run parameters (issue 8, item 2)
+# ---------------------------------------------------------------- the parameters of the one-run targets
 
 
 def _one_run_winnow():
     # The learner of the registered target dp-winnow-one-run: eps_hat = 3, eta = 1e-4, m = 3, L = 1.5, K = 300.
-    # Claim (notes Sec. 5.4, sharp): 3 + 4e-4 sqrt(2 * 900 * ln(1e6)) + 900 * 4e-4 (e^4e-4 - 1)
+    # Claim (Lemma 11 [RECON], sharp): 3 + 4e-4 sqrt(2 * 900 * ln(1e6)) + 900 * 4e-4 (e^4e-4 - 1)
     # = 3 + 4e-4 * 157.66 + 1.44e-4 = 3.0632 (< the pure 3 + 4 * 1e-4 * 900 = 3.36).
     return DPWinnow(epsilon_hat=3.0, eta=1e-4, m=3, L=1.5, K=300, delta=1e-6)
 
@@ -139,8 +139,8 @@ def test_one_run_winnow_claim_by_hand():
 
 
 def test_dp_winnow_one_run_correct_learner_positive_and_below_claim():
-    # Soundness (<= 5% over the seed by construction); power: measured 0.38, 0.38, 0.73 at seeds 0-2
-    # (0.0-0.73 over seeds 0-7), so "positive" is asserted at seed 0 only (the fixed seed makes it
+    # Soundness (<= 5% over the seed by construction); power: the bound is positive at most seeds but not all
+    # (benchmarks/README.md), so "positive" is asserted at seed 0 only (the fixed seed makes it
     # reproducible; it documents that the design carries evidence at these parameters).
     r = dp_winnow_canary_one_run(_one_run_winnow(), 1000, 0)
     assert not r.violation and 0.0 < r.epsilon_lower_bound < r.epsilon_claimed, r.summary()
@@ -150,7 +150,7 @@ def test_dp_winnow_one_run_correct_learner_positive_and_below_claim():
 def test_dp_winnow_one_run_parameters_flag_every_planted_bug(kw):
     # Each bug makes the top 200 scores all included canaries: the cached canaries (shadow: 2 eta boost;
     # >= 200 updates), every included canary (non-private Winnow updates on all of them), or the firings
-    # (AddQuery on mistakes only: a firing happens at a mistake, i.e. an included canary; 226-252 firings
-    # measured over seeds 0-7). r = v = 200 at level 0.05/7: q^200 <= 0.00714 -> eps ~= 3.68 > 3.063.
+    # (AddQuery on mistakes only: a firing happens at a mistake, i.e. an included canary; more than 200
+    # firings at these parameters, benchmarks/README.md). r = v = 200 at level 0.05/7: q^200 <= 0.00714 -> eps ~= 3.68 > 3.063.
     r = dp_winnow_canary_one_run(_one_run_winnow(), 1000, 0, **kw)
     assert r.violation and r.epsilon_lower_bound > 3.5, r.summary()

@@ -1,4 +1,4 @@
-"""Audits of every robust-halfspaces target at its default trials (notes Sec. 7, P1-P5).
+"""Audits of every robust-halfspaces target at its default trials (DP Batch Perceptron and the sphere mechanism).
 
 Each correct target must not be flagged and each planted bug must be (seeded audits, seed 0; the auditor's
 lower bound holds with probability 0.95 per audit, so a correct target is wrongly flagged with probability
@@ -30,7 +30,7 @@ def test_target_verdict_at_default_trials(name):
 
 
 def test_sphere_exact_max_log_density_ratio():
-    # Plan P5 on the audited pair: the exact sup |log p0 - log p1| over the circle is <= eps for the mechanism and
+    # Exact privacy loss on the audited pair: the sup |log p0 - log p1| over the circle is <= eps for the mechanism and
     # > eps for the planted bug. d0 = {(e_1, +1)}, d1 = two copies; the score changes only on the arc
     # cos(theta) <= 0.475, so evaluating at theta = 0 and pi covers both arcs.
     W = np.array([[1.0, 0.0], [-1.0, 0.0]])

@@ -1,7 +1,7 @@
-"""Tests of the agnostic-halfspaces claim registry (bounds/agnostic_halfspaces.py, bounds/_ah_checks.py).
+"""Tests of the agnostic-halfspaces claim registry (privbound.bounds.agnostic_halfspaces: claims, formulas, checks).
 
-Expected values are derived by hand from the paper / reading notes in the comments; none is
-copied from the code's output. Statistical tests fix their seeds and state their error rate.
+Expected values are derived by hand from the paper in the comments; none is copied from the code's
+output. Statistical tests fix their seeds and state their error rate.
 """
 
 from __future__ import annotations
@@ -13,9 +13,14 @@ import pytest
 from scipy import stats
 
 from privbound import bounds
-from privbound.bounds.agnostic_halfspaces import checks as AH
-from privbound.bounds.agnostic_halfspaces.claims import NUMBERED_STATEMENTS, alg2_sigma, alg3_laplace_scale, D_p
+from privbound.bounds.agnostic_halfspaces import common, formulas, semi_agnostic
+from privbound.bounds.agnostic_halfspaces.claims import NUMBERED_STATEMENTS
+from privbound.bounds.agnostic_halfspaces.formulas import D_p
 from privbound.bounds.checks import PROFILES, CheckContext
+from privbound.learners.agnostic_halfspaces import hermite
+from privbound.learners.agnostic_halfspaces.dpsas import dpsas_laplace_scale, dpsas_sigma
+from privbound.learners.agnostic_halfspaces.proper import alg2_sigma
+from privbound.learners.mechanisms import gaussian_delta
 
 P = "agnostic-halfspaces/"
 
@@ -45,7 +50,7 @@ def test_every_claim_has_check_or_reason_or_pending():
     for c in bounds.claims("agnostic-halfspaces"):
         assert c.checks or c.uncheckable_reason or c.pending, c.id
         if c.pending:
-            assert "(issue 6)" in c.pending and c.pending.startswith("needs "), c.id
+            assert c.pending.startswith("needs "), c.id
         for name in c.hidden_constants:
             assert name in c.parameters, (c.id, name)
 
@@ -105,7 +110,7 @@ def test_theorem_3_1_reference():
 
 
 def test_theorem_3_1_overflows_to_inf_at_paper_constants():
-    # c = 0.1 (notes Sec. 7), alpha = 0.45: p = ceil(1/(0.045)^2) = 494, d >= 2*494^2/0.045 ~ 1.08e7;
+    # c = 0.1 (the formula's default), alpha = 0.45: p = ceil(1/(0.045)^2) = 494, d >= 2*494^2/0.045 ~ 1.08e7;
     # D_p = C(d + 494, 494) ~ (1.08e7)^494/494! is far beyond 1e308: the formula reports inf.
     d = math.ceil(2 * 494**2 / 0.045)
     assert ev("theorem-3.1", d=d, alpha=0.45, beta=0.25, epsilon=0.5, delta=0.1) == math.inf
@@ -158,7 +163,7 @@ def test_section_3_and_4_formulas():
 
 
 def test_section_3_4_regimes():
-    with pytest.raises(ValueError, match="epsilon in \\(0, 1\\)"):  # [revised] open at 1 (notes item 15)
+    with pytest.raises(ValueError, match="epsilon in \\(0, 1\\)"):  # open at 1: the calibration needs eps < 1
         ev("lemma-3.4", d=2, p=2, alpha=0.25, beta=0.08, epsilon=1.0, delta=0.01)
     with pytest.raises(ValueError, match="delta in"):
         ev("claim-4.3", L=4.0, epsilon=0.5, delta=1.0, m_0=100)
@@ -238,9 +243,11 @@ def test_mechanism_noise_scales():
     # 4*3*2/50 = 0.48.
     assert alg2_sigma(3.0, 0.5, 1.25 * math.exp(-2), 100) == pytest.approx(0.48)
     # Algorithm 3 Laplace: 2/(eps m_0) = 2/(0.5*100) = 0.04.
-    assert alg3_laplace_scale(0.5, 100) == pytest.approx(0.04)
-    # D_p helper: C(26, 16) = 5311735 (notes Sec. 7: "~5.3e6" for d = 10, p = 16).
+    assert dpsas_laplace_scale(0.5, 100) == pytest.approx(0.04)
+    # D_p helper: C(26, 16) = 5311735 (d = 10, p = 16: "~5.3e6").
     assert D_p(10, 16) == 5311735
+    # the claim's formula is the learner's sigma
+    assert bounds.evaluate(P + "claim-4.3", L=4.0, epsilon=0.5, delta=1e-5, m_0=100) == dpsas_sigma(4.0, 0.5, 1e-5, 100)
 
 
 def test_exponents_of_o_statements():
@@ -248,7 +255,7 @@ def test_exponents_of_o_statements():
     assert bounds.get(P + "theorem-3.1").exponents["alpha"] == -6.0  # the 1/alpha^6 term dominates as alpha -> 0
     assert bounds.get(P + "theorem-4.1").exponents == {"d": 1.0, "alpha": -2.0, "epsilon": -1.0}
     assert bounds.get(P + "lemma-3.2").exponents == {"alpha": -4.0}
-    # D.1 hidden constants: C >= 2 and R_0 >= 2 are forced by the proof (notes Sec. 7).
+    # D.1 hidden constants: C >= 2 and R_0 >= 2 are forced by the proof (Eq. (30) with Lemma B.7's term).
     assert bounds.get(P + "theorem-d.1").hidden_constants["C"] == 2.0
 
 
@@ -256,50 +263,68 @@ def test_exponents_of_o_statements():
 
 
 def test_hermite_helpers_against_numpy():
-    # h_m = He_m/sqrt(m!) (notes Sec. 1), compared with numpy.polynomial.hermite_e.
+    # h_m = He_m/sqrt(m!) (Lemma B.8), compared with numpy.polynomial.hermite_e.
     x = np.linspace(-3, 3, 13)
-    H = AH.hermite_1d(x, 6)
+    H = hermite.hermite_1d(x, 6)
     for m in range(7):
         c = np.zeros(m + 1)
         c[m] = 1.0
         np.testing.assert_allclose(H[:, m], np.polynomial.hermite_e.hermeval(x, c) / math.sqrt(math.factorial(m)),
                                    atol=1e-12)
     X = np.random.default_rng(0).standard_normal((7, 3))
-    np.testing.assert_allclose(AH.hermite_sq_norm(X, 3), np.sum(AH.hermite_features(X, 3) ** 2, axis=1), rtol=1e-12)
-    # psi_p has h_0 = 1 as a coordinate, so ||psi_p|| >= 1 (notes Sec. 1).
-    assert np.all(AH.hermite_sq_norm(X, 3) >= 1.0)
+    np.testing.assert_allclose(common.hermite_sq_norm_independent(X, 3),
+                               np.sum(common.hermite_features_independent(X, 3) ** 2, axis=1), rtol=1e-12)
+    # psi_p has h_0 = 1 as a coordinate, so ||psi_p|| >= 1.
+    assert np.all(common.hermite_sq_norm_independent(X, 3) >= 1.0)
+
+
+def test_independent_hermite_features_agree_with_the_learners():
+    # The checks' re-derivation and the learner's psi_p are the same features up to the order of the columns:
+    # match every independent multi-index to the learner's row of the same kappa.
+    X = np.random.default_rng(1).standard_normal((9, 3))
+    K = hermite.multi_indices(3, 4)
+    col = {tuple(int(v) for v in k): i for i, k in enumerate(K)}
+    order = [col[k] for k in common.multi_indices_independent(3, 4)]
+    assert sorted(order) == list(range(len(K)))
+    np.testing.assert_allclose(common.hermite_features_independent(X, 4), hermite.hermite_features(X, 4)[:, order],
+                               rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(common.hermite_sq_norm_independent(X, 4),
+                               hermite.feature_norms(hermite.hermite_features(X, 4)) ** 2, rtol=1e-12)
 
 
 def test_second_moment_formula_reference_values():
     # d = 1, p = 1: K_1 = 1 + x^2, E(1 + X^2)^2 = 1 + 2 + 3 = 6; formula: C(2,1)^2 + 4 (1/2) C(2,0)^2 = 4 + 2 = 6.
-    assert AH.second_moment_exact(1, 1) == pytest.approx(6.0)
-    # d = 2, p = 2 (notes Sec. 3.3): 116 = C(4,2)^2 + 4*1*C(4,1)^2 + 16*(1*2)/2*C(4,0)^2 = 36 + 64 + 16.
-    assert AH.second_moment_exact(2, 2) == pytest.approx(116.0)
-    # Var(V) at (16, 2): 0.4675 <= e^{1/2} - 1 = 0.6487 (notes Sec. 3.3).
+    assert formulas.lemma_c_2_second_moment(1, 1) == pytest.approx(6.0)
+    # d = 2, p = 2: 116 = C(4,2)^2 + 4*1*C(4,1)^2 + 16*(1*2)/2*C(4,0)^2 = 36 + 64 + 16.
+    assert formulas.lemma_c_2_second_moment(2, 2) == pytest.approx(116.0)
+    # Var(V) at (16, 2): 0.4675 <= e^{1/2} - 1 = 0.6487 (Lemma C.2, Eq. (14)).
     D = math.comb(18, 2)
-    assert AH.second_moment_exact(16, 2) / D**2 - 1 == pytest.approx(0.4675, abs=5e-5)
+    assert formulas.lemma_c_2_second_moment(16, 2) / D**2 - 1 == pytest.approx(0.4675, abs=5e-5)
+    assert formulas.lemma_c_2_variance_bound(16, 2) == pytest.approx(math.exp(0.5) - 1)
 
 
 def test_gaussian_privacy_curve_matches_dp_accounting():
     # Exact Gaussian curve vs dp_accounting's PLD accountant (independent computation), mu = 1, eps = 1.
-    assert AH.gaussian_delta(1.0, 1.0) == pytest.approx(AH.pld_delta(1.0, 1.0), rel=1e-3)
+    assert common.gaussian_delta_mu(1.0, 1.0) == pytest.approx(common.pld_delta(1.0, 1.0), rel=1e-3)
     # Closed form by hand: Phi(-1 + 1/2) - e Phi(-1 - 1/2) = 0.308538 - 2.718282*0.066807 = 0.126936.
-    assert AH.gaussian_delta(1.0, 1.0) == pytest.approx(stats.norm.cdf(-0.5) - math.e * stats.norm.cdf(-1.5))
+    assert common.gaussian_delta_mu(1.0, 1.0) == pytest.approx(stats.norm.cdf(-0.5) - math.e * stats.norm.cdf(-1.5))
+    # mu = sensitivity / sigma: the generic curve at sigma = 1, sensitivity = mu (mu = 0.7, eps = 0.4)
+    assert common.gaussian_delta_mu(0.4, 0.7) == gaussian_delta(1.0, 0.4, sensitivity=0.7)
 
 
 def test_feature_tail_mc_against_exact_probability():
     # d = 1, p = 1: K_1(x) = 1 + x^2 > 2 iff |x| > 1, probability 2 Phi(-1) = 0.317311.
     # 20000 draws: sd = sqrt(0.317*0.683/20000) = 0.00329; 4.5 sd tolerance -> false-fail rate ~ 7e-6. Seed fixed.
     ctx = CheckContext(rng=np.random.default_rng(3), seed=3, profile=PROFILES["default"])
-    f = AH._feature_tail_rate(ctx, 1, 1, 2.0, 20_000)
+    f = common.feature_tail_failures(ctx, 1, 1, 2.0, 20_000)
     assert abs(f / 20_000 - 2 * stats.norm.cdf(-1)) < 4.5 * 0.00329
 
 
 def test_mc_is_reproducible_and_chunked():
     ctx1 = CheckContext(rng=np.random.default_rng(0), seed=11, profile=PROFILES["smoke"])
     ctx2 = CheckContext(rng=np.random.default_rng(99), seed=11, profile=PROFILES["smoke"])
-    a = AH.check_laplace_tail_mc(ctx1)
-    b = AH.check_laplace_tail_mc(ctx2)
+    a = semi_agnostic.check_laplace_tail_mc(ctx1)
+    b = semi_agnostic.check_laplace_tail_mc(ctx2)
     assert a.details["failures"] == b.details["failures"]  # depends on ctx.seed only (map_chunks)
 
 
@@ -314,10 +339,10 @@ def test_checks_smoke(claim_id):
     # Each statistical sub-check has a false-fail rate <= 0.001 (stated in its docstring); seeds are stable.
     res = bounds.check(claim_id, profile="smoke")
     if claim_id == P + "claim-4.3":
-        # documented erratum (notes Sec. 11 item 3): the printed sigma fails, the corrected one passes.
+        # documented erratum (Claim 4.3 omits the factor L): the printed sigma fails, the corrected one passes.
         assert res.status == "fail"
         parts = {r["check"]: r for r in res.details["checks"]}
-        assert parts["printed-sigma"]["status"] == "fail" and "item 3" in parts["printed-sigma"]["details"]["erratum"]
+        assert parts["printed-sigma"]["status"] == "fail" and "factor L" in parts["printed-sigma"]["details"]["erratum"]
         assert parts["gaussian-mechanism-calibration"]["status"] == "pass"
         assert parts["perp-noise-norm"]["status"] == "pass"
     else:

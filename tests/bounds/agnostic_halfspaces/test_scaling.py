@@ -1,8 +1,8 @@
-"""Tests of Theorem 2.1's sample-size scaling check and of the issue-6 Reach item for Algorithm 1.
+"""Tests of Theorem 2.1's sample-size scaling check and of the Reach item for Algorithm 1.
 
-``privbound.bounds.agnostic_halfspaces.checks.check_thm21_scaling`` (registered as ``agnostic-halfspaces/theorem-2.1`` check
-``n-star-scaling``) and its pieces. Expected values are derived by hand in the comments; statistical
-tests fix their seeds and state their error rate.
+``privbound.bounds.agnostic_halfspaces.improper_scaling.check_thm21_scaling`` (registered as
+``agnostic-halfspaces/theorem-2.1`` check ``n-star-scaling``) and its pieces. Expected values are derived by
+hand in the comments; statistical tests fix their seeds and state their error rate.
 """
 
 from __future__ import annotations
@@ -14,12 +14,11 @@ import pytest
 
 from privbound import bounds
 from privbound.audit.pytest_plugin import assert_rate_at_most
-from privbound.bounds.agnostic_halfspaces import checks as AH
+from privbound.bounds.agnostic_halfspaces import improper_scaling as AH
 from privbound.bounds.checks import PROFILES, CheckContext
 from privbound.learners.agnostic_halfspaces import hermite as HM
 
 P = "agnostic-halfspaces/"
-
 
 
 # ------------------------------------------------------------------ pieces (deterministic)
@@ -116,7 +115,7 @@ def test_scaling_check_smoke(smoke_fit):
     assert d["D_p"] == 6  # C(5 + 1, 1)
 
 
-# ------------------------------------------------------------------ Reach item (issue 6)
+# ------------------------------------------------------------------ Reach item
 
 
 def _reach(fit, runs: int, seed: int):
@@ -132,8 +131,8 @@ def test_reach_improper_learner_within_opt_plus_alpha_at_predicted_n(smoke_fit):
     # error is within OPT + 0.1 at the n the fitted check predicts for alpha = 0.1, w.p. >= 1 - xi = 0.8.
     # Fit: smoke profile (seed 7); 60 fresh runs (independent seeds). One-sided exact binomial test at the
     # session budget's level (false-fail rate <= that level if the true failure rate is <= 0.2).
-    # Teeth: at n/4 the success rate must not exceed 0.8 (it is ~0.2-0.4 at n ~ 70, where q80 ~ 0.2 was
-    # measured), so the predicted n is not an arbitrarily oversized one. Same error rate statement.
+    # Teeth: at n/4 the success rate must not exceed 0.8 (measured rates: benchmarks/README.md), so the
+    # predicted n is not an arbitrarily oversized one. Same error rate statement.
     fit, n_pred, failures, small_successes = _reach(smoke_fit, 60, 1000)
     print(f"reach (smoke fit): n_pred = {n_pred}, failures {failures}/60, successes at n/4 {small_successes}/60")
     assert 64 <= n_pred <= 4096, n_pred
@@ -147,8 +146,8 @@ def test_scaling_check_default_discriminates(check_context):
     # excess error is (1 - 2 OPT) x angle/pi with angle ~ sqrt(D_p/n), so n* ~ alpha^-2 at most (Theorem 2.1
     # is an upper bound, slope <= 2); the privacy-dominated regime would give slope 1 (D_p/(eps alpha)).
     # Asserted: the 95% CI excludes 1 and does not lie above 2 (a refutation of the upper bound would).
-    # Measured: the slope is ~1.65-1.85 at every seed tried (pre-asymptotic flattening near alpha = 0.1), so the
-    # two-sided registered check passes at 6 of 7 seeds; at this seed (11) its CI [1.41, 1.88] excludes 2.
+    # The measured slopes stay below 2 (pre-asymptotic flattening near alpha = 0.1; benchmarks/README.md), so a
+    # two-sided check would fail at some seeds; the registered check is one-sided.
     out = AH.check_thm21_scaling(check_context(11, "default"))
     lo, hi = out.details["slope_ci_two_sided"]
     assert lo <= 2.0

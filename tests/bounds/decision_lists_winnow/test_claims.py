@@ -1,7 +1,9 @@
-"""Tests of the claim registry of the decision-lists / DP-Winnow paper (bounds/decision_lists_winnow.py).
+"""Tests of the claims of the decision-lists / DP-Winnow paper (privbound.bounds.decision_lists_winnow).
 
-Expected values are derived by hand from the paper / reading notes in the comments
-(natural logs). Checks run at the "smoke" budget; all randomness is seeded.
+Expected values are derived by hand from the paper in the comments (natural logs). Checks run
+at the "smoke" budget; all randomness is seeded. The one statistical check run here (Lemma 10's
+Monte Carlo accuracy) fails falsely with probability <= 0.001; the chi-square test against the
+quadrature fails falsely with probability 1e-3.
 """
 
 from __future__ import annotations
@@ -12,9 +14,34 @@ import numpy as np
 import pytest
 
 from privbound import bounds
-from privbound.bounds.decision_lists_winnow import checks as C
-from privbound.bounds.checks import PROFILES, CheckContext
 from privbound.bounds.decision_lists_winnow.claims import NUMBERED_STATEMENTS
+from privbound.bounds.decision_lists_winnow.exponential_mechanism import em_exact_dp, em_utility_outcome
+from privbound.bounds.decision_lists_winnow.formulas import (
+    dp_winnow_calibration,
+    em_slack,
+    lemma14_g,
+    lemma15_margin_lower,
+    theorem2_closed_form,
+    theorem2_mistakes,
+    theorem12_corrected_bound,
+    theorem12_paper_bound,
+)
+from privbound.bounds.decision_lists_winnow.sparse_vector import above_threshold_firing_logprobs, lemma10_failures
+from privbound.learners.decision_lists_winnow.decision_lists import (
+    evaluate_monotone_dl,
+    greedy_cover_epsilon_add_remove,
+    greedy_cover_epsilon_replace,
+    monotone_dl_to_halfspace,
+)
+from privbound.learners.decision_lists_winnow.winnow import (
+    DPWinnow,
+    dp_winnow_alpha,
+    lemma11_epsilon_hat,
+    lemma11_eta,
+    lemma13_m,
+    lemma14_k_star,
+)
+from privbound.learners.mechanisms import above_threshold_alpha, exponential_mechanism_utility_bound
 
 P = "decision-lists-winnow/"
 
@@ -24,7 +51,7 @@ P = "decision-lists-winnow/"
 
 
 def test_registry_matches_numbered_statements():
-    # Paper numbering (notes Sec. 2.1): Theorems 1, 2, 7, 12; Lemmas 3, 9, 10, 11, 13, 14, 15;
+    # Paper numbering: Theorems 1, 2, 7, 12; Lemmas 3, 9, 10, 11, 13, 14, 15;
     # Proposition 6. Definitions 4, 5, 8 are definitions, not claims.
     expected = {P + s for s in ("theorem-1", "theorem-2", "theorem-7", "theorem-12", "lemma-3", "lemma-9",
                                 "lemma-10", "lemma-11", "lemma-13", "lemma-14", "lemma-15", "proposition-6")}
@@ -40,8 +67,8 @@ def test_every_claim_has_check_or_reason_or_pending():
 
 def test_reconstructed_flags():
     recon = {c.id for c in bounds.claims("decision-lists-winnow") if c.reconstructed}
-    # Statements lost in the text dump (notes Sec. 0): Thm 7, Lemma 10's alpha, Thm 12, Lemma 13;
-    # Theorem 2's explicit constants are reconstructed too (notes Sec. 5.5).
+    # Statements lost in the source text: Thm 7, Lemma 10's alpha, Thm 12, Lemma 13;
+    # Theorem 2's explicit constants are reconstructed too.
     assert recon == {P + "theorem-7", P + "lemma-10", P + "theorem-12", P + "lemma-13", P + "theorem-2"}
 
 
@@ -81,8 +108,8 @@ def test_lemma11_reference():
     # draws: 4eta sqrt(2 * 1e4 * ln 1e6) = 4.640998e-4 * 525.6522 = 0.2439551
     #        + 1e4 * 4eta * (e^{4eta} - 1) = 4.640998 * 4.642075e-4 = 0.0021544
     # total = 0.0023205 + 0.2439551 + 0.0021544 = 0.2484300 (<= eps = 0.5)
-    assert C.lemma11_epsilon_hat(0.5, 1e-6, 100) == pytest.approx(0.002320499, rel=1e-6)
-    assert C.lemma11_eta(0.5, 1e-6, 100, 100) == pytest.approx(1.1602495e-4, rel=1e-6)
+    assert lemma11_epsilon_hat(0.5, 1e-6, 100) == pytest.approx(0.002320499, rel=1e-6)
+    assert lemma11_eta(0.5, 1e-6, 100, 100) == pytest.approx(1.1602495e-4, rel=1e-6)
     assert bounds.evaluate(P + "lemma-11", epsilon=0.5, delta=1e-6, K=100, m=100) == pytest.approx(0.2484300, rel=1e-5)
 
 
@@ -91,7 +118,7 @@ def test_theorem12_reference_and_printed_form():
     # corrected (K+1)(2 alpha + 1) = 11 * 222.0481689 = 2442.529858
     # printed 16 ln(2T^2/beta) K / eps_hat = 16 * 13.81551056 * 10 = 2210.481689
     assert bounds.evaluate(P + "theorem-12", T=100, beta=0.02, epsilon_hat=1.0, K=10) == pytest.approx(2442.529858, rel=1e-9)
-    assert C.theorem12_paper_bound(100, 0.02, 1.0, 10) == pytest.approx(2210.481689, rel=1e-9)
+    assert theorem12_paper_bound(100, 0.02, 1.0, 10) == pytest.approx(2210.481689, rel=1e-9)
 
 
 def test_lemma13_reference():
@@ -111,35 +138,35 @@ def test_theorem7_reference_and_privacy_formulas():
     # (8/alpha)(M ln 2M + ln(2/beta)) = 80 (10 ln 20 + ln 20) = 80 * 32.95305 = 2636.244 -> max = 3317.620
     assert bounds.evaluate(P + "theorem-7", F=9, epsilon_step=1.0, alpha=0.1, beta=0.1) == pytest.approx(3317.620, rel=1e-6)
     # eps_step = 0.5, delta = e^-10: (e^0.25 - 1)(e^0.25 * 10 + 1) = 0.2840254 * 13.840254 = 3.930984
-    assert C.greedy_cover_epsilon_add_remove(0.5, math.exp(-10)) == pytest.approx(3.930984, rel=1e-6)
-    assert C.greedy_cover_epsilon_replace(0.5, math.exp(-10)) == pytest.approx(3.930984 + 0.25, rel=1e-6)
+    assert greedy_cover_epsilon_add_remove(0.5, math.exp(-10)) == pytest.approx(3.930984, rel=1e-6)
+    assert greedy_cover_epsilon_replace(0.5, math.exp(-10)) == pytest.approx(3.930984 + 0.25, rel=1e-6)
 
 
 def test_theorem2_calibrated_value_matches_closed_form():
-    # Notes Sec. 5.5: at eps=1, delta=1e-6, d=100, rho=0.2, T=1e6, beta=0.05, c=1/4 the bound is about
+    # At eps=1, delta=1e-6, d=100, rho=0.2, T=1e6, beta=0.05, c=1/4 the bound is about
     # 9.6e19 and the closed form 64 sqrt2 256^{3/2} ln(2T^2/b) ln^{3/2}(T^2/b) ln^3 d ln^2(2/delta) /
     # (c^3 (1-c)^3 eps^4 rho^6) agrees to ~4e-5 (the ceilings of m ~ 2.5e4 and K ~ 4e10 are the only gap).
     kw = dict(epsilon=1.0, delta=1e-6, d=100, rho=0.2, T=10**6, beta=0.05, c=0.25)
-    val = C.theorem2_mistakes(**kw)  # eps = 1 is the notes' point, on the boundary of the open regime
-    assert val == pytest.approx(C.theorem2_closed_form(**kw), rel=1e-4)
+    val = theorem2_mistakes(**kw)  # eps = 1 is on the boundary of the open regime
+    assert val == pytest.approx(theorem2_closed_form(**kw), rel=1e-4)
     assert 9.5e19 < val < 9.7e19
-    cal = C.dp_winnow_calibration(**kw)
-    # notes: m = 24,502, K* ~ 4.29e10
+    cal = dp_winnow_calibration(**kw)
+    # m = ceil(2 ln(2e13) / 0.0025) = 24,502, K* ~ 4.29e10
     assert cal["m"] == 24502
     assert cal["K"] == pytest.approx(4.29e10, rel=0.01)
     # inside the regime, eps = 0.5: the closed form scales as eps^-4, so 16 times the value above
     kw["epsilon"] = 0.5
     val_half = bounds.evaluate(P + "theorem-2", **kw)
-    assert val_half == pytest.approx(C.theorem2_closed_form(**kw), rel=1e-4)
+    assert val_half == pytest.approx(theorem2_closed_form(**kw), rel=1e-4)
     assert val_half == pytest.approx(16 * val, rel=1e-4)
 
 
 def test_k_star_closed_form_solves_circularity():
-    # Notes: at the Sec. 5.5 inputs g(K*) = K* - 0.49 (ceiling slack below 1)
+    # At the inputs above g(K*) = K* - 0.49 (ceiling slack below 1)
     eps, delta, d, rho, c = 1.0, 1e-6, 100, 0.2, 0.25
-    m = C.lemma13_m(10**6, 0.05, c, rho)
-    Ks = C.lemma14_k_star(eps, delta, d, rho, m, c)
-    gap = Ks - C.lemma14_g(Ks, eps, delta, d, rho, m, c)
+    m = lemma13_m(10**6, 0.05, c, rho)
+    Ks = lemma14_k_star(eps, delta, d, rho, m, c)
+    gap = Ks - lemma14_g(Ks, eps, delta, d, rho, m, c)
     assert 0 <= gap < 1
 
 
@@ -198,7 +225,7 @@ def test_theorem12_checks_report_erratum(check_context):
     claim = bounds.get(P + "theorem-12")
     out = {chk.name: chk.run(check_context(12345)) for chk in claim.checks}
     assert out["calibrated-vacuity"].status == "inconclusive"
-    assert out["calibrated-vacuity"].observed > 1e13 * 10**6  # >> T = 1e6 (notes: ~9.6e19)
+    assert out["calibrated-vacuity"].observed > 1e13 * 10**6  # >> T = 1e6 (the bound is ~9.6e19)
     win = out["window-count"]
     assert win.status == "fail" and "erratum" in win.details
     assert win.details["corrected_bound_holds"] is True
@@ -206,7 +233,7 @@ def test_theorem12_checks_report_erratum(check_context):
 
 def test_run_checks_via_registry_smoke():
     res = bounds.run_checks([P + "lemma-3", P + "lemma-14"], profile="smoke")
-    # lemma-3: exact-dp, exact-utility; lemma-14: k-star, runs and coupling (D2, added with the DPWinnow learner)
+    # lemma-3: exact-dp, exact-utility; lemma-14: k-star, runs and coupling
     assert [r.status for r in res] == ["pass", "pass", "pass", "pass", "pass"]
 
 
@@ -226,8 +253,8 @@ def test_em_printed_sign_fails_utility_correct_sign_passes():
         z = -eps * q / 2
         return z - logsumexp(z)
 
-    assert C.em_utility_outcome(correct, np.random.default_rng(1)).status == "pass"
-    bad = C.em_utility_outcome(printed, np.random.default_rng(1))
+    assert em_utility_outcome(correct, np.random.default_rng(1)).status == "pass"
+    bad = em_utility_outcome(printed, np.random.default_rng(1))
     assert bad.status == "fail" and bad.observed > 1.0
 
 
@@ -240,7 +267,7 @@ def test_em_exact_dp_detects_missing_factor_two():
         z = eps * q
         return z - logsumexp(z)
 
-    assert C._em_exact_dp(wrong, 1.0, 2, 2) > 1.0
+    assert em_exact_dp(wrong, 1.0, 2, 2) > 1.0
 
 
 def test_lemma10_failure_counter_detects_too_small_alpha():
@@ -251,7 +278,7 @@ def test_lemma10_failure_counter_detects_too_small_alpha():
     L, T = 10.0, 40
     q = np.full(T, L - 1.0 - 0.5)
     out = SparseVector(1.0, L).sample(q, np.random.default_rng(3), 2000)
-    assert C._lemma10_failures(q, out, L, 1.0) > 1000
+    assert lemma10_failures(q, out, L, 1.0) > 1000
 
 
 def test_lemma10_quadrature_matches_sampling():
@@ -262,7 +289,7 @@ def test_lemma10_quadrature_matches_sampling():
     from privbound.learners.mechanisms import SparseVector
 
     q, L = np.array([1.0, 3.0, 0.0]), 2.0
-    p = np.exp(C.above_threshold_firing_logprobs(q, L, 1.0))
+    p = np.exp(above_threshold_firing_logprobs(q, L, 1.0))
     assert p.sum() == pytest.approx(1.0, abs=1e-9)
     out = SparseVector(1.0, L).sample(q, np.random.default_rng(7), 20_000)
     fired = out == 1
@@ -272,15 +299,47 @@ def test_lemma10_quadrature_matches_sampling():
 
 
 def test_lemma15_construction_without_deletion_loses_margin():
-    # Notes Sec. 3.9 [revised]: keeping the final run that shares the default's bit costs a factor r.
+    # Lemma 15's construction: keeping the final run that shares the default's bit would cost a factor r.
     # D = 1 list: rules bits (+1 x5, -1 x5) with default -1: after deletion one run of 5 rules.
     d = 10
     vars_ = np.arange(10)[:10]
     bits = np.array([1] * 5 + [-1] * 5)
-    v = C.dl_to_halfspace(vars_[:10], bits, -1, d)
+    v = monotone_dl_to_halfspace(vars_[:10], bits, -1, d)
     X = np.array(np.meshgrid(*[[-1, 1]] * d)).reshape(d, -1).T.astype(float)
     X1 = np.hstack([X, np.ones((X.shape[0], 1))])
     margin = np.min(np.abs(X1 @ v))
     # r = 11, D = 1: explicit bound (1/3)(1/11) = 0.0303
-    assert margin >= C.lemma15_margin_lower(11, 1)
-    assert np.array_equal(np.sign(X1 @ v), C._eval_dl(X, vars_, bits, -1))
+    assert margin >= lemma15_margin_lower(11, 1)
+    assert np.array_equal(np.sign(X1 @ v), evaluate_monotone_dl(X, vars_, bits, -1))
+
+
+# ----------------------------------------------------------------- one home per formula: the ties
+
+
+def test_lemma3_slack_is_the_mechanisms_utility_bound():
+    # The claim's slack takes a real |H|; the mechanism's bound an integer number of candidates.
+    for eps, H, tau in ((0.1, 2, 0.5), (1.0, 7, 1.0), (2.0, 200, 3.0)):
+        assert em_slack(eps, H, tau) == exponential_mechanism_utility_bound(H, eps, tau)
+
+
+def test_dp_winnow_alpha_is_lemma10_alpha_at_beta_over_T():
+    # Algorithm 4.2 runs each AboveThreshold instance at failure probability beta/T over <= T queries:
+    # 8 ln(2T/(beta/T))/eps_hat = 8 ln(2T^2/beta)/eps_hat (equal up to rounding of the two forms).
+    for eps_hat, T, beta in ((1.0, 100, 0.05), (2.0, 20_000, 0.05), (0.3, 7, 0.5)):
+        assert dp_winnow_alpha(eps_hat, T, beta) == pytest.approx(above_threshold_alpha(eps_hat, T, beta / T), rel=1e-14)
+    # the claim's Lemma 10 formula is the mechanism's
+    assert bounds.evaluate(P + "lemma-10", epsilon=1.0, T=50.0, beta=0.1) == above_threshold_alpha(1.0, 50, 0.1)
+
+
+def test_theorem12_corrected_bound_is_the_learners_mistake_bound_at_L_alpha():
+    for T, beta, eps_hat, K in ((100, 0.02, 1.0, 10), (20_000, 0.05, 2.0, 167)):
+        alpha = dp_winnow_alpha(eps_hat, T, beta)
+        learner = DPWinnow(epsilon_hat=eps_hat, L=alpha, K=K, beta=beta)
+        assert theorem12_corrected_bound(T, beta, eps_hat, K) == learner.mistake_bound(T)
+
+
+def test_calibration_is_the_learners():
+    kw = dict(epsilon=0.5, delta=1e-6, d=100, rho=0.2, T=10**4, beta=0.05, c=0.25)
+    cal = dp_winnow_calibration(**kw)
+    w = DPWinnow.from_privacy(**kw)
+    assert (cal["m"], cal["K"], cal["eta"], cal["epsilon_hat"], cal["L"]) == (w.m, w.K, w.eta, w.epsilon_hat, w.L)

@@ -1,8 +1,8 @@
-"""The checks of bounds/decision_lists_winnow.py that run on the issue-4 learners (smoke budget).
+"""The checks of privbound.bounds.decision_lists_winnow that run the paper's learners (smoke budget).
 
-Each check's own docstring (bounds/_dlw_checks.py) derives its bound. Probabilistic checks
-use exact binomial tests at confidence 0.999 (false-failure rate <= 0.001 each when the
-claim holds); seeds are fixed. Negative controls show the checks can fail.
+Each check's own docstring derives its bound. Probabilistic checks use exact binomial tests at
+confidence 0.999 (false-failure rate <= 0.001 each when the claim holds); seeds are fixed.
+Negative controls show the checks can fail.
 """
 
 from __future__ import annotations
@@ -11,8 +11,15 @@ import numpy as np
 import pytest
 
 from privbound import bounds
-from privbound.bounds.decision_lists_winnow import checks as C
-from privbound.bounds.checks import PROFILES, CheckContext
+from privbound.bounds.decision_lists_winnow.decision_lists_via_winnow import (
+    DECISION_LIST_SETTING,
+    check_decision_list_dp_winnow,
+    dp_winnow_decision_list,
+)
+from privbound.bounds.decision_lists_winnow.dp_winnow_regret import check_theorem12_parametric
+from privbound.bounds.decision_lists_winnow.formulas import greedy_cover_train_error
+from privbound.bounds.decision_lists_winnow.greedy_cover import noisy_block_instance
+from privbound.learners.decision_lists_winnow.winnow import winnow_update_bound
 
 P = "decision-lists-winnow/"
 
@@ -47,21 +54,21 @@ def test_learner_checks_pass_smoke(cid, check, check_context):
 
 
 def test_theorem12_parametric_reports_numbers(check_context):
-    out = C.check_theorem12_parametric(check_context(777))
+    out = check_theorem12_parametric(check_context(777))
     d = out.details
     # mistakes are positive and below the careful bound in every run (ratio < 1)
     assert d["max_mistakes"] > 0 and d["max_ratio_to_careful_bound"] < 1.0
-    assert d["K"] == 167  # ceil(ln 50 / (0.75 * 0.125/3 - 0.125^2/2)) = ceil(166.9) (notes D3: K = 167)
+    assert d["K"] == 167  # ceil(ln 50 / (0.75 * 0.125/3 - 0.125^2/2)) = ceil(166.9)
 
 
 def test_training_error_check_fails_for_literal_sign():
     # Negative control (Lemma 3 erratum): with the paper's literal sign the EM picks the worst rules,
-    # the training error exceeds E in every run and the G3c check must fail.
+    # the training error exceeds E in every run and the training-error check must fail.
     from privbound.learners.decision_lists_winnow.decision_lists import greedy_cover_sample
 
     # Same instance as the check: n = 112 records, E = 66.5 (not vacuous).
-    Phi, y = C._noisy_block_instance(8, 8)
-    E = C.greedy_cover_train_error(8, 2.0, 0.2)
+    Phi, y = noisy_block_instance(8, 8)
+    E = greedy_cover_train_error(8, 2.0, 0.2)
     assert E < y.size
     _, _, e = greedy_cover_sample(Phi, y, 2.0, np.random.default_rng(0), 200, sign=-1.0)
     fails = int(np.count_nonzero(e.sum(axis=1) > E))
@@ -72,7 +79,7 @@ def test_training_error_check_fails_for_literal_sign():
 
 def test_lemma9_check_detects_a_wrong_learning_rate_bound():
     # Negative control: the Lemma 9 bound computed with the margin overstated 8-fold (8 rho instead of
-    # rho = 1/7) is ln 16/(8 rho^2 - rho^2/2) = 2.7726 * 49/7.5 = 18.1, and Winnow exceeds it on G1.
+    # rho = 1/7) is ln 16/(8 rho^2 - rho^2/2) = 2.7726 * 49/7.5 = 18.1, and Winnow exceeds it on majority streams.
     from privbound.learners.decision_lists_winnow.winnow import confident_winnow_batch, generate_instance
 
     rng = np.random.default_rng(1)
@@ -81,23 +88,24 @@ def test_lemma9_check_detects_a_wrong_learning_rate_bound():
     y = np.stack([i.y for i in insts])
     rho = 1 / 7
     tr = confident_winnow_batch(X, y, rho, 0.0, rho)
-    wrong = C.winnow_update_bound(16, 8 * rho, rho, 0.0)
+    wrong = winnow_update_bound(16, 8 * rho, rho, 0.0)
     assert tr.updates.max() > wrong
 
 
-def test_a3_end_to_end_reports_non_vacuous_numbers_and_detects_a_quartered_bound(check_context):
-    # A3 (smoke: T = 2000, 100 runs per list shape). The careful bound (U+1)(L+alpha+1) must be far below
+def test_decision_list_end_to_end_reports_non_vacuous_numbers_and_detects_a_quartered_bound(check_context):
+    # Smoke: T = 2000, 100 runs per list shape. The careful bound (U+1)(L+alpha+1) must be far below
     # T in the median run (non-vacuous) and never exceeded.
-    out = C.check_decision_list_dp_winnow(check_context(777))
+    out = check_decision_list_dp_winnow(check_context(777))
     assert out.status == "pass"
     for row in out.details["lists"]:
         assert row["median_bound"] < row["T"] / 2 and row["max_ratio"] < 1.0
-        assert row["dimension"] == 2 * (C._A3["d"] + 1)  # Lemma 15 adds the constant, the embedding doubles
-    # Negative control: a bound 4x too small, (U+1)(L+alpha+1)/4, is exceeded in most runs (max observed
-    # ratio to the careful bound is ~0.48 > 1/4), and the failure-rate test against 2 beta = 0.1 must fail.
+        assert row["dimension"] == 2 * (DECISION_LIST_SETTING["d"] + 1)  # Lemma 15 adds the constant, the embedding doubles
+    # Negative control: a bound 4x too small, (U+1)(L+alpha+1)/4, is exceeded in most runs (the mistakes
+    # reach about half of the careful bound, benchmarks/README.md), and the failure-rate test against
+    # 2 beta = 0.1 must fail.
     from privbound.bounds.checks import failure_rate
 
-    dw, inst = C.dp_winnow_decision_list(4, 1, 11, T=2000)
+    dw, inst = dp_winnow_decision_list(4, 1, 11, T=2000)
     b = dw.run_batch(inst.X, inst.y, np.random.default_rng(3), 200)
     wrong = (b.updates + 1) * (dw.L + dw.alpha(2000) + 1) / 4
     assert failure_rate(int(np.count_nonzero(b.mistakes > wrong)), 200, 2 * dw.beta).status == "fail"

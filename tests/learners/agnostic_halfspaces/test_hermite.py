@@ -1,4 +1,7 @@
-"""Tests of learners/hermite.py (notes Sec. 1, Sec. 6 items 1, 15; App. D basis)."""
+"""Tests of privbound.learners.agnostic_halfspaces.hermite: the Hermite basis of Lemma B.8, Algorithm 2's
+gradient matrix and the log-concave basis of App. D.
+
+All tests are deterministic (exact quadrature or fixed seeds with tolerances far above their sampling error)."""
 
 import itertools
 import math
@@ -31,7 +34,7 @@ def _gh(d, npts):
 
 
 def test_hermite_1d_matches_scipy():
-    # h_m = He_m / sqrt(m!) (notes Sec. 1); scipy's eval_hermitenorm is He_m.
+    # h_m = He_m / sqrt(m!) (Lemma B.8); scipy's eval_hermitenorm is He_m.
     x = np.linspace(-4, 4, 17)
     H = hermite_1d(x, 7)
     for m in range(8):
@@ -72,7 +75,7 @@ def test_gradient_matrix_matches_quadrature_of_numerical_gradient():
     M_num = (G * wt[:, None]).T @ G
     M = gradient_matrix(w, d, p)
     np.testing.assert_allclose(M, M_num, rtol=1e-6, atol=1e-6)
-    # tr M = sum |kappa| w_kappa^2 <= p ||w||^2 (notes Sec. 6 item 15)
+    # tr M = sum |kappa| w_kappa^2 <= p ||w||^2 (the trace bound in the proof of Lemma 3.2)
     assert math.isclose(np.trace(M), polynomial_gradient_trace(w, d, p), rel_tol=1e-12)
     assert np.trace(M) <= p * w @ w
 
@@ -147,7 +150,7 @@ def test_monomial_basis_rejects_bad_moments():
 def test_clipping_radius_eq25():
     # Constant norms N = 2: E[(1 - t/2)_+] = 1 - t/2 = c alpha  =>  T = 2 (1 - c alpha).
     assert math.isclose(clipping_radius(np.full(10, 2.0), 0.05), 2 * 0.95, rel_tol=1e-8)
-    # On a sample: the defining equation holds at T and T >= 1 - c alpha when every norm >= 1 (notes Sec. 3.4).
+    # On a sample: the defining equation holds at T and T >= 1 - c alpha when every norm >= 1 (Eq. (25)).
     rng = np.random.default_rng(3)
     N = np.linalg.norm(hermite_features(rng.standard_normal((20000, 2)), 3), axis=1)
     T = clipping_radius(N, 0.05)

@@ -1,4 +1,4 @@
-"""Tests of learners/decision_lists.py (paper decision-lists-winnow, Sec. 3 and Lemma 15).
+"""Tests of privbound.learners.decision_lists_winnow.decision_lists (paper decision-lists-winnow, Sec. 3 and Lemma 15).
 
 Expected values are derived by hand in the comments (natural logs). Statistical tests fix
 their seeds and state their false-failure rate.
@@ -63,9 +63,9 @@ def test_dp_greedy_cover_rejects_unrealizable_and_bad_parameters():
     with pytest.raises(ValueError, match="realizable"):
         DPGreedyCover(random_state=0).fit(np.array([[1, 0], [1, 0]]), np.array([0, 1]))
     X, y = _realizable(np.random.default_rng(1))
-    with pytest.raises(ValueError, match="epsilon_step"):
+    with pytest.raises(ValueError, match="The 'epsilon_step' parameter of DPGreedyCover must be a float in the range \\(0.0, inf\\)"):
         DPGreedyCover(epsilon_step=-1.0).fit(X, y)
-    with pytest.raises(ValueError, match="neighbouring"):
+    with pytest.raises(ValueError, match="The 'neighbouring' parameter of DPGreedyCover must be a str among"):
         DPGreedyCover(neighbouring="swap").fit(X, y)
     with pytest.raises(ValueError, match="labels"):
         DPGreedyCover().fit(X, y + 2)
@@ -74,7 +74,7 @@ def test_dp_greedy_cover_rejects_unrealizable_and_bad_parameters():
 def test_guarantee_values_by_hand():
     # eps_step = 1, delta = 1e-3: e^{1/2} = 1.6487213, ln(1000) = 6.9077553;
     # eps_AR = (e^{1/2} - 1)(e^{1/2} ln(1/delta) + 1) = 0.6487213 * (11.38907 + 1) = 8.03698;
-    # replace-one adds eps_step/2: 8.53698 (notes Sec. 5.2, [revised]).
+    # replace-one adds eps_step/2: 8.53698 (Theorem 7 [RECON]).
     assert greedy_cover_epsilon_add_remove(1.0, 1e-3) == pytest.approx(0.6487212707 * (1.6487212707 * 6.907755279 + 1), rel=1e-9)
     assert greedy_cover_epsilon_replace(1.0, 1e-3) == pytest.approx(8.03698 + 0.5, rel=1e-5)
     g = DPGreedyCover(epsilon_step=1.0, delta=1e-3).guarantee
@@ -88,7 +88,7 @@ def test_guarantee_values_by_hand():
 
 
 def test_training_error_identity_and_full_length():
-    # G2c: training errors of h_fin = sum_j -q(S_j, (f_j, b_j)); the list has M = |F| + 1 rules (no early stop).
+    # Training errors of h_fin = sum_j -q(S_j, (f_j, b_j)); the list has M = |F| + 1 rules (no early stop).
     rng = np.random.default_rng(3)
     for seed in range(20):
         X, y = _realizable(rng, n=40, d=5)
@@ -170,7 +170,7 @@ def test_batched_generic_path_matches_bitset_path():
 
 
 def test_exact_privacy_of_small_instances_within_claim():
-    # G5c: exact hockey-stick delta at the claimed replace-one epsilon is <= the claimed delta, for
+    # Theorem 7 [RECON]: exact hockey-stick delta at the claimed replace-one epsilon is <= the claimed delta, for
     # random realizable samples and every replacement of one record by any point and label
     # (non-realizable neighbours included). Also exact eps at delta = 0 is far below M * eps_step.
     rng = np.random.default_rng(8)
@@ -194,7 +194,7 @@ def test_exact_privacy_of_small_instances_within_claim():
 
 
 def test_literal_sign_negative_control_makes_more_errors():
-    # Lemma 3 ERRATUM: exp(-eps q/2) for a maximised q picks the worst rule. With the literal sign
+    # Lemma 3 erratum: the printed exp(-eps q/2) for a maximised q picks the worst rule. With the literal sign
     # the training error is large; with the correct sign it is near 0 (eps_step = 4, realizable).
     rng = np.random.default_rng(4)
     X, y = _realizable(rng, n=60, d=4)
@@ -207,7 +207,7 @@ def test_literal_sign_negative_control_makes_more_errors():
 
 def test_lemma15_representation_exact_and_embedding():
     # Lemma 15: sign(<v, (x,1)>) equals the list on all 2^d inputs; the 2d embedding keeps the inner
-    # product, the l1 norm and nonnegativity (notes A1, A2).
+    # product, the l1 norm and nonnegativity.
     rng = np.random.default_rng(9)
     d = 8
     X = np.array(list(itertools.product((-1, 1), repeat=d)), dtype=float)

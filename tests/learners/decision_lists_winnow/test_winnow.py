@@ -1,4 +1,4 @@
-"""Tests of learners/winnow.py (paper decision-lists-winnow, Sec. 4).
+"""Tests of privbound.learners.decision_lists_winnow.winnow (paper decision-lists-winnow, Sec. 4).
 
 Expected values are derived by hand in the comments (natural logs). Statistical tests fix
 their seeds and state their false-failure rate.
@@ -44,8 +44,8 @@ def test_update_bound_formula_by_hand():
 
 @pytest.mark.parametrize("gen", GENERATORS)
 def test_lemma9_bound_and_potential_drop_all_generators(gen):
-    # W1-W3 (deterministic): for every sequence, updates <= Lemma 9 bound, and every update lowers
-    # KL(v||w) by at least (1-c) eta rho - eta^2/2 (proof of Lemma 9, notes Sec. 5.3).
+    # Deterministic: for every sequence, updates <= Lemma 9 bound, and every update lowers
+    # KL(v||w) by at least (1-c) eta rho - eta^2/2 (the potential argument of Lemma 9's proof).
     rng = np.random.default_rng(abs(hash(gen)) % 2**32)
     B, T = 40, 300
     insts = [generate_instance(gen, rng, 16, T) for _ in range(B)]
@@ -96,9 +96,9 @@ def test_single_and_batched_confident_winnow_agree_exactly():
 
 def test_generator_margins_by_hand():
     rng = np.random.default_rng(5)
-    # G1: majority of k = 3 -> |<v,x>| = |x1+x2+x3|/3 >= 1/3 with equality attained (T large).
+    # majority of k = 3 -> |<v,x>| = |x1+x2+x3|/3 >= 1/3 with equality attained (T large).
     assert generate_instance("majority", rng, 10, 400).rho == pytest.approx(1 / 3)
-    # G2: disjunction of k = 3 with bias: margin 1/(2k-1) = 1/5.
+    # disjunction of k = 3 with bias: margin 1/(2k-1) = 1/5.
     assert generate_instance("disjunction", rng, 10, 400).rho == pytest.approx(1 / 5)
     for gen in GENERATORS:
         inst = generate_instance(gen, rng, 10, 100)
@@ -106,15 +106,15 @@ def test_generator_margins_by_hand():
         assert np.all(inst.y * (inst.X @ inst.v) >= inst.rho - 1e-12)
 
 
-def test_dp_winnow_calibration_matches_notes():
-    # Notes Sec. 5.5 numerical check: eps=1, delta=1e-6, d=100, rho=0.2, T=1e6, beta=0.05, c=1/4
-    # gives m = 24,502 and K* ~ 4.29e10, eta ~ 7.2e-10, eps_hat ~ 2.2e-7.
+def test_dp_winnow_calibration_by_hand():
+    # eps=1, delta=1e-6, d=100, rho=0.2, T=1e6, beta=0.05, c=1/4: m = ceil(2 ln(1e12/0.05)/(0.0625 * 0.04))
+    # = ceil(24501.4) = 24,502; K* ~ 4.29e10, eta ~ 7.2e-10, eps_hat ~ 2.2e-7.
     w = DPWinnow.from_privacy(1.0, 1e-6, 100, 0.2, 10**6, 0.05, 0.25)
     assert w.m == 24_502
     assert w.K == pytest.approx(4.29e10, rel=0.01)
     assert w.eta == pytest.approx(7.2e-10, rel=0.02)
     assert w.epsilon_hat == pytest.approx(2.2e-7, rel=0.03)
-    # Lemma 11: the learner's own sharp accounting is <= epsilon (notes: about 0.5 eps here).
+    # Lemma 11: the learner's own sharp accounting is <= epsilon (about 0.5 eps here).
     assert w.guarantee.epsilon <= 1.0
 
 
@@ -123,7 +123,7 @@ def test_dp_winnow_guarantee_relaxed_by_hand():
     # the advanced-composition form is larger here (1 + 0.2 sqrt(30 ln(1e5)) + 15*0.2*(e^0.2-1) = 5.54).
     g = DPWinnow(1.0, 0.05, 5, 1.0, 3, delta=1e-5).guarantee
     assert (g.epsilon, g.delta) == (pytest.approx(4.0), 0.0)
-    with pytest.raises(ValueError, match="m must be"):
+    with pytest.raises(ValueError, match="The 'm' parameter of DPWinnow must be an int in the range \\[1, inf\\)"):
         DPWinnow(m=0).run(np.ones((2, 3)), np.ones(2), np.random.default_rng(0))
     with pytest.raises(TypeError, match="rng"):
         DPWinnow().run(np.ones((2, 3)), np.ones(2), rng=0)
@@ -161,12 +161,12 @@ def test_dp_winnow_batched_matches_single_in_distribution():
 
 
 def test_dp_winnow_coupling_with_confident_winnow():
-    # D2 / Lemma 14 coupling: replaying ConfidentWinnow (b = 1) on the update subsequence reproduces
+    # Lemma 14 coupling: replaying ConfidentWinnow (b = 1) on the update subsequence reproduces
     # the shadow weights exactly, whenever Lemma 13's event holds on the update examples (checked).
     rng = np.random.default_rng(8)
     inst = generate_instance("majority", rng, 11, 400)
     c, rho = 0.25, inst.rho
-    # m from Lemma 13 [revised]: ceil(2 ln(T^2/beta)/(c^2 rho^2)) with T = 400, beta = 0.05 -> 4316
+    # m from Lemma 13 [RECON]: ceil(2 ln(T^2/beta)/(c^2 rho^2)) with T = 400, beta = 0.05 -> 4316
     dw = DPWinnow(epsilon_hat=2.0, eta=0.5 * (1 - c) * rho, m=4316, L=2.0, K=50, c=c, rho=rho)
     checked = 0
     for s in range(10):

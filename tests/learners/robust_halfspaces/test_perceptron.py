@@ -1,4 +1,9 @@
-"""Tests of privbound.learners.robust_halfspaces.perceptron (robust-halfspaces: Perceptron, MarginPerceptron, DP Batch Perceptron)."""
+"""Tests of privbound.learners.robust_halfspaces.perceptron (robust-halfspaces: Perceptron, MarginPerceptron, DP Batch
+Perceptron, one-vs-rest).
+
+Deterministic except test_batched_runs_match_single_runs_in_distribution (three two-sample tests at level 0.001
+each: a correct implementation fails it with probability <= 0.003); every test fixes its seeds.
+"""
 
 import math
 
@@ -6,6 +11,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
+from privbound.learners.accounting import epsilon_of
 from privbound.learners.mechanisms import GaussianMechanism
 from privbound.learners.neighbouring import NeighbouringRelation
 from privbound.learners.robust_halfspaces.perceptron import (
@@ -13,13 +19,16 @@ from privbound.learners.robust_halfspaces.perceptron import (
     MarginPerceptron,
     OneVsRestDPPerceptron,
     Perceptron,
-    accountant_epsilon,
     calibrate_gaussian_noise,
     lemma18_iterations,
     lemma19_parameters,
+    PLD_STEP,
     prepare_inputs,
+    stopping_threshold,
 )
-from privbound.learners.robust_halfspaces.robustness import margin_realizable
+from privbound.learners.robust_halfspaces.instances import margin_realizable
+from privbound.learners.robust_halfspaces.robustness import RandomFourierFeatures
+from privbound.learners.robust_halfspaces.sphere import SphereExponentialMechanism
 
 
 def _separable(rng, n, d, gamma):
@@ -62,7 +71,7 @@ def test_perceptron_run_hand_example():
 
 
 def test_margin_perceptron_hand_example():
-    # X = {(1), (-1)}, y = (+1, -1), gamma = 0.5, gamma' = 0.475, alpha = 0.1: iteration 1 (w_hat = 0, E13)
+    # X = {(1), (-1)}, y = (+1, -1), gamma = 0.5, gamma' = 0.475, alpha = 0.1: iteration 1 (w_hat = 0: w_0/||w_0|| is undefined)
     # counts both as mistakes, w = 1*1 + (-1)(-1) = 2; iteration 2: margins 1 > 0.475, |M| = 0 < 0.3*0.1*2
     # -> stop after one update with w_hat = (1).
     m = MarginPerceptron(0.5, alpha=0.1).fit(np.array([[1.0], [-1.0]]), np.array([1.0, -1.0]))
@@ -72,7 +81,7 @@ def test_margin_perceptron_hand_example():
 
 
 def test_margin_perceptron_iterations_within_lemma18():
-    # Plan U2: iterations <= Lemma 18's T = ceil(6e5/(alpha gamma^2)); at the stop (p = 1, no noise)
+    # Iterations <= Lemma 18's T = ceil(6e5/(alpha gamma^2)); at the stop (p = 1, no noise)
     # |M| < 0.3 alpha n, i.e. err_{gamma'}(w_hat) < 0.3 alpha <= 0.5 alpha (Lemma 18's conclusion).
     rng = np.random.default_rng(2)
     for trial in range(20):
@@ -86,7 +95,7 @@ def test_margin_perceptron_iterations_within_lemma18():
 
 
 def test_lemma18_and_19_parameters_by_hand():
-    # T = ceil(1500/(0.1 * 0.005^2)) = ceil(6e8) at alpha = gamma = 0.1 (notes Sec. 2.5).
+    # T = ceil(1500/(0.1 * 0.005^2)) = ceil(6e8) at alpha = gamma = 0.1.
     assert lemma18_iterations(0.1, 0.1) == 600_000_000
     # T = 100, eps = 1, delta = 1e-5: p = 0.1, sigma = 100 ln(1e7) = 1611.8096, b = 100 sqrt(ln 1e7) = 401.4735.
     p, s, b = lemma19_parameters(1.0, 1e-5, 100)
@@ -114,7 +123,7 @@ def test_noiseless_dp_batch_perceptron_equals_margin_perceptron():
 
 
 def test_stop_at_first_iteration_returns_fail():
-    # E13: the stopping test firing at i = 1 would output w_0/||w_0|| = 0/0 -> FAIL (zeros).
+    # The stopping test firing at i = 1 would output w_0/||w_0|| = 0/0 -> FAIL (zeros).
     # 10 points, threshold 0.3 * 0.9 * 1 * 1000 = 270 > 10 + Lap(1e-9) -> stop at i = 1 always.
     X = np.tile([[0.5, 0.0]], (10, 1))
     y = np.ones(10)
@@ -156,9 +165,9 @@ def test_experimental_variant_calibration_by_independent_accountant():
     est = DPBatchPerceptron(0.1, epsilon=1.0, delta=1e-5, variant="experimental", sampling_rate=0.05, n_iter=50)
     P = est.parameters()
     assert P.b is None and not P.stopping and P.T == 50
-    assert accountant_epsilon(est.dp_event(), 1e-5, "pld") <= 1.0 + 1e-3
+    assert epsilon_of(est.dp_event(), 1e-5, "pld", pld_discretization=PLD_STEP) <= 1.0 + 1e-3
     bigger = DPBatchPerceptron(0.1, variant="experimental", sampling_rate=0.05, n_iter=50, noise_std=0.9 * P.sigma)
-    assert accountant_epsilon(bigger.dp_event(), 1e-5, "rdp") > 1.0
+    assert epsilon_of(bigger.dp_event(), 1e-5, "rdp") > 1.0
     assert est.guarantee.epsilon == 1.0 and est.guarantee.delta == 1e-5
 
 
@@ -166,8 +175,8 @@ def test_theory_guarantee_is_lemma19_and_accountants_agree_it_is_loose():
     est = DPBatchPerceptron(0.2, epsilon=0.5, delta=1e-5, n_iter=100)
     g = est.guarantee
     assert (g.epsilon, g.delta, g.neighbouring) == (0.5, 1e-5, NeighbouringRelation.ADD_OR_REMOVE_ONE)
-    # The dominating-Gaussian event must give a (much) smaller epsilon than the claim (the notes: ~7x loose).
-    assert accountant_epsilon(g.dp_event(), 1e-5, "rdp") < 0.5 / 5
+    # The dominating-Gaussian event must give a (much) smaller epsilon than the claim (Lemma 19's accounting is ~7x loose).
+    assert epsilon_of(g.dp_event(), 1e-5, "rdp") < 0.5 / 5
 
 
 def test_input_checks_and_errors():
@@ -183,9 +192,9 @@ def test_input_checks_and_errors():
     np.testing.assert_array_equal(Xu, X)
     with pytest.raises(ValueError, match="-1 and \\+1"):
         prepare_inputs(X, np.array([0.0, 1.0]))
-    with pytest.raises(ValueError, match="variant"):
+    with pytest.raises(ValueError, match="The 'variant' parameter of DPBatchPerceptron must be a str among"):
         DPBatchPerceptron(0.1, variant="fast").parameters()
-    with pytest.raises(ValueError, match="gamma"):
+    with pytest.raises(ValueError, match=r"The 'gamma' parameter of DPBatchPerceptron must be a float in the range \(0.0, 1.0\]"):
         DPBatchPerceptron(1.5).parameters()
     with pytest.raises(ValueError, match="laplace_scale"):
         DPBatchPerceptron(0.1, variant="experimental", laplace_scale=1.0).parameters()
@@ -216,3 +225,39 @@ def test_one_vs_rest_total_budget_and_prediction():
     th = OneVsRestDPPerceptron(0.1, epsilon=1.0, delta=1e-5, variant="theory", n_iter=4, random_state=0).fit(X, lab)
     assert th.per_class_guarantee_.epsilon == pytest.approx(1.0 / 3)
     assert th.guarantee_.epsilon == 1.0
+
+
+def test_stopping_threshold_is_shared_by_both_batch_perceptrons():
+    # Line 9's threshold 0.3 alpha p n: 0.3 * 0.1 * 0.5 * 200 = 3.0. MarginPerceptron and DPBatchPerceptron use the
+    # same function; with n_nominal the DP learner's n is the public sample size, not len(X).
+    assert stopping_threshold(0.1, 0.5, 200) == pytest.approx(3.0, rel=1e-12)
+    dp = DPBatchPerceptron(0.2, alpha=0.1, sampling_rate=0.5, n_iter=3, noise_std=1.0, laplace_scale=1.0, n_nominal=200)
+    assert dp._threshold(dp.parameters(), 50) == stopping_threshold(0.1, 0.5, 200)
+
+
+@pytest.mark.parametrize(
+    "make, name, owner",
+    [
+        (lambda: Perceptron(max_epochs=0).fit(np.eye(2), np.ones(2)), "max_epochs", "Perceptron"),
+        (lambda: MarginPerceptron(0.2, alpha=1.0).fit(np.eye(2), np.ones(2)), "alpha", "MarginPerceptron"),
+        (lambda: MarginPerceptron(0.2, max_iter=2.5).fit(np.eye(2), np.ones(2)), "max_iter", "MarginPerceptron"),
+        (lambda: DPBatchPerceptron(0.2, epsilon=-1.0).parameters(), "epsilon", "DPBatchPerceptron"),
+        (lambda: DPBatchPerceptron(0.2, delta=1.0).parameters(), "delta", "DPBatchPerceptron"),
+        (lambda: DPBatchPerceptron(0.2, accountant="gdp").parameters(), "accountant", "DPBatchPerceptron"),
+        (lambda: DPBatchPerceptron(0.2, input_check="trust").parameters(), "input_check", "DPBatchPerceptron"),
+        (lambda: DPBatchPerceptron(0.2, n_nominal=0).parameters(), "n_nominal", "DPBatchPerceptron"),
+        (lambda: DPBatchPerceptron(0.2, sampling_rate=0.0).parameters(), "sampling_rate", "DPBatchPerceptron"),
+        (lambda: DPBatchPerceptron(0.2, random_state="seed").parameters(), "random_state", "DPBatchPerceptron"),
+        (lambda: OneVsRestDPPerceptron(0.2, variant="fast").fit(np.eye(2), [0, 1]), "variant", "OneVsRestDPPerceptron"),
+        (lambda: SphereExponentialMechanism(0.2, 1.0, method="mcmc").score(np.eye(2), np.ones(2), np.eye(2)),
+         "method", "SphereExponentialMechanism"),
+        (lambda: SphereExponentialMechanism(0.2, 1.0, exponent_scale=0.0).score(np.eye(2), np.ones(2), np.eye(2)),
+         "exponent_scale", "SphereExponentialMechanism"),
+        (lambda: RandomFourierFeatures(10, bandwidth=0.0).fit(np.eye(2)), "bandwidth", "RandomFourierFeatures"),
+    ],
+)
+def test_declared_parameter_constraints_name_the_parameter(make, name, owner):
+    # scikit-learn's message names the parameter and the estimator, e.g. "The 'alpha' parameter of MarginPerceptron
+    # must be a float in the range (0, 1). Got 1.0 instead."
+    with pytest.raises(ValueError, match=f"The '{name}' parameter of {owner} must be"):
+        make()

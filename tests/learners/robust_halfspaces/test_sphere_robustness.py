@@ -1,4 +1,9 @@
-"""Tests of privbound.learners.robust_halfspaces.sphere (Theorem 5's exponential mechanism) and privbound.learners.robust_halfspaces.robustness (robust-halfspaces)."""
+"""Tests of the robust-halfspaces learners' sphere mechanism (Theorem 5's exponential mechanism), robust risk and
+certified radii (Lemmas 7, 22), instances (Theorems 2-4) and data loaders.
+
+Statistical tests (the samplers' chi-square goodness of fit, level 0.001 each; the random Fourier features' kernel
+approximation, > 5 standard deviations) state their error rates where they are; seeds are fixed.
+"""
 
 import bz2
 import gzip
@@ -9,21 +14,24 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from privbound.learners.robust_halfspaces.robustness import (
+from privbound.learners.robust_halfspaces.data import load_digits_unit, load_mnist_idx, load_usps, read_idx
+from privbound.learners.robust_halfspaces.instances import (
     FingerprintingInstance,
-    RandomFourierFeatures,
     Theorem4Instance,
+    fingerprinting_blocks,
+    greedy_sign_packing,
+    in_packing_cell,
+    margin_realizable,
+    sign_packing,
+    theorem4_dimension,
+)
+from privbound.learners.robust_halfspaces.robustness import (
+    RandomFourierFeatures,
     brute_force_robust_error,
     certified_radius_linear,
     halfspace_attack,
-    in_packing_cell,
     linear_flip_attack,
-    load_digits_unit,
-    load_mnist_idx,
-    load_usps,
-    margin_realizable,
     robust_risk,
-    sign_packing,
 )
 from privbound.learners.robust_halfspaces.sphere import SphereExponentialMechanism, circle_arcs
 
@@ -84,7 +92,7 @@ def test_em_samplers_match_exact_arc_probabilities():
 
 
 def test_em_exact_privacy_in_d2():
-    # Plan P5: sup_theta |log p_X(theta) - log p_X'(theta)| <= eps for X' = X plus one point, exactly on every arc
+    # Exact privacy: sup_theta |log p_X(theta) - log p_X'(theta)| <= eps for X' = X plus one point, exactly on every arc
     # of the common refinement (evaluated at the arc midpoints of the union of breakpoints).
     rng = np.random.default_rng(3)
     worst = 0.0
@@ -114,7 +122,7 @@ def test_em_rejection_raises_instead_of_inexact():
 
 
 def test_lemma7_robust_risk_matches_attacks():
-    # Plan U5: points with normalised margin <= gamma are fooled by the closed-form attack (sgn flips or 0);
+    # Lemma 7: points with normalised margin <= gamma are fooled by the closed-form attack (sgn flips or 0);
     # the random-direction brute force never exceeds the exact robust risk (it is a lower bound) and in 2-d
     # with 4000 directions finds every point whose margin is not within 1e-2 gamma of the boundary.
     rng = np.random.default_rng(5)
@@ -135,7 +143,7 @@ def test_lemma7_robust_risk_matches_attacks():
 
 
 def test_certified_radius_linear_is_exact():
-    # Plan G6: the attack of norm (1 + 1e-6) r flips the argmax; norm (1 - 1e-6) r does not (Lemma 22, strict <).
+    # The attack of norm (1 + 1e-6) r flips the argmax; norm (1 - 1e-6) r does not (Lemma 22, strict <).
     rng = np.random.default_rng(6)
     W = rng.standard_normal((4, 5))
     X = rng.standard_normal((200, 5))
@@ -154,7 +162,7 @@ def test_certified_radius_linear_is_exact():
 
 
 def test_rff_unit_norm_kernel_and_certified_radius():
-    # G5: ||phi(x)|| = 1 exactly; <phi, phi'> ~ exp(-||x - x'||^2/(2 bw^2)) with error O(1/sqrt(k)) (k = 4000:
+    # App. G.2: ||phi(x)|| = 1 exactly; <phi, phi'> ~ exp(-||x - x'||^2/(2 bw^2)) with error O(1/sqrt(k)) (k = 4000:
     # std <= 1/sqrt(2k) ~ 0.011, tolerance 0.06 is > 5 std); the kernel certified radius never exceeds the
     # distance at which a line search along random directions changes the prediction.
     rng = np.random.default_rng(7)
@@ -192,19 +200,38 @@ def test_instances():
     assert np.all(np.abs(G[~np.eye(20, dtype=bool)]) <= 0.5)
     cells = np.stack([in_packing_cell(P, P[i], 0.5) for i in range(20)])
     np.testing.assert_array_equal(cells, np.eye(20, dtype=bool))
-    # Theorem 4 instance (E4): the realiser z = s/sqrt(d) has margin exactly 1/sqrt(d) >= gamma and zero error.
+    # Theorem 4 instance (corrected realiser with the signs s_i): z = s/sqrt(d) has margin exactly 1/sqrt(d) >= gamma
+    # and zero error.
     inst = Theorem4Instance.random(0.1, rng)
     assert inst.d == 100
     Xs, ys = inst.sample(1000, rng)
     np.testing.assert_allclose(ys * (Xs @ inst.realiser), 0.1)
     assert inst.error(inst.realiser) == 0.0 and inst.error(-inst.realiser) == 1.0
-    # Theorem 3 embedding: ||w*|| <= 1 and margin >= 0.01/T >= gamma on samples (notes Sec. 4 item 5).
+    # Theorem 3 embedding: ||w*|| <= 1 and margin >= 0.01/T >= gamma on samples.
     fp = FingerprintingInstance.random(0.005, 400, rng)
     assert fp.T == 2 and fp.q.shape == (4, 100)
     Xf, yf = fp.sample(300, rng)
     assert np.linalg.norm(fp.w_star) <= 1 + 1e-12
     assert np.all(fp.margins(Xf) >= 0.01 / fp.T - 1e-12) and np.all(yf == 1)
     assert np.allclose(np.linalg.norm(Xf, axis=1), 1.0)
+
+
+def test_instance_dimensions_by_hand():
+    # d = floor(1/gamma^2): 1/0.1**2 = 99.99999999999999 in floating point, so the guard is needed for d = 100;
+    # T = floor(0.01/gamma): 0.01/0.005 = 2, 0.01/0.003 = 3.33 -> 3.
+    assert [theorem4_dimension(g) for g in (0.5, 0.3, 0.1, 0.01)] == [4, 11, 100, 10_000]
+    assert [fingerprinting_blocks(g) for g in (0.01, 0.005, 0.003)] == [1, 2, 3]
+
+
+def test_greedy_sign_packing_keeps_only_nearly_orthogonal_vectors():
+    # Every kept pair has |<w_i, w_j>| <= max_inner, and a vector far from all kept ones is never dropped: at d = 4
+    # the inner products are multiples of 1/2, so with max_inner = 0.5 only +-w_i repeats are excluded.
+    V = greedy_sign_packing(16, 300, np.random.default_rng(0), max_inner=0.5)
+    G = np.abs(V @ V.T - np.eye(len(V)))
+    assert len(V) > 1 and G.max() <= 0.5 + 1e-12
+    assert np.allclose(np.linalg.norm(V, axis=1), 1.0)
+    V4 = greedy_sign_packing(4, 200, np.random.default_rng(1), max_inner=0.5)
+    assert len(V4) == 8  # the 16 sign vectors in pairs +-v: 8 directions with |<v, v'>| <= 1/2
 
 
 # ------------------------------------------------------------------ data
@@ -237,8 +264,6 @@ def test_mnist_idx_loader(tmp_path):
     np.testing.assert_allclose(ds.X_train, imgs.reshape(5, -1) / 255.0)
     np.testing.assert_array_equal(ds.y_test, [0, 1])
     (tmp_path / "bad").write_bytes(b"\x01\x02\x03\x04")
-    from privbound.learners.robust_halfspaces.robustness import read_idx
-
     with pytest.raises(ValueError, match="IDX"):
         read_idx(tmp_path / "bad")
 

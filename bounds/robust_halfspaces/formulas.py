@@ -1,0 +1,230 @@
+"""Formulas of "Robust and Private Learning of Halfspaces" that only the claims and checks use.
+
+Ghazi, Kumar, Manurangsi & Nguyen, AISTATS 2021, arXiv:2011.14580 (paper id ``robust-halfspaces``).
+The parameters the learners run with (Lemma 18's T, Lemma 19's p, sigma, b, the stopping threshold, the
+instances' dimensions) live in :mod:`privbound.learners.robust_halfspaces` and are imported from there;
+the Gaussian mechanism's privacy curve is :func:`privbound.learners.mechanisms.gaussian_delta`.
+
+* App. A.2: Observation 8's number of runs (corrected);
+* App. B: the exponential mechanism's exact success on the Theorem 2 packing, Claim 10's inner-product
+  threshold;
+* App. C.1: the explicit form of Lemma 12's o(1/d);
+* App. D: the error lower bound on D_s from Lemma 15's chain;
+* App. E: Theorem 5's Lambda and sample size, Lemma 16's deviation term, Lemma 17's tail bound;
+* App. F: Theorem 6 at scaled constants, Lemma 19's accounting, Lemmas 20 and 21.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+
+import numpy as np
+from scipy import optimize, special, stats
+
+from privbound.learners.mechanisms import gaussian_delta
+from privbound.learners.robust_halfspaces.perceptron import lemma19_parameters
+
+__all__ = [
+    "obs8_runs",
+    "CLAIM10_MAX_INNER_PRODUCT",
+    "PACKING_A",
+    "PACKING_R",
+    "log_cap_measure",
+    "em_packing_success",
+    "em_packing_needed_n",
+    "lemma12_bound",
+    "ds_error_lower_bound",
+    "theorem5_lambda",
+    "theorem5_sample_size",
+    "lemma16_deviation",
+    "lemma17_bound",
+    "theorem6_scaled_parameters",
+    "subsampled_epsilon",
+    "adv_composition_epsilon",
+    "lemma19_accounting",
+    "analytic_gaussian_sigma_independent",
+]
+
+
+# --------------------------------------------------------------------------- App. A.2
+
+
+def obs8_runs(xi: float, xi_prime: float) -> int:
+    """Observation 8's number of runs, corrected: T = ceil(ln(0.5 xi') / ln xi), so that xi^T <= 0.5 xi'.
+
+    Erratum (Observation 8): the paper sets T = ceil(log(0.5 xi')/log(1 - xi)), reading the failure
+    probability xi as a success probability.
+    """
+    return max(1, math.ceil(math.log(0.5 * xi_prime) / math.log(xi) - 1e-12))
+
+
+# --------------------------------------------------------------------------- App. B
+
+CLAIM10_MAX_INNER_PRODUCT = (0.9 / 0.505) ** 2 / 2 - 1
+"""The largest <w_i, w_j> for which Claim 10's point 0.505 gamma (w_i - w_j) is within 0.9 gamma of both
+1.01 gamma w_i and -1.01 gamma w_j (~0.588; Lemma 9's 0.01 is far below it)."""
+
+PACKING_A = 0.95 / 1.01  # EM score threshold on D^(i): y <w, x> = 1.01 gamma <w, w_i> <= 0.95 gamma
+PACKING_R = 0.9 / 1.01  # robust success on D^(i): normalised margin 1.01 gamma <w, w_i> > 0.9 gamma
+
+
+@functools.lru_cache(maxsize=256)
+def log_cap_measure(t: float, d: int) -> float:
+    """log mu{w in S^{d-1}: <w, v> > t} for a unit v: (1 + <w, v>)/2 ~ Beta((d-1)/2, (d-1)/2) (exact, d >= 2)."""
+    a = (d - 1) / 2
+    v = float(stats.beta.logsf((1 + t) / 2, a, a))
+    if math.isfinite(v) and v > -600:
+        return v
+    # Far tail (large d): log of int_t^1 (1 - u^2)^{(d-3)/2} du / B(1/2, (d-1)/2), the integrand scaled by its
+    # value at u = t (its maximum on [t, 1]) before quadrature, so nothing underflows.
+    from scipy import integrate
+
+    k = (d - 3) / 2
+    m = k * math.log1p(-t * t)
+    val, _ = integrate.quad(lambda u: math.exp(k * math.log1p(-u * u) - m) if u < 1 else 0.0, t, 1.0, epsabs=0, epsrel=1e-12, limit=200)
+    return m + math.log(val) - float(special.betaln(0.5, a))
+
+
+def em_packing_success(n: int, d: int, epsilon: float) -> float:
+    """Exact probability that the sphere EM (Theorem 5) on n samples of D^(i) outputs a hypothesis in G^(i).
+
+    On D^(i) = Unif{(1.01 gamma w_i, +1), (-1.01 gamma w_i, -1)} every sample has y x = 1.01 gamma w_i, so the
+    score is q(w) = -n 1[<w, w_i> <= 0.95/1.01] for every sample (no data randomness, any gamma): the EM density
+    is 1 on the cap C_a = {<w, w_i> > 0.95/1.01} and e^{-eps n/2} off it. G^(i) (robust risk 0 at 0.9 gamma)
+    is the cap C_r, r = 0.9/1.01 < a. With S(t) = mu(C_t) (exact Beta tail):
+    Pr[G^(i)] = (S(a) + z (S(r) - S(a))) / (S(a) + z (1 - S(a))), z = e^{-eps n/2}; evaluated in log space.
+    """
+    la, lr = log_cap_measure(PACKING_A, d), log_cap_measure(PACKING_R, d)
+    lz = -epsilon * n / 2
+    l_diff = lr + math.log1p(-math.exp(la - lr))  # log(S(r) - S(a)), S(r) > S(a)
+    num = special.logsumexp([la, lz + l_diff])
+    den = special.logsumexp([la, lz + math.log1p(-math.exp(la))])
+    return float(math.exp(num - den))
+
+
+def em_packing_needed_n(d: int, epsilon: float, level: float) -> float:
+    """The exact (real-valued) n at which :func:`em_packing_success` reaches ``level`` (solved in closed form).
+
+    success >= L iff z <= S(a)(1 - L) / (L (1 - S(a)) - (S(r) - S(a))), so n = (2/eps) ln(1/z*); 0 if n = 0 suffices.
+    """
+    la, lr = log_cap_measure(PACKING_A, d), log_cap_measure(PACKING_R, d)
+    Sa, Sr = math.exp(la), math.exp(lr)
+    den = level * (1 - Sa) - (Sr - Sa)
+    if den <= 0:
+        return 0.0
+    return max(0.0, 2 / epsilon * (math.log(den) - la - math.log1p(-level)))
+
+
+# --------------------------------------------------------------------------- App. C.1
+
+
+def lemma12_bound(d: float) -> float:
+    """Explicit form of Lemma 12's o(1/d), from the corrected proof (threshold c = 0.2; our derivation).
+
+    E_q[d_TV] <= Pr_q[||q'|| < 0.2] + sup_{||q'|| >= 0.2} Pr_x[<q', x> < 0.01]
+             <= exp(-2 d (1/3 - 0.04)^2) + exp(-(0.04 - 0.01)^2 d / (2 * 0.04))
+    (Hoeffding for the mean of (2 q_j - 1)^2 in [0, 1] with mean 1/3, then Hoeffding for
+    <q', x> with ranges 2 |q'_j| / sqrt(d)); both terms are exp(-Omega(d)) = o(1/d).
+    Erratum (proof of Lemma 12): its inequalities are flipped, and its threshold ||q'|| >= 0.1 is too
+    small (E_x <q', x> = ||q'||^2 equals 0.01 there); any c with c^2 > 0.01 works.
+    """
+    return math.exp(-2 * d * (1 / 3 - 0.04) ** 2) + math.exp(-((0.04 - 0.01) ** 2) * d / (2 * 0.04))
+
+
+# --------------------------------------------------------------------------- App. D
+
+
+def ds_error_lower_bound(n: int, d: int, epsilon: float, delta: float) -> float:
+    """Lower bound on the expected 0-1 error on D_s (Theorem 4 instance) of any (epsilon, delta)-DP learner (add/remove).
+
+    The proof of Theorem 4 reduces to Lemma 15's bit problem: coordinate i carries k ~ Bin(n, 1/d) copies of s_i.
+    Removing them one at a time (add/remove neighbours, the other samples fixed) gives, for both values of s_i
+    (the corrected chain of Lemma 15), Pr[err | s] summed over s >= e^{-k eps} - 2 delta sum_{j=1}^k e^{-j eps}; so
+    E[err] >= E_k[max(0, e^{-k eps}/2 - delta sum_{j=1}^k e^{-j eps})] (exact binomial expectation).
+    """
+    k = np.arange(n + 1)
+    pk = stats.binom.pmf(k, n, 1.0 / d)
+    geo = np.exp(-epsilon) * -np.expm1(-k * epsilon) / -np.expm1(-epsilon)  # sum_{j=1}^k e^{-j eps}
+    return float(np.sum(pk * np.maximum(0.0, 0.5 * np.exp(-k * epsilon) - delta * geo)))
+
+
+# --------------------------------------------------------------------------- App. E
+
+
+def theorem5_lambda(d: float, gamma: float, alpha: float) -> float:
+    """Lambda = 1e6 sqrt(ln(1/alpha)) max{sqrt d, 1/gamma} of Theorem 5 (natural log)."""
+    return 1e6 * math.sqrt(math.log(1 / alpha)) * max(math.sqrt(d), 1 / gamma)
+
+
+def theorem5_sample_size(d: float, gamma: float, alpha: float, epsilon: float) -> float:
+    """Theorem 5's n = 1e4 Lambda^2/(eps alpha) + 1e10/(alpha^2 gamma^2)."""
+    lam = theorem5_lambda(d, gamma, alpha)
+    return 1e4 * lam**2 / (epsilon * alpha) + 1e10 / (alpha**2 * gamma**2)
+
+
+def lemma16_deviation(n: float, gamma_hat: float, xi_hat: float) -> float:
+    """Lemma 16's uniform deviation term 400 sqrt(ln(4/xi_hat)/(n gamma_hat^2)) (Bartlett & Mendelson 2002)."""
+    return 400 * math.sqrt(math.log(4 / xi_hat) / (n * gamma_hat**2))
+
+
+def lemma17_bound(epsilon: float, t: float, mu: float) -> float:
+    """Lemma 17 (McSherry & Talwar): Pr[w_hat not in S_{2t}] <= exp(-epsilon t/2)/mu(S_t)."""
+    return math.exp(-epsilon * t / 2) / mu
+
+
+# --------------------------------------------------------------------------- App. F
+
+
+def theorem6_scaled_parameters(d, gamma, alpha, epsilon, delta, n, kappa, kappa_T):
+    """Theorem 6's parameters with scaled constants: T = ceil(1500 kappa_T/(alpha gamma_gap^2)), p = 1/sqrt(T),
+    sigma = 100 kappa ln(T/delta)/epsilon, b = 100 kappa sqrt(ln(T/delta))/epsilon.
+
+    kappa = kappa_T = 1 gives Lemma 18's T and Lemma 19's (p, sigma, b) (up to rounding; a test ties them).
+    """
+    T = math.ceil(1500 * kappa_T / (alpha * (0.05 * gamma) ** 2))
+    L = math.log(T / delta)
+    return dict(T=T, p=1 / math.sqrt(T), sigma=100 * kappa * L / epsilon, b=100 * kappa * math.sqrt(L) / epsilon)
+
+
+def subsampled_epsilon(p: float, epsilon_0: float) -> float:
+    """Lemma 20 (Balle et al. 2018): an (epsilon_0, delta_0)-DP mechanism on a Poisson(p) subsample is
+    (2 p epsilon_0, p delta_0)-DP; returns 2 p epsilon_0."""
+    return 2 * p * epsilon_0
+
+
+def adv_composition_epsilon(T: float, epsilon_0: float, delta_0: float) -> float:
+    """Lemma 21 (advanced composition): sqrt(2 T ln(1/delta_0)) epsilon_0 + 2 T epsilon_0^2."""
+    return math.sqrt(2 * T * math.log(1 / delta_0)) * epsilon_0 + 2 * T * epsilon_0**2
+
+
+def lemma19_accounting(epsilon: float, delta: float, T: float) -> dict[str, float]:
+    """Lemma 19 and its proof (App. F.2): the learner's p, sigma, b (:func:`lemma19_parameters`), the per-step
+    epsilon_0 = epsilon/(20 sqrt(ln(T/delta))) and delta_0 = delta/(2 sqrt(T)), and the accounted
+    (epsilon', delta') of Lemma 21 applied to Lemma 20's (2 p epsilon_0, p delta_0).
+
+    ``epsilon_acc`` uses ln(1/(p delta_0)); ``epsilon_acc_as_printed`` the printed ln(1/(p delta)).
+    Erratum (proof of Lemma 19): the composition needs ln(1/(p delta_0)); the paper prints ln(1/(p delta)).
+    """
+    p, sigma, b = lemma19_parameters(epsilon, delta, T)
+    L = math.log(T / delta)
+    eps0 = epsilon / (20 * math.sqrt(L))
+    delta0 = delta / (2 * math.sqrt(T))
+    step = subsampled_epsilon(p, eps0)
+    eps_acc = adv_composition_epsilon(T, step, p * delta0)
+    eps_printed = adv_composition_epsilon(T, step, p * delta)
+    return dict(p=p, sigma=sigma, b=b, epsilon_0=eps0, delta_0=delta0, epsilon_acc=eps_acc,
+                epsilon_acc_as_printed=eps_printed, delta_acc=(T + 1) * p * delta0)
+
+
+def analytic_gaussian_sigma_independent(epsilon: float, delta: float) -> float:
+    """The smallest std sigma for which the Gaussian mechanism (sensitivity 1) is exactly (epsilon, delta)-DP.
+
+    Solved by Brent's method on :func:`gaussian_delta`, independently of dp_accounting's calibration, which
+    :class:`privbound.learners.mechanisms.GaussianMechanism` uses (a test ties the two).
+    """
+    f = lambda s: gaussian_delta(s, epsilon) - delta  # decreasing in s
+    lo, hi = 1e-3, 1.0
+    while f(hi) > 0:
+        hi *= 2
+    return float(optimize.brentq(f, lo, hi, xtol=1e-12, rtol=1e-12))

@@ -1,0 +1,144 @@
+"""Algorithm 4: DP semi-agnostic proper learner of halfspaces, err <= C OPT + alpha (Sec. 4, Theorem 4.1; App. F).
+
+From "Differentially private agnostic learning of halfspaces under Gaussian marginals" (paper id
+``agnostic-halfspaces``; the source text, ``papers/dp-agnostic-halfspaces.txt``, has lost its title page,
+so authors, venue and arXiv id are not known here).
+
+* :class:`SemiAgnosticHalfspace` -- the learner: DPSAS (Algorithm 3) on a grid of eta, then selection;
+* :func:`alg4_grid` -- its grid and partition;
+* :func:`alg4_release_batch` -- ``size`` independent end-to-end runs as array operations (for the
+  audits), distributionally identical to independent fits (tested).
+"""
+
+from __future__ import annotations
+
+import math
+from numbers import Integral, Real
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin
+
+from privbound.learners.agnostic_halfspaces.common import (
+    HalfspaceClassifierMixin,
+    as_generator,
+    check_xy,
+    exp_mech_select,
+    exp_mech_select_rows,
+)
+from privbound.learners.agnostic_halfspaces.dpsas import DPSAS, dpsas_release_batch
+from privbound.learners.mechanisms import PrivacyGuarantee
+from privbound.learners.neighbouring import NeighbouringRelation
+from privbound.learners.validation import Interval, validate_parameters
+
+__all__ = ["alg4_grid", "SemiAgnosticHalfspace", "alg4_release_batch"]
+
+
+def alg4_grid(n: int, alpha: float, C_K: float, C_eta: float, n_validation=None):
+    """Algorithm 4 steps 1-3: ``(K, m, part, etas)``.
+
+    K = ceil(C_K log2(1/alpha)) grid points (base 2: the paper's log must be base 2, or C_K >= 1/ln 2,
+    for the grid to reach 1/2), |D_val| = m (default n // 5), the rest split into K parts of ``part``
+    examples, and eta_k = 2^{k-1} C_eta alpha.
+    """
+    K = max(1, math.ceil(C_K * math.log2(1 / alpha)))
+    m = n // 5 if n_validation is None else int(n_validation)
+    part = (n - m) // K
+    if part < 4:
+        raise ValueError(f"n = {n} too small for K = {K} parts")
+    etas = C_eta * alpha * 2.0 ** np.arange(K)
+    return K, m, part, etas
+
+
+_OPEN_UNIT = Interval(Real, 0, 1, closed="neither")
+
+
+class SemiAgnosticHalfspace(HalfspaceClassifierMixin, ClassifierMixin, BaseEstimator):
+    """Algorithm 4: DP semi-agnostic proper learner, err <= C OPT + alpha (Sec. 4, Thm 4.1).
+
+    K = ceil(C_K log2(1/alpha)) (base 2, see :func:`alg4_grid`); eta_k = 2^{k-1} C_eta alpha;
+    |D_val| = ``n_validation`` (default n // 5; the paper's O(log(K/beta)/alpha^2 + log(K/beta)/(alpha eps))
+    with its constant is ``validation_size(...)``); the rest split into K equal parts, DPSAS(eta_k) on part k;
+    exponential mechanism with Score = accuracy on D_val, sensitivity 1/|D_val|, i.e.
+    P[h_k] ~ exp(-eps errors_k / 2). Runs with eta_k >= 1/2 are kept with kappa capped (see DPSAS).
+    """
+
+    _parameter_constraints = {
+        "alpha": [_OPEN_UNIT],
+        "epsilon": [_OPEN_UNIT],
+        "C_eta": [Interval(Real, 1, None, closed="neither")],
+        "C_K": [Interval(Real, 1, None, closed="left")],
+        "n_validation": [Interval(Integral, 1, None, closed="left"), None],
+        "dpsas_params": [dict, None],
+    }
+
+    def __init__(self, alpha=0.05, epsilon=0.5, delta=1e-5, beta=0.1, C_K=1.0, C_eta=1.1, n_validation=None,
+                 dpsas_params=None, random_state=None):
+        self.alpha = alpha
+        self.epsilon = epsilon
+        self.delta = delta
+        self.beta = beta
+        self.C_K = C_K
+        self.C_eta = C_eta
+        self.n_validation = n_validation
+        self.dpsas_params = dpsas_params
+        self.random_state = random_state
+
+    @staticmethod
+    def validation_size(alpha, epsilon, beta, K, C_v=1.0) -> int:
+        """|D_val| = C_v (ln(K/beta)/alpha^2 + ln(K/beta)/(alpha eps)) (Algorithm 4 step 2)."""
+        lk = math.log(K / beta)
+        return math.ceil(C_v * (lk / alpha**2 + lk / (alpha * epsilon)))
+
+    def fit(self, X, y):
+        X, y = check_xy(X, y)
+        validate_parameters(self)
+        alpha, eps = float(self.alpha), float(self.epsilon)
+        rng = as_generator(self.random_state)
+        n = X.shape[0]
+        K, m, part, self.etas_ = alg4_grid(n, alpha, float(self.C_K), self.C_eta, self.n_validation)
+        Xv, yv = X[n - m:], y[n - m:]
+        params = dict(self.dpsas_params or {})
+        self.candidates_ = []
+        errs = []
+        for k in range(K):
+            sub = DPSAS(eta=min(float(self.etas_[k]), 0.999), epsilon=eps, delta=self.delta,
+                        random_state=rng, **params)
+            sub.fit(X[k * part: (k + 1) * part], y[k * part: (k + 1) * part])
+            self.candidates_.append((sub.coef_.copy(), sub.threshold_))
+            errs.append(int(np.sum(sub.predict(Xv) != yv)))
+        self.validation_errors_ = np.array(errs)
+        self.selected_ = exp_mech_select(self.validation_errors_, eps, rng)
+        self.coef_, self.threshold_ = self.candidates_[self.selected_]
+        self.n_grid_, self.n_validation_, self.part_size_ = K, m, part
+        self.guarantee_ = PrivacyGuarantee(
+            eps, self.delta, NeighbouringRelation.REPLACE_ONE,
+            "Algorithm 4 / Prop. F.1 (stated (O(eps), O(delta))): DPSAS runs on disjoint parts and the "
+            "eps-DP exponential mechanism on D_val; parallel composition gives (eps, delta)", None)
+        return self
+
+
+def alg4_release_batch(X, y, *, alpha=0.05, epsilon=0.5, delta=1e-5, C_K=1.0, C_eta=1.1, n_validation=None,
+                       dpsas_params=None, rng: np.random.Generator, size: int, **bugs) -> np.ndarray:
+    """``size`` independent runs of :class:`SemiAgnosticHalfspace` (Algorithm 4) on one dataset.
+
+    Same grid, partition and selection as ``SemiAgnosticHalfspace.fit``; returns (size, d + 1) rows
+    ``[w_k^, tau_k^]`` of the selected candidate. ``bugs`` are passed to :func:`dpsas_release_batch`.
+    """
+    X, y = check_xy(X, y)
+    n, d = X.shape
+    K, m, part, etas = alg4_grid(n, alpha, C_K, C_eta, n_validation)
+    Xv, yv = X[n - m:], y[n - m:]
+    Ws, taus, errs = [], [], []
+    for k in range(K):
+        W, tau = dpsas_release_batch(X[k * part: (k + 1) * part], y[k * part: (k + 1) * part],
+                                     eta=min(float(etas[k]), 0.999), epsilon=epsilon, delta=delta, rng=rng, size=size,
+                                     **dict(dpsas_params or {}), **bugs)
+        pred = (Xv @ W.T + tau[None, :]) >= 0  # (m, size)
+        errs.append(np.sum(pred != (yv > 0)[:, None], axis=0))
+        Ws.append(W)
+        taus.append(tau)
+    E = np.stack(errs, axis=1)  # (size, K)
+    sel = exp_mech_select_rows(E, epsilon, rng)
+    Wsel = np.stack(Ws, axis=1)[np.arange(size), sel]
+    tsel = np.stack(taus, axis=1)[np.arange(size), sel]
+    return np.concatenate([Wsel, tsel[:, None]], axis=1)
