@@ -193,8 +193,9 @@ def json_safe(value: Any) -> Any:
 
 AttackSpec = Union[_attacks.Attack, str, None]
 
-# Share of the trials that selects attack and event when no Split is given: one real number
-# per output needs no fitting (the threshold attack), anything else fits its attacks there.
+# Share of the trials that selects attack and event when no Split is given: scalar outputs (the
+# threshold attack needs no fitting) and attacks that do not learn take the smaller one; attacks
+# that learn on other outputs are fitted there too.
 _SCALAR_SELECTION = 0.2
 _GENERAL_SELECTION = 0.3
 
@@ -258,8 +259,8 @@ def audit_outputs(
       (declared, never inferred from the outputs): every event of the space on all trials
       (:func:`~privbound.audit.estimators.small_space_estimate`);
     * otherwise a selection part of the trials (the first ``fraction`` of each side:
-      ``strategy=Split(fraction)``, else 20% when every output is one real number and 30%
-      otherwise) and an evaluation part (the rest). Every candidate attack (the portfolio of
+      ``strategy=Split(fraction)``, else 20% when every output is one real number or no
+      candidate attack learns, and 30% otherwise) and an evaluation part (the rest). Every candidate attack (the portfolio of
       :func:`privbound.audit.attacks.portfolio` for ``attack="auto"``, else the one given) is
       cross-fitted on the two halves of the selection part when it learns; attack and
       threshold event (possibly randomised at a tie) are chosen together by the bound they
@@ -293,7 +294,8 @@ def audit_outputs(
         return _all_trials_result(out0, out1, cands, strategy, epsilon=epsilon, delta=delta, confidence=confidence,
                                   seed=seed, wall_seconds=wall_seconds, name=name)
     if strategy is None:
-        strategy = Split(_SCALAR_SELECTION if is_scalar_numeric(out0[:1]) else _GENERAL_SELECTION)
+        learns = any(c.needs_training for c in cands)
+        strategy = Split(_SCALAR_SELECTION if is_scalar_numeric(out0[:1]) or not learns else _GENERAL_SELECTION)
     chosen = _select_and_evaluate(out0, out1, cands, strategy.fraction, delta=delta, confidence=confidence, seed=seed)
     details = {"roc": _roc_of_family(chosen.eval_in, chosen.eval_out, chosen.estimate.event),
                "attack_selection": chosen.table, "selection_trials": chosen.n_selection}
