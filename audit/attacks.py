@@ -1,36 +1,54 @@
 """Attacks: test statistics that map mechanism outputs to real scores.
 
-Higher scores mean "came from d1". An attack is fitted on a *training* part of the
-trials (outputs on d0 and d1) and then scores the held-out outputs; the estimator
-never sees the training part, so learning the attack costs no validity.
+Higher scores mean "came from d1". An attack that learns is fitted on outputs the
+evaluation never sees (:mod:`privbound.audit.core` cross-fits it on the selection part
+of the trials), so learning the attack costs no validity.
 
-* :class:`ScalarAttack` -- the raw output of a scalar mechanism (the estimator tries
-  thresholds in both directions).
-* :class:`DiscreteAttack` -- a plug-in likelihood ratio of the whole output pattern
-  (vectors and tuples taking few distinct values, labels, sparse-vector patterns).
-* :class:`ClassifierAttack` -- a classifier trained to tell d0 from d1 outputs
-  (DP-Sniper, Bichsel et al. 2021), for continuous vector outputs.
+* :class:`ScalarAttack` (``"threshold"``) -- the raw output of a scalar mechanism (the
+  estimator tries thresholds in both directions).
+* :class:`DiscreteAttack` (``"plug-in"``) -- a plug-in likelihood ratio of the whole
+  output pattern, with patterns seen fewer than ``min_count`` times pooled into one
+  shared cell (back-off), so rare patterns cannot get extreme scores from a few counts.
+* :class:`LogisticAttack` (``"logistic"``) -- L2-regularised logistic regression on the
+  engineered features of :class:`privbound.audit.features.FeatureMap` (one-hot labels and
+  few-valued coordinates, indicators of repeated values such as sentinels, the
+  continuous part): the right test when the log-likelihood ratio is (nearly) linear.
+* :class:`ClassifierAttack` (``"boosting"``) -- a classifier trained to tell d0 from d1
+  outputs (DP-Sniper, Bichsel et al., S&P 2021); gradient boosting on the same features
+  by default.
 * :class:`ScoreAttack` -- a user-supplied ``score(outputs) -> scores``.
 * :class:`LikelihoodRatioAttack` -- a white-box ``log p_d0(o) / p_d1(o)`` supplied by a
   target that knows its output density (score = minus the log ratio).
 
-:func:`choose_attack` picks one from the training outputs when none is given.
+:func:`portfolio` lists the attacks that apply to a kind of output; the auditor fits
+each, and chooses attack and event together on held-out data
+(:func:`privbound.audit.core.audit_outputs`). :func:`choose_attack` is the single-attack
+rule used where only one scorer is wanted (ranking pairs in the neighbour search,
+scoring one-run canaries).
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
 import numpy as np
+from threadpoolctl import threadpool_limits
+
+from privbound.audit.features import FeatureMap, as_batch, is_scalar_numeric, numeric_matrix, pattern_keys
 
 __all__ = [
     "Attack",
     "ScalarAttack",
     "DiscreteAttack",
+    "LogisticAttack",
     "ClassifierAttack",
     "ScoreAttack",
     "LikelihoodRatioAttack",
+    "ATTACK_NAMES",
+    "attack_by_name",
+    "portfolio",
     "choose_attack",
     "as_feature_matrix",
     "DISCRETE_MAX_PATTERNS",
@@ -40,23 +58,24 @@ DISCRETE_MAX_PATTERNS = 64
 
 
 def as_feature_matrix(outputs: Any) -> np.ndarray:
-    """Outputs stacked on axis 0 as a 2-d float matrix (one row per trial)."""
-    arr = np.asarray(outputs)
-    if arr.dtype == object:
-        try:
-            arr = np.asarray([np.concatenate([np.ravel(np.asarray(p, dtype=float)) for p in np.atleast_1d(o)])
-                              for o in arr])
-        except (TypeError, ValueError) as exc:
-            raise TypeError(f"outputs of mixed shapes cannot be turned into features ({exc})") from None
-    arr = np.asarray(arr, dtype=float)
-    return arr.reshape(arr.shape[0], -1)
+    """Numeric outputs of one length stacked on axis 0 as a 2-d float matrix (one row per trial)."""
+    X = numeric_matrix(outputs)
+    if X is None:
+        raise TypeError("outputs of mixed shapes or types cannot be turned into a numeric matrix; "
+                        "the plug-in, logistic and boosting attacks accept them")
+    return X
 
 
 class Attack:
-    """Base class: ``fit(out0, out1)`` on training outputs, then ``score(outputs)``."""
+    """Base class: ``fit(out0, out1)`` on training outputs, then ``score(outputs)``.
+
+    ``refit_on_selection``: whether a fit on more data keeps the scale of the scores, so that
+    a threshold chosen on the scores of cross-fitted models applies to a refitted one
+    (:func:`privbound.audit.core.audit_outputs`).
+    """
 
     name = "attack"
-    train_fraction = 0.5  # fraction of the trials used to fit the attack when it needs training
+    refit_on_selection = True
 
     def fit(self, out0: np.ndarray, out1: np.ndarray) -> "Attack":
         return self
@@ -86,47 +105,97 @@ class ScalarAttack(Attack):
 class DiscreteAttack(Attack):
     """Plug-in likelihood ratio of the output pattern, learned on training outputs.
 
-    score(o) = ln((c1(o) + 1/2) / (n1 + K/2)) - ln((c0(o) + 1/2) / (n0 + K/2)), with
-    ``c_j(o)`` the count of pattern ``o`` among training outputs of d_j and K the number
-    of distinct training patterns (Jeffreys smoothing); unseen patterns score 0.
+    Patterns seen at least ``min_count`` times in the training outputs (both datasets
+    together) are cells of their own; all others, and patterns never seen, share one
+    pooled cell. score(o) = ln((c1(cell) + 1/2) / (n1 + K/2)) - ln((c0(cell) + 1/2) / (n0 + K/2)),
+    with ``c_j`` the training count of the cell on d_j and K the number of cells (Jeffreys
+    smoothing).
     """
 
     name: str = "plug-in-likelihood-ratio"
-    train_fraction: float = 0.3
+    min_count: int = 5
+    refit_on_selection = False  # the cells (and their smoothing) change with the sample size
     table_: dict = field(default_factory=dict, repr=False)
+    pooled_: float = 0.0
 
     @property
     def needs_training(self) -> bool:
         return True
 
-    @staticmethod
-    def _keys(outputs) -> list[bytes]:
-        x = np.ascontiguousarray(as_feature_matrix(outputs))
-        return [row.tobytes() for row in x]
-
     def fit(self, out0, out1):
-        k0, k1 = self._keys(out0), self._keys(out1)
-        patterns = set(k0) | set(k1)
-        K = len(patterns)
-        c0: dict[bytes, int] = {}
-        c1: dict[bytes, int] = {}
+        k0, k1 = pattern_keys(out0), pattern_keys(out1)
+        c0: dict = {}
+        c1: dict = {}
         for k in k0:
             c0[k] = c0.get(k, 0) + 1
         for k in k1:
             c1[k] = c1.get(k, 0) + 1
+        common = [p for p in set(c0) | set(c1) if c0.get(p, 0) + c1.get(p, 0) >= self.min_count]
+        rare0 = len(k0) - sum(c0.get(p, 0) for p in common)
+        rare1 = len(k1) - sum(c1.get(p, 0) for p in common)
+        K = len(common) + 1
         n0, n1 = len(k0), len(k1)
-        self.table_ = {
-            p: float(np.log((c1.get(p, 0) + 0.5) / (n1 + K / 2)) - np.log((c0.get(p, 0) + 0.5) / (n0 + K / 2)))
-            for p in patterns
-        }
+
+        def log_ratio(a1, a0):
+            return float(math.log((a1 + 0.5) / (n1 + K / 2)) - math.log((a0 + 0.5) / (n0 + K / 2)))
+
+        self.table_ = {p: log_ratio(c1.get(p, 0), c0.get(p, 0)) for p in common}
+        self.pooled_ = log_ratio(rare1, rare0)
         return self
 
     def score(self, outputs):
-        return np.array([self.table_.get(k, 0.0) for k in self._keys(outputs)], dtype=float)
+        return np.array([self.table_.get(k, self.pooled_) for k in pattern_keys(outputs)], dtype=float)
 
 
 @dataclass
-class ClassifierAttack(Attack):
+class _FeatureClassifier(Attack):
+    """A classifier's log-odds that an output came from d1, on :class:`FeatureMap` features."""
+
+    model: Any = None
+    random_state: int = 0
+    features_: FeatureMap | None = field(default=None, repr=False)
+
+    @property
+    def needs_training(self) -> bool:
+        return True
+
+    def _default_model(self):  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def fit(self, out0, out1):
+        self.features_ = FeatureMap().fit(np.concatenate([as_batch(out0), as_batch(out1)]))
+        x = np.vstack([self.features_.transform(out0), self.features_.transform(out1)])
+        y = np.concatenate([np.zeros(len(out0)), np.ones(len(out1))])
+        if self.model is None:
+            self.model = self._default_model()
+        # One thread: audits run many fits, often inside parallel workers, where OpenMP
+        # threads of every fit would compete for the same cores.
+        with threadpool_limits(limits=1):
+            self.model.fit(x, y)
+        return self
+
+    def score(self, outputs):
+        x = self.features_.transform(outputs)
+        if hasattr(self.model, "decision_function"):
+            return np.asarray(self.model.decision_function(x), dtype=float)
+        p = np.clip(self.model.predict_proba(x)[:, 1], 1e-12, 1 - 1e-12)
+        return np.log(p) - np.log1p(-p)
+
+
+@dataclass
+class LogisticAttack(_FeatureClassifier):
+    """L2-regularised logistic regression (scikit-learn, ``C`` = 1) on the engineered features."""
+
+    name: str = "logistic"
+
+    def _default_model(self):
+        from sklearn.linear_model import LogisticRegression
+
+        return LogisticRegression(C=1.0, max_iter=1000)
+
+
+@dataclass
+class ClassifierAttack(_FeatureClassifier):
     """A classifier's log-odds that an output came from d1 (DP-Sniper style).
 
     The default model is scikit-learn's ``HistGradientBoostingClassifier`` (nonlinear,
@@ -134,28 +203,11 @@ class ClassifierAttack(Attack):
     """
 
     name: str = "classifier"
-    model: Any = None
-    train_fraction: float = 0.5
-    random_state: int = 0
 
-    @property
-    def needs_training(self) -> bool:
-        return True
-
-    def fit(self, out0, out1):
+    def _default_model(self):
         from sklearn.ensemble import HistGradientBoostingClassifier
 
-        x = np.vstack([as_feature_matrix(out0), as_feature_matrix(out1)])
-        y = np.concatenate([np.zeros(len(out0)), np.ones(len(out1))])
-        if self.model is None:
-            self.model = HistGradientBoostingClassifier(max_iter=100, random_state=self.random_state)
-        self.model.fit(x, y)
-        return self
-
-    def score(self, outputs):
-        p = self.model.predict_proba(as_feature_matrix(outputs))[:, 1]
-        p = np.clip(p, 1e-12, 1 - 1e-12)
-        return np.log(p) - np.log1p(-p)
+        return HistGradientBoostingClassifier(max_iter=100, random_state=self.random_state)
 
 
 @dataclass
@@ -195,16 +247,43 @@ class LikelihoodRatioAttack(Attack):
         return np.clip(np.nan_to_num(s, nan=0.0, posinf=1e300, neginf=-1e300), -1e300, 1e300)
 
 
+ATTACK_NAMES = {
+    "threshold": ScalarAttack,
+    "plug-in": DiscreteAttack,
+    "logistic": LogisticAttack,
+    "boosting": ClassifierAttack,
+}
+
+
+def attack_by_name(name: str) -> Attack:
+    """A fresh attack for one of :data:`ATTACK_NAMES`."""
+    try:
+        return ATTACK_NAMES[name]()
+    except KeyError:
+        raise ValueError(f"attack must be an Attack or one of {sorted(ATTACK_NAMES) + ['auto']}, got {name!r}") from None
+
+
+def portfolio(outputs: Any) -> list[Attack]:
+    """The candidate attacks for outputs of this kind (judged from a few outputs of the selection part).
+
+    One real number per output: the threshold attack and the plug-in likelihood ratio (for
+    atoms and ties); anything else: the plug-in likelihood ratio, logistic regression and
+    gradient boosting on engineered features.
+    """
+    if is_scalar_numeric(outputs):
+        return [ScalarAttack(), DiscreteAttack()]
+    return [DiscreteAttack(), LogisticAttack(), ClassifierAttack()]
+
+
 def choose_attack(out0: np.ndarray, out1: np.ndarray) -> Attack:
-    """Pick an attack from (a sample of) the outputs.
+    """One attack for these outputs, for callers that need a single scorer.
 
     Few distinct output patterns (at most ``DISCRETE_MAX_PATTERNS``): the plug-in
-    likelihood ratio; scalar outputs: the threshold attack; otherwise a classifier.
+    likelihood ratio; scalar outputs: the threshold attack; otherwise gradient boosting.
     """
-    x = np.vstack([as_feature_matrix(out0[:2000]), as_feature_matrix(out1[:2000])])
-    n_patterns = np.unique(x, axis=0).shape[0]
-    if n_patterns <= DISCRETE_MAX_PATTERNS:
+    keys = set(pattern_keys(out0[:2000])) | set(pattern_keys(out1[:2000]))
+    if len(keys) <= DISCRETE_MAX_PATTERNS:
         return DiscreteAttack()
-    if x.shape[1] == 1:
+    if is_scalar_numeric(out0[:2000]) and is_scalar_numeric(out1[:2000]):
         return ScalarAttack()
     return ClassifierAttack()

@@ -1,41 +1,50 @@
 """``audit_mechanism``: trials -> attack -> estimator -> verdict.
 
-The trials are split once, in trial order, into a first part (``fraction`` of each
-side) and a second part. The first part fits the attack (when it learns anything)
-and selects the threshold event; the second part only evaluates that event with
-Clopper--Pearson bounds. Because trials are i.i.d., this split is fixed in advance
-and the reported bound holds at the stated confidence.
+The trials are split once, in trial order, into a selection part (``fraction`` of each
+side) and an evaluation part. The selection part fits the candidate attacks (cross-fitted
+on its two halves) and chooses the attack and the threshold event together; the
+evaluation part only evaluates that one event with Clopper--Pearson bounds. Because
+trials are i.i.d., the bound holds at the stated confidence. Declared small output spaces
+use every trial with a union bound over their events instead (:func:`audit_outputs`).
 
-The default strategy is ``Split(0.2)`` (``Split(attack.train_fraction)`` for attacks
-that learn). ``Split.for_trials(trials)`` is an opt-in split whose selection part
-grows like ``sqrt(trials)`` above 1e4 trials (compared with the default in
-benchmarks/README.md).
+The default selection share is 20% for scalar outputs and 30% otherwise.
+``Split.for_trials(trials)`` is an opt-in split whose selection part grows like
+``sqrt(trials)`` above 1e4 trials (compared with the default in benchmarks/README.md).
 """
 
 from __future__ import annotations
 
+import copy
 import enum
 import json
 import math
 import time
 from dataclasses import asdict, dataclass, field, replace
-from typing import Any, Callable
+from typing import Any, Callable, Sequence, Union
 
 import numpy as np
 
 from privbound.audit import attacks as _attacks
 from privbound.audit.engine import DEFAULT_CHUNK_SIZE, run_trials
 from privbound.audit.estimators import (
+    SMALL_SPACE_MAX,
     AllThresholds,
     Estimate,
     Explicit,
     Split,
+    _best_candidate,
+    _evaluate_event,
+    _null_estimate,
     auroc,
     clopper_pearson_lower,
     clopper_pearson_upper,
     estimate_epsilon,
+    event_coins,
     p_value,
+    small_space_estimate,
+    strongest_difference_event,
 )
+from privbound.audit.features import as_batch, is_scalar_numeric, output_records
 from privbound.learners.validation import check_confidence, check_delta, check_epsilon, check_int
 
 __all__ = ["AuditResult", "audit_mechanism", "audit_outputs", "json_safe"]
@@ -136,9 +145,15 @@ class AuditResult:
         if self.accountant_epsilon:
             tighter = ", ".join(f"{k.upper()} {v:.4g}" for k, v in sorted(self.accountant_epsilon.items()))
             lines.append(f"  accountant epsilon  : {tighter} (dp_accounting, same delta)")
+        if math.isinf(self.epsilon_lower_bound):
+            bound = f"  epsilon lower bound : inf at {self.confidence:.1%} confidence"
+            if self.details.get("unbounded"):
+                bound += f" ({self.details['unbounded']})"
+        else:
+            bound = (f"  epsilon lower bound : {self.epsilon_lower_bound:.4f} at {self.confidence:.1%} confidence"
+                     f" ({self.epsilon_lower_bound / self.epsilon_claimed:.1%} of the claim)")
         lines += [
-            f"  epsilon lower bound : {self.epsilon_lower_bound:.4f} at {self.confidence:.1%} confidence"
-            f" ({self.epsilon_lower_bound / self.epsilon_claimed:.1%} of the claim)",
+            bound,
             f"  p-value (claim holds): {self.p_value:.3g}",
             f"  trials              : {self.trials} per dataset ({self.n_evaluation} evaluated), seed {self.seed}",
             f"  attack / method     : {self.attack} / {self.method}",
@@ -176,22 +191,45 @@ def json_safe(value: Any) -> Any:
     return value
 
 
-def _resolve_attack(attack, score, log_likelihood_ratio, out0, out1, max_look=None) -> _attacks.Attack:
-    given = [a is not None for a in (attack, score, log_likelihood_ratio)]
+AttackSpec = Union[_attacks.Attack, str, None]
+
+# Share of the trials that selects attack and event when no Split is given: scalar outputs (the
+# threshold attack needs no fitting) and attacks that do not learn take the smaller one; attacks
+# that learn on other outputs are fitted there too.
+_SCALAR_SELECTION = 0.2
+_GENERAL_SELECTION = 0.3
+
+
+def _check_attack_arguments(attack, score, log_likelihood_ratio) -> None:
+    given = [a is not None and not (isinstance(a, str) and a == "auto") for a in (attack, score, log_likelihood_ratio)]
     if sum(given) > 1:
         raise ValueError("give at most one of attack, score and log_likelihood_ratio")
-    if attack is not None:
-        if not isinstance(attack, _attacks.Attack):
-            raise TypeError(f"attack must be a privbound.audit.attacks.Attack, got {type(attack).__name__}")
-        return attack
+    if attack is not None and not isinstance(attack, (str, _attacks.Attack)):
+        raise TypeError(f"attack must be a privbound.audit.attacks.Attack or one of "
+                        f"{sorted(_attacks.ATTACK_NAMES) + ['auto']}, got {type(attack).__name__}")
+
+
+def _candidates(attack: AttackSpec, score, log_likelihood_ratio, sample) -> list[_attacks.Attack]:
+    """The attacks to choose from: the one given, or the portfolio for outputs like ``sample``."""
     if score is not None:
-        return _attacks.ScoreAttack(score)
+        return [_attacks.ScoreAttack(score)]
     if log_likelihood_ratio is not None:
-        return _attacks.LikelihoodRatioAttack(log_likelihood_ratio)
-    # Decide from the first 10% of the trials, which every attack uses for training/selection.
-    n_look = max(1, min(2000, len(out0) // 10))
+        return [_attacks.LikelihoodRatioAttack(log_likelihood_ratio)]
+    if isinstance(attack, _attacks.Attack):
+        return [attack]
+    if attack is None or attack == "auto":
+        return _attacks.portfolio(sample)
+    return [_attacks.attack_by_name(attack)]
+
+
+def _resolve_attack(attack, score, log_likelihood_ratio, out0, out1, max_look=None) -> _attacks.Attack:
+    """One attack for callers that need a single scorer (neighbour search, one-run scores)."""
+    _check_attack_arguments(attack, score, log_likelihood_ratio)
+    cands = _candidates(attack, score, log_likelihood_ratio, out0[:1])
+    if len(cands) == 1:
+        return cands[0]
+    n_look = max(1, min(2000, len(out0) // 10, len(out1) // 10))
     if max_look is not None:
-        # Never let the choice look at trials that a user-given Split keeps for evaluation.
         n_look = max(1, min(n_look, max_look))
     return _attacks.choose_attack(out0[:n_look], out1[:n_look])
 
@@ -203,56 +241,204 @@ def audit_outputs(
     epsilon: float,
     delta: float = 0.0,
     confidence: float = 0.95,
-    attack: _attacks.Attack | None = None,
+    attack: AttackSpec = "auto",
     score: Callable | None = None,
     log_likelihood_ratio: Callable | None = None,
     strategy: Split | AllThresholds | Explicit | None = None,
+    output_space: Sequence[Any] | None = None,
     seed: int = 0,
     wall_seconds: float = 0.0,
     name: str | None = None,
 ) -> AuditResult:
-    """The verdict from outputs already sampled on d0 (``out0``) and d1 (``out1``)."""
+    """The verdict from outputs already sampled on d0 (``out0``) and d1 (``out1``).
+
+    Routes, in order:
+
+    * ``log_likelihood_ratio`` alone: the white-box betting estimator (:mod:`privbound.audit.whitebox`);
+    * ``output_space`` of at most :data:`~privbound.audit.estimators.SMALL_SPACE_MAX` values
+      (declared, never inferred from the outputs): every event of the space on all trials
+      (:func:`~privbound.audit.estimators.small_space_estimate`);
+    * otherwise a selection part of the trials (the first ``fraction`` of each side:
+      ``strategy=Split(fraction)``, else 20% when every output is one real number or no
+      candidate attack learns, and 30% otherwise) and an evaluation part (the rest). Every candidate attack (the portfolio of
+      :func:`privbound.audit.attacks.portfolio` for ``attack="auto"``, else the one given) is
+      cross-fitted on the two halves of the selection part when it learns; attack and
+      threshold event (possibly randomised at a tie) are chosen together by the bound they
+      are predicted to certify on the evaluation part; the chosen attack, refitted on the
+      whole selection part, scores the evaluation part, which gives the Clopper--Pearson
+      bound of that one event. Attack, fit and event depend on the selection part only
+      (the share is decided from the first output, which lies in the selection part either
+      way), so the bound holds at ``confidence`` with no multiplicity correction.
+    * ``strategy=AllThresholds()`` or ``Explicit(...)``: all trials, for an attack that does not learn.
+    """
     epsilon = check_epsilon(epsilon)
     delta = check_delta(delta)
     confidence = check_confidence(confidence)
+    _check_attack_arguments(attack, score, log_likelihood_ratio)
     n = min(len(out0), len(out1))
     if n < 10:
         raise ValueError(f"trials must be at least 10 for an audit, got {n}")
-    shape0, shape1 = np.shape(out0)[1:], np.shape(out1)[1:]
-    if shape0 != shape1:
-        raise ValueError(
-            f"out0 and out1 must hold outputs of the same shape, got {shape0} per trial in out0 "
-            f"and {shape1} in out1"
-        )
-    if log_likelihood_ratio is not None and attack is None and score is None and strategy is None:
+    out0, out1 = _check_batches(out0, out1)
+    plain = (attack is None or attack == "auto") and score is None
+    if log_likelihood_ratio is not None and plain and strategy is None:
         return _whitebox_result(out0, out1, log_likelihood_ratio, epsilon=epsilon, delta=delta,
                                 confidence=confidence, seed=seed, wall_seconds=wall_seconds, name=name)
-    max_look = int(math.floor(strategy.fraction * n)) if isinstance(strategy, Split) else None
-    atk = _resolve_attack(attack, score, log_likelihood_ratio, out0, out1, max_look)
+    if output_space is not None and plain and log_likelihood_ratio is None and strategy is None \
+            and len(output_space) <= SMALL_SPACE_MAX:
+        est = small_space_estimate(list(_labels(out1)), list(_labels(out0)), output_space, delta=delta,
+                                   confidence=confidence)
+        return _result(est, epsilon=epsilon, confidence=confidence, trials=n, attack="output-value", seed=seed,
+                       wall_seconds=wall_seconds, name=name, details={})
+    cands = _candidates(attack, score, log_likelihood_ratio, out0[:1])
+    if strategy is not None and not isinstance(strategy, Split):
+        return _all_trials_result(out0, out1, cands, strategy, epsilon=epsilon, delta=delta, confidence=confidence,
+                                  seed=seed, wall_seconds=wall_seconds, name=name)
     if strategy is None:
-        strategy = Split(atk.train_fraction if atk.needs_training else 0.2)
+        learns = any(c.needs_training for c in cands)
+        strategy = Split(_SCALAR_SELECTION if is_scalar_numeric(out0[:1]) or not learns else _GENERAL_SELECTION)
+    chosen = _select_and_evaluate(out0, out1, cands, strategy.fraction, delta=delta, confidence=confidence, seed=seed)
+    details = {"roc": _roc_of_family(chosen.eval_in, chosen.eval_out, chosen.estimate.event),
+               "attack_selection": chosen.table, "selection_trials": chosen.n_selection}
+    return _result(chosen.estimate, epsilon=epsilon, confidence=confidence, trials=n, attack=chosen.attack.name,
+                   seed=seed, wall_seconds=wall_seconds, name=name, details=details,
+                   auc=auroc(chosen.eval_in, chosen.eval_out))
+
+
+def _check_batches(out0, out1):
+    """The two output batches as arrays of outputs of the same kind."""
+    out0, out1 = as_batch(out0), as_batch(out1)
+    if out0.dtype != object and out1.dtype != object and out0.shape[1:] != out1.shape[1:]:
+        raise ValueError(
+            f"out0 and out1 must hold outputs of the same shape, got {out0.shape[1:]} per trial in out0 "
+            f"and {out1.shape[1:]} in out1"
+        )
+    return out0, out1
+
+
+def _labels(outputs: np.ndarray) -> list:
+    """Outputs as hashable values (a scalar, or the flat tuple of a structured output)."""
+    return [r[0] if len(r) == 1 else r for r in output_records(outputs)]
+
+
+@dataclass(frozen=True)
+class _Selection:
+    """The attack and event chosen on the selection part, and the evaluation part's scores."""
+
+    attack: _attacks.Attack
+    estimate: Estimate
+    eval_in: np.ndarray
+    eval_out: np.ndarray
+    n_selection: int
+    table: list
+
+
+def _scores(attack: _attacks.Attack, outputs) -> np.ndarray:
+    s = np.asarray(attack.score(outputs), dtype=float)
+    if s.shape != (len(outputs),) or not np.all(np.isfinite(s)):
+        raise ValueError(f"attack {attack.name!r} did not return one finite score per output")
+    return s
+
+
+def _select_and_evaluate(out0, out1, candidates, fraction, *, delta, confidence, seed) -> _Selection:
+    n_sel0, n_sel1 = int(math.floor(fraction * len(out0))), int(math.floor(fraction * len(out1)))
+    if min(n_sel0, n_sel1) < 1 or min(len(out0) - n_sel0, len(out1) - n_sel1) < 1:
+        raise ValueError(f"Split(fraction={fraction}) needs at least one selection and one evaluation trial on "
+                         f"each side; got {len(out0)} and {len(out1)} trials")
+    sel0, sel1, ev0, ev1 = out0[:n_sel0], out1[:n_sel1], out0[n_sel0:], out1[n_sel1:]
+    alpha = 1.0 - confidence
+    table, scored = [], []
+    for atk, s_in, s_out, scorer in _fitted_candidates(candidates, sel0, sel1, table):
+        pred, event = _best_candidate(s_in, s_out, len(ev1), len(ev0), delta=delta, alpha=alpha,
+                                      families=(0, 1, 2, 3), randomize_ties=True)
+        z, z_event = strongest_difference_event(s_in, s_out, delta=delta)
+        table.append({"attack": atk.name, "predicted": pred, "evidence": z})
+        scored.append((atk, pred, event, z, z_event, scorer))
+    if not scored:
+        raise ValueError("no candidate attack applies to these outputs: " + "; ".join(
+            f"{row['attack']}: {row['skipped']}" for row in table))
+    best = max(scored, key=lambda c: c[1])  # first maximum: the portfolio's order breaks ties
+    fallback = not best[1] > 0.0
+    if fallback:
+        # Nothing is predicted to certify: evaluate the event with the strongest evidence of a
+        # difference anyway (a valid bound, and often positive on small samples).
+        atk, _, _, _, event, scorer = max(scored, key=lambda c: c[3])
+    else:
+        atk, _, event, _, _, scorer = best
+    final = copy.deepcopy(atk).fit(sel0, sel1) if scorer is None else scorer
+    e_in, e_out = _scores(final, ev1), _scores(final, ev0)
+    method = f"clopper-pearson/split({fraction:g})"
+    if event is None:
+        est = _null_estimate(e_in.size, e_out.size, delta=delta, confidence=confidence, method=method)
+    else:
+        coins = event_coins(seed, e_in.size, e_out.size) if event.tie_fraction is not None else (None, None)
+        est = _evaluate_event(e_in, e_out, event, delta=delta, alpha=alpha, n_candidates=1, method=method,
+                              confidence=confidence, coins_in=coins[0], coins_out=coins[1])
+        if fallback and not est.epsilon_lower_bound > 0.0:
+            est = _null_estimate(e_in.size, e_out.size, delta=delta, confidence=confidence, method=method)
+    return _Selection(final, est, e_in, e_out, min(n_sel0, n_sel1), table)
+
+
+def _fitted_candidates(candidates, sel0, sel1, table):
+    """``(attack, selection scores on d1, on d0, attack to evaluate with)`` for each candidate that applies.
+
+    An attack that does not learn scores the selection part as it is. One that learns is
+    judged only on outputs it was not fitted on:
+
+    * ``refit_on_selection`` (smooth classifiers, whose scores keep their scale when refitted on
+      more data): cross-fitted on the two halves (each half scored by the model of the other),
+      then refitted on the whole selection part to score the evaluation part;
+    * otherwise (the plug-in table, whose cells change with the sample size): fitted on one half
+      and judged on the other, both ways round -- two candidates, each evaluated with its own fit.
+    """
+    h0, h1 = len(sel0) // 2, len(sel1) // 2
+    for atk in candidates:
+        try:
+            if not atk.needs_training:
+                yield atk, _scores(atk, sel1), _scores(atk, sel0), atk
+                continue
+            if min(h0, h1) < 1:
+                raise ValueError("too few selection trials to fit the attack on half of them")
+            first = copy.deepcopy(atk).fit(sel0[:h0], sel1[:h1])
+            second = copy.deepcopy(atk).fit(sel0[h0:], sel1[h1:])
+            if atk.refit_on_selection:
+                s_in = np.concatenate([_scores(second, sel1[:h1]), _scores(first, sel1[h1:])])
+                s_out = np.concatenate([_scores(second, sel0[:h0]), _scores(first, sel0[h0:])])
+                yield atk, s_in, s_out, None  # refitted on the whole selection part if chosen
+            else:
+                yield first, _scores(first, sel1[h1:]), _scores(first, sel0[h0:]), first
+                yield second, _scores(second, sel1[:h1]), _scores(second, sel0[:h0]), second
+        except (TypeError, ValueError) as exc:
+            table.append({"attack": atk.name, "predicted": None, "evidence": None, "skipped": str(exc)})
+
+
+def _all_trials_result(out0, out1, candidates, strategy, *, epsilon, delta, confidence, seed, wall_seconds, name):
+    """``AllThresholds`` / ``Explicit``: every trial evaluates, so the attack must not learn."""
+    atk = candidates[0]
+    if len(candidates) > 1:
+        if not is_scalar_numeric(out0[:1]):
+            raise ValueError(f"strategy {strategy!r} evaluates on all trials and needs an attack that does not "
+                             "learn; the outputs are not scalars: give attack= or score=, or use a Split")
+        atk = _attacks.ScalarAttack()
     if atk.needs_training:
-        if not isinstance(strategy, Split):
-            raise ValueError(f"attack {atk.name!r} learns from data and needs a Split strategy, got {strategy!r}")
-        n_train = int(math.floor(strategy.fraction * n))
-        atk.fit(out0[:n_train], out1[:n_train])
-    s0 = atk.score(out0)
-    s1 = atk.score(out1)
-    est: Estimate = estimate_epsilon(s1, s0, delta=delta, confidence=confidence, strategy=strategy)
+        raise ValueError(f"attack {atk.name!r} learns from data and needs a Split strategy, got {strategy!r}")
+    s0, s1 = _scores(atk, out0), _scores(atk, out1)
+    est = estimate_epsilon(s1, s0, delta=delta, confidence=confidence, strategy=strategy, seed=seed)
+    return _result(est, epsilon=epsilon, confidence=confidence, trials=min(len(out0), len(out1)), attack=atk.name,
+                   seed=seed, wall_seconds=wall_seconds, name=name,
+                   details={"roc": _roc_of_family(s1, s0, est.event)}, auc=auroc(s1, s0))
+
+
+def _result(est: Estimate, *, epsilon, confidence, trials, attack, seed, wall_seconds, name, details,
+            auc: float = float("nan")) -> AuditResult:
     tpr, fpr, tpr_lo, fpr_hi = _event_rates(est, confidence)
-    # Only the evaluation part of a Split describes the chosen test without selection bias.
-    k_eval = int(math.floor(strategy.fraction * n)) if isinstance(strategy, Split) else 0
-    auc = auroc(s1[k_eval:], s0[k_eval:])
-    pv = p_value(est, epsilon)
-    details = {"roc": _roc_of_family(s1[k_eval:], s0[k_eval:], est.event)}
     return AuditResult(
         epsilon_claimed=epsilon,
-        delta=delta,
+        delta=est.delta,
         epsilon_lower_bound=est.epsilon_lower_bound,
         confidence=confidence,
-        trials=n,
+        trials=trials,
         method=est.method,
-        attack=atk.name,
+        attack=attack,
         threshold=None if est.event is None else est.event.threshold,
         event=None if est.event is None else est.event.describe(),
         tpr=tpr,
@@ -260,7 +446,7 @@ def audit_outputs(
         tpr_lower=tpr_lo,
         fpr_upper=fpr_hi,
         auroc=auc,
-        p_value=pv,
+        p_value=p_value(est, epsilon),
         violation=bool(est.epsilon_lower_bound > epsilon),
         seed=seed,
         wall_seconds=wall_seconds,
@@ -314,7 +500,7 @@ def _whitebox_result(out0, out1, log_likelihood_ratio, *, epsilon, delta, confid
         threshold=None, event=None, tpr=float("nan"), fpr=float("nan"), tpr_lower=0.0, fpr_upper=1.0,
         auroc=auroc(s1, s0), p_value=float(min(1.0, max(p, 0.0))), violation=bool(wb.epsilon_lower_bound > epsilon),
         seed=seed, wall_seconds=wall_seconds, n_evaluation=n, name=name,
-        details={"roc": _roc_of_family(s1, s0, None), "log_capital_at_bound": wb.log_capital_at_bound},
+        details={"roc": _roc_of_family(s1, s0, None), "log_capital_at_bound": wb.log_capital_at_bound, **wb.details},
     )
 
 
@@ -352,8 +538,9 @@ def audit_mechanism(
     n_jobs: int | None = 1,
     score: Callable | None = None,
     log_likelihood_ratio: Callable | None = None,
-    attack: _attacks.Attack | None = None,
+    attack: AttackSpec = "auto",
     strategy: Split | AllThresholds | Explicit | None = None,
+    output_space: Sequence[Any] | None = None,
     chunk_size: int = DEFAULT_CHUNK_SIZE,
     name: str | None = None,
     cache: Any = None,
@@ -362,10 +549,14 @@ def audit_mechanism(
 
     ``mechanism`` is ``mechanism(data, rng) -> output`` or has ``sample(data, rng, size)``.
     Runs ``trials`` outputs on each dataset (seeded chunks, ``n_jobs`` joblib workers),
-    scores them with ``score`` / ``log_likelihood_ratio`` / ``attack`` or an attack chosen
-    from the outputs, and returns an :class:`AuditResult` whose ``epsilon_lower_bound``
-    holds with probability at least ``confidence``. ``violation`` is true when that
-    bound exceeds the claimed epsilon.
+    scores them with ``score`` / ``log_likelihood_ratio`` / ``attack`` (an
+    :class:`~privbound.audit.attacks.Attack`, or ``"threshold"``, ``"plug-in"``,
+    ``"logistic"``, ``"boosting"``, or ``"auto"``: the portfolio, chosen on held-out trials;
+    see :func:`audit_outputs`), and returns an :class:`AuditResult` whose
+    ``epsilon_lower_bound`` holds with probability at least ``confidence``. ``violation``
+    is true when that bound exceeds the claimed epsilon. ``output_space`` (default: the
+    mechanism's own ``output_space`` attribute, if any) declares the values a mechanism
+    with few possible outputs can return; up to five are audited on all trials.
 
     Example::
 
@@ -393,6 +584,7 @@ def audit_mechanism(
         score=score,
         log_likelihood_ratio=log_likelihood_ratio,
         strategy=strategy,
+        output_space=getattr(mechanism, "output_space", None) if output_space is None else output_space,
         seed=seed,
         name=name,
     )

@@ -26,6 +26,7 @@ from typing import Any, Callable, Mapping, Sequence
 import joblib
 import numpy as np
 
+from privbound.audit.features import UnsupportedOutputError, flatten_output
 from privbound.learners.validation import check_int
 
 __all__ = [
@@ -43,7 +44,7 @@ DEFAULT_CHUNK_SIZE = 5_000
 
 
 class MechanismError(RuntimeError):
-    """A mechanism raised or returned non-finite output during an audit."""
+    """A mechanism raised, or returned an output that cannot be audited (non-finite, ``None``, ...)."""
 
 
 def chunk_sizes(n: int, chunk_size: int = DEFAULT_CHUNK_SIZE) -> list[int]:
@@ -169,13 +170,21 @@ def _stack(outputs: Sequence[Any]) -> np.ndarray:
 
 
 def _check_outputs(out: np.ndarray, side: int, chunk: int, seed: int, chunk_size: int) -> None:
+    where = f"(seed={seed}, chunk {chunk}, chunk_size={chunk_size})"
     if out.dtype.kind in "fc" and not np.all(np.isfinite(out)):
         flat = np.reshape(~np.isfinite(out), (out.shape[0], -1)).any(axis=1)
         trial = chunk * chunk_size + int(np.flatnonzero(flat)[0])
-        raise MechanismError(
-            f"mechanism returned a non-finite output on d{side} at trial {trial} "
-            f"(seed={seed}, chunk {chunk}, chunk_size={chunk_size})"
-        )
+        raise MechanismError(f"mechanism returned a non-finite output on d{side} at trial {trial} {where}")
+    if out.dtype == object:
+        for i, o in enumerate(out):
+            try:
+                flatten_output(o)
+            except UnsupportedOutputError as exc:
+                raise MechanismError(
+                    f"mechanism returned an output holding {type(exc.value).__name__} ({exc.value!r:.40}) on "
+                    f"d{side} at trial {chunk * chunk_size + i} {where}; outputs must be numbers, arrays, "
+                    "strings, or tuples, lists and dicts of them"
+                ) from None
 
 
 def _trial_chunk(mechanism, d0, d1, seed: int, chunk_size: int, size: int, ss: np.random.SeedSequence):

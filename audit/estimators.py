@@ -48,6 +48,9 @@ __all__ = [
     "clopper_pearson_lower",
     "clopper_pearson_upper",
     "epsilon_bound_from_counts",
+    "event_coins",
+    "small_space_estimate",
+    "SMALL_SPACE_MAX",
     "estimate_epsilon",
     "predicted_split_bound",
     "difference_evidence",
@@ -132,18 +135,23 @@ class Explicit:
     """One event fixed before seeing the data: ``{s >= threshold}`` or ``{s < threshold}``.
 
     ``top`` is the dataset whose probability of the event is bounded above by
-    ``e^eps`` times the other's (1 = d1, 0 = d0).
+    ``e^eps`` times the other's (1 = d1, 0 = d0). ``tie_fraction`` q makes the event
+    randomised at the threshold (``{s > t}`` or ``{s < t}``, plus each score equal to t with
+    probability q; see :class:`Event`), so that a fixed event can have any size on tied scores.
     """
 
     threshold: float
     side: Literal["ge", "lt"] = "ge"
     top: int = 1
+    tie_fraction: float | None = None
 
     def __post_init__(self) -> None:
         if self.side not in ("ge", "lt"):
             raise ValueError(f"Explicit.side must be 'ge' or 'lt', got {self.side!r}")
         if self.top not in (0, 1):
             raise ValueError(f"Explicit.top must be 0 or 1, got {self.top!r}")
+        if self.tie_fraction is not None:
+            check_real(self.tie_fraction, "Explicit.tie_fraction", low=0.0, high=1.0)
 
 
 Strategy = Split | AllThresholds | Explicit
@@ -151,16 +159,42 @@ Strategy = Split | AllThresholds | Explicit
 
 @dataclass(frozen=True)
 class Event:
-    """A threshold event and the ordering of the pair it is tested in."""
+    """A threshold event and the ordering of the pair it is tested in.
+
+    ``side="ge"`` is ``{s >= t}`` and ``side="lt"`` is ``{s < t}``. With ``tie_fraction`` q
+    the event is randomised at the atom ``{s = t}``: ``{s > t}`` (resp. ``{s < t}``) plus each
+    output with ``s = t`` independently with probability q, the coins drawn from the audit's
+    seed (DP-Sniper's randomised threshold, Bichsel et al., S&P 2021), so that an event on
+    tied scores can have any size. ``label`` describes the event in the output space when
+    it is not a threshold on an attack score (a set of output values).
+    """
 
     threshold: float
     side: str  # "ge" or "lt"
     top: int  # 1: P_d1(E) <= e^eps P_d0(E) + delta; 0: the reverse
+    tie_fraction: float | None = None
+    label: str | None = None
 
     def describe(self) -> str:
-        op = ">=" if self.side == "ge" else "<"
         a, b = ("d1", "d0") if self.top == 1 else ("d0", "d1")
-        return f"P_{a}(score {op} {self.threshold:.6g}) <= e^eps P_{b}(same) + delta"
+        if self.label is not None:
+            return f"P_{a}({self.label}) <= e^eps P_{b}(same) + delta"
+        t = f"{self.threshold:.6g}"
+        if self.tie_fraction is None:
+            what = f"score {'>=' if self.side == 'ge' else '<'} {t}"
+        else:
+            what = f"score {'>' if self.side == 'ge' else '<'} {t}, or = {t} w.p. {self.tie_fraction:g}"
+        return f"P_{a}({what}) <= e^eps P_{b}(same) + delta"
+
+    def indicator(self, scores: np.ndarray, coins: np.ndarray | None = None) -> np.ndarray:
+        """Which scores fall in the event; ``coins`` (uniforms, one per score) decide the tied ones."""
+        s = np.asarray(scores, dtype=float)
+        if self.tie_fraction is None:
+            return s >= self.threshold if self.side == "ge" else s < self.threshold
+        if coins is None or np.shape(coins) != s.shape:
+            raise ValueError("a randomised event needs one uniform coin per score")
+        strict = s > self.threshold if self.side == "ge" else s < self.threshold
+        return strict | ((s == self.threshold) & (np.asarray(coins) < self.tie_fraction))
 
 
 @dataclass(frozen=True)
@@ -352,16 +386,28 @@ def _threshold_grid(values: np.ndarray, size: int | None) -> np.ndarray:
     u = np.unique(values)
     if size is None or u.size <= size:
         return np.append(u, np.inf)
-    v = np.sort(values)
-    m = v.size
+    grid = np.unique(np.sort(values)[_geometric_positions(values.size, size)])
+    if grid.size < size // 2:
+        # Large atoms (a value taken by most outputs) collapse the quantile grid onto a few
+        # values: spread candidates over the distinct values as well.
+        grid = np.union1d(grid, u[_geometric_positions(u.size, size)])
+    return np.append(grid, np.inf)
+
+
+def _geometric_positions(m: int, size: int) -> np.ndarray:
+    """About ``size`` positions in ``range(m)``, spaced geometrically towards both ends."""
     half = np.geomspace(1.0 / m, 0.5, size // 2)
     levels = np.concatenate([half, 1.0 - half])
-    idx = np.clip(np.round(levels * m).astype(int), 0, m - 1)
-    return np.append(np.unique(v[idx]), np.inf)
+    return np.clip(np.round(levels * m).astype(int), 0, m - 1)
 
 
-def _best_candidate(s_in_sel, s_out_sel, n_in_eval, n_out_eval, *, delta, alpha, families):
-    """Pick the event predicted to give the largest bound on the evaluation data.
+# Tie fractions offered at each atom of discrete scores (randomised events).
+_TIE_FRACTIONS = (0.25, 0.5, 0.75)
+
+
+def _best_candidate(s_in_sel, s_out_sel, n_in_eval, n_out_eval, *, delta, alpha, families, randomize_ties=False,
+                    selection_z: float | None = None):
+    """Pick the event predicted to give the largest bound on the evaluation data: ``(prediction, Event)``.
 
     Maximising a noisy estimate over thousands of thresholds picks the luckiest tail
     event (the winner's curse: a 3-sigma fluctuation somewhere in the tail is the rule,
@@ -371,21 +417,45 @@ def _best_candidate(s_in_sel, s_out_sel, n_in_eval, n_out_eval, *, delta, alpha,
     level, and the prediction is the evaluation-size bound at those pessimistic rates.
     Any selection rule keeps the final bound valid, since it is evaluated on fresh data;
     the approximation only affects which event is chosen.
+
+    ``selection_z`` replaces the pessimism of the selection rates (the audit's own
+    ``z = Phi^-1(1 - alpha/2)`` by default) by a smaller one, for a second look when nothing
+    is predicted to certify at the audit's level.
+
+    ``randomize_ties``: when the scores take few enough values for every one to be a
+    candidate threshold, also offer the randomised events that include a fraction
+    ``q`` of an atom (:data:`_TIE_FRACTIONS`); their counts interpolate those of the two
+    neighbouring thresholds.
     """
     thresholds = _threshold_grid(np.concatenate([s_in_sel, s_out_sel]), _SELECTION_GRID)
-    z_sel = special.ndtri(1.0 - alpha / 2)
+    discrete = np.unique(np.concatenate([s_in_sel, s_out_sel])).size + 1 == thresholds.size
+    fractions = _TIE_FRACTIONS if randomize_ties and discrete and thresholds.size > 1 else ()
+    z_sel = special.ndtri(1.0 - alpha / 2) if selection_z is None else float(selection_z)
     candidates = []
     for k_top, n_top, k_bot, n_bot, f in _candidate_table(s_in_sel, s_out_sel, thresholds, families):
-        top = _FAMILIES[f][1]
+        side, top = _FAMILIES[f]
         n_top_eval = n_in_eval if top == 1 else n_out_eval
         n_bot_eval = n_out_eval if top == 1 else n_in_eval
-        rate_top = _wilson(np.asarray(k_top, float), n_top, z_sel, -1.0)
-        rate_bot = _wilson(np.asarray(k_bot, float), n_bot, z_sel, +1.0)
-        pred = _wilson_bound(rate_top * n_top_eval, n_top_eval, rate_bot * n_bot_eval, n_bot_eval,
-                             delta=delta, alpha=alpha)
+
+        def predict(kt, kb):
+            rate_top = _wilson(np.asarray(kt, float), n_top, z_sel, -1.0)
+            rate_bot = _wilson(np.asarray(kb, float), n_bot, z_sel, +1.0)
+            return _wilson_bound(rate_top * n_top_eval, n_top_eval, rate_bot * n_bot_eval, n_bot_eval,
+                                 delta=delta, alpha=alpha)
+
+        pred = predict(k_top, k_bot)
         i = int(np.argmax(pred))  # first maximum: the smallest threshold of this family
-        candidates.append((float(pred[i]), float(thresholds[i]), f))
-    return _pick(candidates)
+        candidates.append((float(pred[i]), float(thresholds[i]), f, None))
+        for q in fractions:
+            # {s > t_j} plus q of {s = t_j}: "ge" counts q k(t_j) + (1 - q) k(t_{j+1}); "lt" (1 - q) k(t_j) + q k(t_{j+1}).
+            w = q if side == "ge" else 1.0 - q
+            kt = w * np.asarray(k_top[:-1], float) + (1 - w) * np.asarray(k_top[1:], float)
+            kb = w * np.asarray(k_bot[:-1], float) + (1 - w) * np.asarray(k_bot[1:], float)
+            pred_q = predict(kt, kb)
+            j = int(np.argmax(pred_q))
+            candidates.append((float(pred_q[j]), float(thresholds[j]), f, q))
+    value, threshold, f, q = max(candidates, key=lambda c: (c[0], _FAMILIES[c[2]][0] == "ge", c[3] is None, -c[1]))
+    return value, Event(threshold, *_FAMILIES[f], tie_fraction=q)
 
 
 def predicted_split_bound(
@@ -408,7 +478,7 @@ def predicted_split_bound(
     """
     s_in = check_scores(in_scores, "in_scores")
     s_out = check_scores(out_scores, "out_scores")
-    pred, _, _ = _best_candidate(s_in, s_out, int(n_evaluation), int(n_evaluation), delta=check_delta(delta),
+    pred, _ = _best_candidate(s_in, s_out, int(n_evaluation), int(n_evaluation), delta=check_delta(delta),
                                  alpha=1.0 - check_confidence(confidence), families=_families(direction))
     return float(pred)
 
@@ -456,10 +526,10 @@ def strongest_difference_event(in_scores, out_scores, *, delta: float = 0.0,
     return z_max, Event(t, *_FAMILIES[f])
 
 
-def _evaluate_event(s_in, s_out, event: Event, *, delta, alpha, n_candidates, method, confidence) -> Estimate:
-    ge_in, ge_out = _event_counts(s_in, s_out, np.array([event.threshold]))
-    k_in = int(ge_in[0]) if event.side == "ge" else s_in.size - int(ge_in[0])
-    k_out = int(ge_out[0]) if event.side == "ge" else s_out.size - int(ge_out[0])
+def _evaluate_event(s_in, s_out, event: Event, *, delta, alpha, n_candidates, method, confidence,
+                    coins_in=None, coins_out=None) -> Estimate:
+    k_in = int(np.count_nonzero(event.indicator(s_in, coins_in)))
+    k_out = int(np.count_nonzero(event.indicator(s_out, coins_out)))
     if event.top == 1:
         val = epsilon_bound_from_counts(k_in, s_in.size, k_out, s_out.size, delta=delta, alpha=alpha / n_candidates)
     else:
@@ -478,6 +548,68 @@ def _evaluate_event(s_in, s_out, event: Event, *, delta, alpha, n_candidates, me
     )
 
 
+def event_coins(seed: int, n_in: int, n_out: int) -> tuple[np.ndarray, np.ndarray]:
+    """The uniforms that decide tied scores of a randomised event, from the audit's seed (own stream)."""
+    rng = np.random.default_rng(np.random.SeedSequence([int(seed), 0x7E5]))
+    return rng.random(n_in), rng.random(n_out)
+
+
+# An output space of at most this many values is audited on all trials with every event.
+SMALL_SPACE_MAX = 5
+
+
+def small_space_estimate(values_in, values_out, space, *, delta: float = 0.0, confidence: float = 0.95) -> Estimate:
+    """Lower bound on epsilon from outputs in a small, declared output space, on all trials.
+
+    Every event (a nonempty proper subset of ``space``, in both orderings of the pair) is
+    a candidate; no selection split is spent. The bound holds simultaneously for all of
+    them: for each of the ``m = 2^(k-1) - 1`` subsets ``A`` that exclude the last value,
+    two-sided Clopper--Pearson intervals on ``P_d1(A)`` and ``P_d0(A)`` at ``alpha/(4m)``
+    per tail hold together with probability >= 1 - alpha, and the interval of a complement
+    follows (Clopper--Pearson is symmetric), so each of the ``4m`` inequalities uses one-sided
+    bounds at ``alpha/(4m)``: :func:`epsilon_bound_from_counts` at ``alpha/(2m)``.
+    ``values_in`` are outputs on d1, ``values_out`` on d0; ``space`` lists the k possible
+    values (``2 <= k <=`` :data:`SMALL_SPACE_MAX`).
+    """
+    space = tuple(space)
+    k = len(space)
+    if not 2 <= k <= SMALL_SPACE_MAX or len(set(space)) != k:
+        raise ValueError(f"space must list 2..{SMALL_SPACE_MAX} distinct values, got {space!r}")
+    delta = check_delta(delta)
+    confidence = check_confidence(confidence)
+    index = {v: i for i, v in enumerate(space)}
+    counts = []
+    for name, values in (("values_in", values_in), ("values_out", values_out)):
+        idx = np.array([index.get(v, -1) for v in values])
+        if idx.size == 0:
+            raise ValueError(f"{name} must not be empty")
+        if np.any(idx < 0):
+            bad = values[int(np.flatnonzero(idx < 0)[0])]
+            raise ValueError(f"{name} holds {bad!r}, which is not in the declared output space {space!r}")
+        counts.append(np.bincount(idx, minlength=k))
+    c_in, c_out = counts
+    n_in, n_out = int(c_in.sum()), int(c_out.sum())
+    subsets = [s for s in range(1, 2 ** k - 1)]  # bit masks of the nonempty proper subsets
+    m = 2 ** (k - 1) - 1
+    n_candidates = 2 * m
+    alpha = 1.0 - confidence
+    best = None
+    for mask in subsets:
+        members = [i for i in range(k) if mask >> i & 1]
+        k_in, k_out = int(c_in[members].sum()), int(c_out[members].sum())
+        for top in (1, 0):
+            args = (k_in, n_in, k_out, n_out) if top == 1 else (k_out, n_out, k_in, n_in)
+            val = float(epsilon_bound_from_counts(*args, delta=delta, alpha=alpha / n_candidates))
+            if best is None or val > best[0]:
+                label = "output in {" + ", ".join(repr(space[i]) for i in members) + "}"
+                best = (val, Event(0.5, "ge", top, label=label), k_in, k_out)
+    val, event, k_in, k_out = best
+    method = f"clopper-pearson/all-trials-{k}-values"
+    if not val > 0.0:
+        return _null_estimate(n_in, n_out, delta=delta, confidence=confidence, method=method, n_candidates=n_candidates)
+    return Estimate(max(0.0, val), event, confidence, delta, n_in, n_out, k_in, k_out, n_candidates, method)
+
+
 def _null_estimate(n_in, n_out, *, delta, confidence, method, n_candidates=1) -> Estimate:
     return Estimate(0.0, None, confidence, delta, n_in, n_out, 0, 0, n_candidates, method)
 
@@ -493,12 +625,15 @@ def estimate_epsilon(
     confidence: float = 0.95,
     strategy: Strategy | None = None,
     direction: Direction = "two-sided",
+    randomize_ties: bool = False,
+    seed: int = 0,
 ) -> Estimate:
     """Lower confidence bound on epsilon from scores on d1 (``in``) and d0 (``out``).
 
     With :class:`Split`, the first ``fraction`` of each score array selects the event
     and the rest evaluates it: pass the scores in trial order (the trials are i.i.d.,
-    so any split fixed in advance is valid).
+    so any split fixed in advance is valid). ``randomize_ties`` lets :class:`Split` choose
+    a randomised event on tied scores (:class:`Event`), whose coins come from ``seed``.
     """
     s_in = check_scores(in_scores, "in_scores")
     s_out = check_scores(out_scores, "out_scores")
@@ -509,9 +644,11 @@ def estimate_epsilon(
     alpha = 1.0 - confidence
 
     if isinstance(strategy, Explicit):
-        event = Event(float(strategy.threshold), strategy.side, strategy.top)
+        event = Event(float(strategy.threshold), strategy.side, strategy.top, tie_fraction=strategy.tie_fraction)
+        coins = event_coins(seed, s_in.size, s_out.size) if event.tie_fraction is not None else (None, None)
         return _evaluate_event(s_in, s_out, event, delta=delta, alpha=alpha, n_candidates=1,
-                               method="clopper-pearson/explicit", confidence=confidence)
+                               method="clopper-pearson/explicit", confidence=confidence,
+                               coins_in=coins[0], coins_out=coins[1])
 
     if isinstance(strategy, AllThresholds):
         thresholds = _thresholds(np.concatenate([s_in, s_out]))
@@ -540,14 +677,15 @@ def estimate_epsilon(
             )
         sel_in, ev_in = s_in[:n_sel_in], s_in[n_sel_in:]
         sel_out, ev_out = s_out[:n_sel_out], s_out[n_sel_out:]
-        pred, threshold, f = _best_candidate(sel_in, sel_out, ev_in.size, ev_out.size, delta=delta, alpha=alpha,
-                                             families=families)
+        pred, event = _best_candidate(sel_in, sel_out, ev_in.size, ev_out.size, delta=delta, alpha=alpha,
+                                      families=families, randomize_ties=randomize_ties)
         method = f"clopper-pearson/split({strategy.fraction:g})"
         if not pred > 0.0:
             # The selection data see nothing to detect: report 0 (always a valid lower bound).
             return _null_estimate(ev_in.size, ev_out.size, delta=delta, confidence=confidence, method=method)
-        return _evaluate_event(ev_in, ev_out, Event(threshold, *_FAMILIES[f]), delta=delta, alpha=alpha,
-                               n_candidates=1, method=method, confidence=confidence)
+        coins = event_coins(seed, ev_in.size, ev_out.size) if event.tie_fraction is not None else (None, None)
+        return _evaluate_event(ev_in, ev_out, event, delta=delta, alpha=alpha, n_candidates=1, method=method,
+                               confidence=confidence, coins_in=coins[0], coins_out=coins[1])
 
     raise TypeError(f"strategy must be Split, AllThresholds or Explicit, got {type(strategy).__name__}")
 

@@ -286,8 +286,9 @@ def one_run_audit(
     inc = np.asarray(included, dtype=bool)
     if s.ndim != 1 or s.shape != inc.shape or s.size == 0:
         raise ValueError(f"scores and included must be 1-d of equal length, got {s.shape} and {inc.shape}")
-    if not np.all(np.isfinite(s)):
-        raise ValueError("scores must be finite")
+    if np.isnan(s).any():
+        raise ValueError(f"scores must not be NaN (entry {int(np.flatnonzero(np.isnan(s))[0])} is); +-inf are allowed: "
+                         "only their order matters")
     delta = check_delta(delta)
     confidence = check_confidence(confidence)
     m = s.size

@@ -72,7 +72,7 @@ __all__ = [
 
 # Numerical tolerance on the privacy loss: an output refutes (eps, .) only if L > eps + _TOL.
 _TOL = 1e-9
-# Largest epsilon the bisection explores (privacy loss +inf gives an infinite bound).
+# Largest finite epsilon the bisection explores (an unbounded privacy loss is reported as inf).
 _EPS_CAP = 1e3
 _BISECTION_STEPS = 60
 
@@ -164,7 +164,14 @@ class _Side:
         self.n = loss.size
 
     def summands(self, eps: float) -> np.ndarray:
-        """The nonzero-able summands ``w (1 - e^{eps - L})_+ / B`` (only those with L > eps + tol)."""
+        """The nonzero-able summands ``w (1 - e^{eps - L})_+ / B`` (only those with L > eps + tol).
+
+        At ``eps = inf`` the summands are the limits: 1 for the outputs with L = +inf
+        (impossible under the other dataset), none for the others.
+        """
+        if math.isinf(eps):
+            k = int(np.count_nonzero(np.isposinf(self.loss)))
+            return np.ones(k) if self.w is None else self.w[:k].copy()
         k = int(np.searchsorted(-self.loss, -(eps + _TOL), side="left"))
         top = self.loss[:k]
         with np.errstate(over="ignore", invalid="ignore"):
@@ -305,9 +312,17 @@ def whitebox_epsilon_lower_bound(
     n_in = sides[-1].n if llr_out1 is not None else 0
     m = delta / scale
     log_target = math.log(1.0 / (1.0 - confidence))
-    eps_hi = min(max(s.max_loss() for s in sides), _EPS_CAP)
+    finite = [s.loss[np.isfinite(s.loss)] for s in sides]
+    eps_hi = min(max((float(f.max()) for f in finite if f.size), default=0.0), _EPS_CAP)
     logk, method = _log_capital_function(sides, m, weighted=weight_bound is not None)
-    if m <= 0.0:
+    unbounded = m < 1.0 and any(np.isposinf(s.loss).any() for s in sides) and logk(math.inf) >= log_target
+    details = {}
+    if unbounded:
+        # Outputs impossible under the other dataset carry mass above delta: no finite epsilon holds.
+        bound = math.inf
+        details["unbounded"] = ("outputs with infinite privacy loss (impossible under the other dataset) "
+                                "have probability above delta: no finite epsilon holds")
+    elif m <= 0.0:
         # Pure DP: any output with L > eps refutes (eps, 0) with certainty.
         bound = max(0.0, float(eps_hi) - _TOL) if eps_hi > _TOL else 0.0
     elif m >= 1.0:
@@ -329,6 +344,7 @@ def whitebox_epsilon_lower_bound(
         p_value=p,
         epsilon_claimed=epsilon_claimed,
         log_capital_at_bound=float(logk(bound)) if bound > 0 else 0.0,
+        details=details,
     )
 
 

@@ -351,6 +351,11 @@ class RandomizedResponse(_QueryMechanism):
         _check_query(self.query)
 
     @property
+    def output_space(self) -> tuple[int, ...]:
+        """The values a release can take, {0, ..., k-1} (declared, so an audit can use every event)."""
+        return tuple(range(self.k))
+
+    @property
     def keep_probability(self) -> float:
         # e^eps/(e^eps+k-1) = 1/(1 + (k-1) e^-eps), stable for large epsilon.
         return 1.0 / (1.0 + (self.k - 1) * math.exp(-self.epsilon))

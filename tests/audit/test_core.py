@@ -320,7 +320,8 @@ def test_white_box_vs_scalar_on_the_gaussian_target():
         (dict(confidence=1.0), ValueError, "confidence"),
         (dict(confidence=-0.5), ValueError, "confidence"),
         (dict(seed=-1), ValueError, "seed"),
-        (dict(attack="scalar"), TypeError, "attack must be a privbound.audit.attacks.Attack"),
+        (dict(attack="scalar"), ValueError, "attack must be an Attack or one of .*'boosting', 'logistic', 'plug-in', 'threshold', 'auto'"),
+        (dict(attack=3), TypeError, "attack must be a privbound.audit.attacks.Attack or one of"),
         (dict(score=lambda o: o, log_likelihood_ratio=lambda o: o), ValueError, "at most one of"),
         (dict(attack=ClassifierAttack(), strategy=AllThresholds()), ValueError, "needs a Split strategy"),
         (dict(score=lambda o: np.asarray(o)[:5]), ValueError, "one score per output"),
@@ -362,16 +363,24 @@ def test_audit_outputs_mismatched_outputs():
 
 
 def test_split_fraction_is_respected_by_the_attack_choice():
-    # With a user Split(0.05) the automatic attack choice may only look at the first 5% of
-    # the trials (the rest is evaluation data). Here the first 50 of 1000 outputs per side
-    # take 2 values and all later ones are continuous: looking at the first 5% only sees 2
-    # patterns (-> plug-in likelihood ratio); a look at the first 10% (100 trials, the
-    # default window) would see > 64 patterns and pick the scalar attack.
+    # With a user Split(0.05) the attack and event may only depend on the first 5% of the trials
+    # (the rest is evaluation data). Here the first 50 of 1000 outputs per side take 2 values and
+    # all later ones are continuous: the plug-in likelihood ratio of the two values is the only
+    # signal the selection part shows. Whatever the evaluation outputs are, the same attack and
+    # event are chosen (only the counts change).
     rng = np.random.default_rng(0)
-    out0 = np.r_[rng.integers(0, 2, 50).astype(float), rng.laplace(size=950)]
-    out1 = np.r_[rng.integers(0, 2, 50).astype(float), 1.0 + rng.laplace(size=950)]
-    r = audit_outputs(out0, out1, epsilon=1.0, strategy=Split(0.05))
-    assert r.method == "clopper-pearson/split(0.05)"
-    assert r.attack == "plug-in-likelihood-ratio"
-    # the default Split(0.2) window (first 100 trials) sees the continuous part
-    assert audit_outputs(out0, out1, epsilon=1.0).attack == "scalar-threshold"
+    sel0, sel1 = (rng.integers(0, 2, 50).astype(float) for _ in range(2))
+    sel1[:20] = 1.0
+    for trial in range(5):
+        r = np.random.default_rng(trial)
+        out0 = np.r_[sel0, r.laplace(size=950)]
+        out1 = np.r_[sel1, 1.0 + r.laplace(size=950) * (trial + 1)]
+        res = audit_outputs(out0, out1, epsilon=1.0, strategy=Split(0.05))
+        assert res.method == "clopper-pearson/split(0.05)"
+        assert res.details["selection_trials"] == 50
+        if trial == 0:
+            chosen = (res.attack, res.event)
+        assert (res.attack, res.event) == chosen
+    # the default window (first 20% = 200 trials) sees the continuous part and chooses differently
+    default = audit_outputs(out0, out1, epsilon=1.0)
+    assert default.details["selection_trials"] == 200 and (default.attack, default.event) != chosen
