@@ -876,6 +876,13 @@ def membership_audit(
     unknown = [a for a in attacks if a not in ATTACKS]
     if unknown or not attacks:
         raise ValueError(f"attacks must be a non-empty subset of {ATTACKS}, got {list(attacks)}")
+    eps_own, delta_own, rel_own = _claim_of(estimator) if epsilon is None else (None, None, None)
+    if rel_own is not None and NeighbouringRelation(rel_own) is not relation:
+        raise ValueError(f"the estimator's guarantee is stated for {NeighbouringRelation(rel_own).value}, the game for "
+                         f"{relation.value}: pass relation={NeighbouringRelation(rel_own).value!r} (or an explicit epsilon)")
+    epsilon = eps_own if epsilon is None else check_real(epsilon, "epsilon", low=0.0, low_inclusive=False)
+    delta = (delta_own if delta_own is not None else 0.0) if delta is None else check_delta(delta)
+
     X = np.asarray(X, dtype=float)
     y = np.asarray(y)
     if X.ndim != 2 or y.shape != (X.shape[0],):
@@ -890,10 +897,6 @@ def membership_audit(
             raise ValueError("relation replace-one needs X_filler, y_filler of the pool's shape (one filler per record)")
         X_filler, y_filler = np.asarray(X_filler, dtype=float), np.asarray(y_filler)
     game = MembershipGame(X, y, X_population, y_population, relation, X_filler, y_filler)
-
-    eps_own, delta_own, _ = _claim_of(estimator) if epsilon is None else (None, None, None)
-    epsilon = eps_own if epsilon is None else check_real(epsilon, "epsilon", low=0.0, low_inclusive=False)
-    delta = (delta_own if delta_own is not None else 0.0) if delta is None else check_delta(delta)
 
     t0 = time.perf_counter()
     kw = dict(seed=seed, n_jobs=n_jobs, chunk_size=chunk_size, cache_dir=cache_dir)
