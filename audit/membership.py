@@ -297,8 +297,12 @@ def train_models(
     def fn(size, ss):
         return _train_chunk(estimator, game, size, ss)
 
-    parts = map_chunks(fn, n_models, seed=engine_seed, chunk_size=chunk_size, n_jobs=n_jobs, done=done,
-                       on_chunk=on_chunk)
+    n_chunks = len(chunk_sizes(n_models, chunk_size))
+    if len(done) == n_chunks:  # everything cached: no pool to start
+        parts = [done[i] for i in range(n_chunks)]
+    else:
+        parts = map_chunks(fn, n_models, seed=engine_seed, chunk_size=chunk_size, n_jobs=n_jobs, done=done,
+                           on_chunk=on_chunk)
     return ModelOutputs(*(np.concatenate([p[k] for p in parts], axis=0) for k in range(3)))
 
 
