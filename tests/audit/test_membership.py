@@ -395,3 +395,18 @@ def test_rmia_matches_or_beats_offline_lira_with_few_reference_models(k):
 
     r = get_membership_target("digits-logreg").audit(n_reference=k, n_targets=8, seed=0)
     assert r.attack("rmia-offline").tpr_at(1e-3) >= r.attack("lira-offline").tpr_at(1e-3)
+
+
+@pytest.mark.slow  # about 14 s on the shared 2-core machine (cluster start-up); map_chunks' Dask path is in the default suite
+def test_same_scores_on_a_dask_local_cluster(small_data):
+    distributed = pytest.importorskip("dask.distributed")
+    import joblib
+
+    X, y = small_data
+    kw = dict(n_reference=4, n_targets=2, seed=3, chunk_size=1, attacks=("lira-online", "rmia-offline"))
+    local = membership_audit(_logreg(), X, y, **kw)
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None) as cluster, \
+            distributed.Client(cluster), joblib.parallel_config(backend="dask"):
+        remote = membership_audit(_logreg(), X, y, n_jobs=-1, **kw)
+    for name in local.scores:
+        np.testing.assert_array_equal(local.scores[name], remote.scores[name])

@@ -110,3 +110,18 @@ def test_the_section_is_empty_without_membership_audits():
            "counts": {k: 0 for k in ("holds", "violated", "caught", "missed", "error", "checks_pass", "checks_fail",
                                      "checks_inconclusive")}, "audits": [], "checks": []}
     assert "Membership inference" not in render_html(res, [], [])
+
+
+def test_the_membership_benchmark_runs_quick(capsys):
+    import importlib.util
+    import sys
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[2] / "benchmarks" / "membership.py"
+    spec = importlib.util.spec_from_file_location("_bench_membership", path)
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = mod
+    spec.loader.exec_module(mod)
+    assert mod.main(["--quick", "--parts", "D", "--n-jobs", "1"]) == 0
+    out = capsys.readouterr().out
+    assert "batch-perceptron (claim 1): largest bound" in out and "flagged in 2/2" in out
