@@ -85,6 +85,7 @@ __all__ = [
     "MembershipGame",
     "membership_audit",
     "train_models",
+    "derived_seed",
     "model_statistics",
     "lira_scores",
     "rmia_scores",
