@@ -19,6 +19,7 @@ from privbound.audit.attacks import (
 from privbound.audit.core import AuditResult, audit_mechanism, audit_outputs
 from privbound.audit.engine import MechanismError, map_chunks, run_trials
 from privbound.audit.estimators import AllThresholds, Explicit, Split, epsilon_lower_bound, estimate_epsilon
+from privbound.audit.membership import MembershipResult, membership_audit
 
 __all__ = [
     "AllThresholds",
@@ -28,6 +29,7 @@ __all__ = [
     "Explicit",
     "LikelihoodRatioAttack",
     "MechanismError",
+    "MembershipResult",
     "ScalarAttack",
     "ScoreAttack",
     "Split",
@@ -35,6 +37,7 @@ __all__ = [
     "audit_outputs",
     "epsilon_lower_bound",
     "estimate_epsilon",
+    "membership_audit",
     "map_chunks",
     "run_trials",
 ]

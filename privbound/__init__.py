@@ -33,6 +33,8 @@ _EXPORTS = {
     "AllThresholds": "privbound.audit.estimators",
     "Explicit": "privbound.audit.estimators",
     "MechanismError": "privbound.audit.engine",
+    "membership_audit": "privbound.audit.membership",
+    "MembershipResult": "privbound.audit.membership",
     "search_and_audit": "privbound.audit.search",
     "one_run_audit": "privbound.audit.one_run",
     "assert_dp": "privbound.audit.pytest_plugin",
@@ -48,6 +50,7 @@ if TYPE_CHECKING:  # static analysers see the real names
     from privbound.audit.core import AuditResult, audit_mechanism, audit_outputs
     from privbound.audit.engine import MechanismError
     from privbound.audit.estimators import AllThresholds, Explicit, Split, epsilon_lower_bound
+    from privbound.audit.membership import MembershipResult, membership_audit
     from privbound.audit.one_run import one_run_audit
     from privbound.audit.pytest_plugin import assert_dp
     from privbound.audit.search import search_and_audit

@@ -11,6 +11,8 @@ Commands::
     privbound bounds eval ID key=value ... [--json]
     privbound bounds check [ID ...] [--profile smoke|default|full] [--json]
     privbound experiment NAME [--dataset D] [--data PATH] [--quick] [--out DIR] [--seed S]
+    privbound membership NAME|list [--reference-models K] [--targets T] [--seed S] [--n-jobs J]
+                         [--confidence C] [--cache DIR] [--top N] [--dask-scheduler ADDRESS] [--json]
 
 Exit status: 0 when every claim holds (and every planted bug is caught), 1 when a
 claim is violated, a check fails or a planted bug is missed, 2 on an error or bad
@@ -135,6 +137,12 @@ def build_parser() -> argparse.ArgumentParser:
     ex.add_argument("--quick", action="store_true")
     ex.add_argument("--out", default=None)
     ex.add_argument("--seed", type=_nonneg_int("seed"), default=0)
+
+    # --- membership inference (privbound.reports.membership) ---
+    from privbound.reports.membership import add_parser as _add_membership_parser
+
+    _add_membership_parser(sub)
+    # --- end membership inference ---
     return p
 
 
@@ -312,8 +320,14 @@ def _cmd_experiment(args) -> int:
     return 0
 
 
+def _cmd_membership(args) -> int:  # membership inference (privbound.reports.membership)
+    from privbound.reports.membership import cmd_membership
+
+    return cmd_membership(args)
+
+
 _COMMANDS = {"list": _cmd_list, "audit": _cmd_audit, "nightly": _cmd_nightly, "bounds": _cmd_bounds,
-             "experiment": _cmd_experiment}
+             "experiment": _cmd_experiment, "membership": _cmd_membership}
 
 
 def main(argv: Sequence[str] | None = None) -> int:

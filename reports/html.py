@@ -159,6 +159,11 @@ def render_html(results: dict[str, Any], changes: list[dict], claims_info: list[
         pi = [ci for ci in claims_info if paper is not None and ci["id"].startswith(paper + "/")]
         if pa or pc or pi:
             body.append(_section(paper, pa, pc, pi))
+    # --- membership inference (privbound.reports.membership) ---
+    from privbound.reports.membership import membership_section_html
+
+    body.append(membership_section_html(results.get("membership")))
+    # --- end membership inference ---
     if experiment_pngs:
         body.append("<h2>Experiments</h2><div class=\"figs\">")
         body += [_img(Path(p).read_bytes(), Path(p).name) for p in experiment_pngs]

@@ -17,7 +17,11 @@ check passes (or is inconclusive) and every planted bug is caught; 1 otherwise.
           "result": AuditResult.to_dict() | null, "error": str | null } ],
       "checks": [ CheckResult.to_dict() ],  # one per (claim, check)
       "counts": {"holds": int, "violated": int, "caught": int, "missed": int, "error": int,
-                 "checks_pass": int, "checks_fail": int, "checks_inconclusive": int}
+                 "checks_pass": int, "checks_fail": int, "checks_inconclusive": int},
+      "membership": [ {                    # membership-inference audits (privbound.reports.membership)
+          "target": str, "family": str, "paper": str | null, "planted_bug": bool,
+          "status": "holds" | "violated" | "caught" | "missed" | "non-private" | "error",
+          "result": MembershipResult.to_dict() without record_risk | null, "error": str | null } ]
     }
 """
 
@@ -150,6 +154,11 @@ def main_status(results: dict[str, Any]) -> int:
     """0 when every claim holds and every planted bug is caught, else 1."""
     c = results["counts"]
     bad = c["violated"] + c["missed"] + c["error"] + c["checks_fail"]
+    # --- membership inference (privbound.reports.membership) ---
+    from privbound.reports.membership import membership_failures
+
+    bad += membership_failures(results)
+    # --- end membership inference ---
     return 0 if bad == 0 else 1
 
 
@@ -192,6 +201,11 @@ def render_summary(results: dict[str, Any]) -> str:
         if ch["status"] == "fail" and (ch.get("details") or {}).get("erratum"):
             note = f" (erratum: {ch['details']['erratum']})"
         lines.append(f"| {ch['claim_id']} | {ch['check']} | {ch['kind']} | {ch['status']}{note} | {obs} | {bnd} |")
+    # --- membership inference (privbound.reports.membership) ---
+    from privbound.reports.membership import membership_markdown
+
+    lines += membership_markdown(results.get("membership"))
+    # --- end membership inference ---
     return "\n".join(lines) + "\n"
 
 
@@ -210,8 +224,12 @@ def run_nightly(
     claim_ids: list[str] | None = None,
     progress: bool = True,
     resume: bool = True,
+    membership_names: list[str] | None = None,
 ) -> tuple[dict[str, Any], Path]:
     """Run the audits and checks of ``profile``; write results.json, summary.md and report.html into ``out``.
+
+    ``membership_names`` selects the membership-inference audits (default: the profile's on a full run,
+    none when ``target_names`` restricts the audits).
 
     With ``resume`` (the default), finished trial chunks and finished checks are kept in
     ``<out>/../.cache/`` and reused, so rerunning an interrupted command picks up where
@@ -253,6 +271,15 @@ def run_nightly(
         if expected_failure(ch):
             ch["expected"] = True
     counted = [ch for ch in checks if not ch.get("expected")]
+    # --- membership inference (privbound.reports.membership): the profile's targets on a full run, none on a
+    # run restricted to some audit targets unless membership_names says which ---
+    from privbound.reports.membership import run_membership
+
+    if membership_names is None and target_names is not None:
+        membership_names = []
+    membership = run_membership(profile, membership_names, seed=seed, n_jobs=n_jobs,
+                                cache_dir=None if cache_root is None else cache_root / "membership")
+    # --- end membership inference ---
     results = {
         "schema": SCHEMA,
         "profile": profile,
@@ -266,6 +293,7 @@ def run_nightly(
         "audits": audits,
         "checks": checks,
         "counts": _counts(audits, counted),
+        "membership": membership,  # membership inference (privbound.reports.membership)
     }
     results["counts"]["checks_expected_fail"] = len(checks) - len(counted)
     finish_run(results, out_dir)

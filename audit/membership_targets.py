@@ -1,0 +1,362 @@
+"""Membership-inference targets: a model, the data it is trained on, its claim, the game's relation.
+
+:func:`membership_targets` lists them and :func:`get_membership_target` finds one by name;
+``privbound membership NAME`` and the nightly report audit them with
+:func:`privbound.audit.membership.membership_audit`. Registering a target computes nothing: data
+are loaded and models built on first use.
+
+Families:
+
+* ``sklearn`` -- non-private scikit-learn classifiers on data that ship with scikit-learn (no
+  download): an overfitted logistic regression on the digits, a random forest on the breast-cancer
+  data, an overfitted logistic regression on a ``make_classification`` set (100 features, 450
+  training records per model).
+* ``batch-perceptron`` (robust-halfspaces, Ghazi et al., AISTATS 2021) -- DP Batch Perceptron, the
+  Section 4 variant (Poisson rate 0.1, 10 steps, Gaussian noise calibrated by dp_accounting's RDP
+  accountant) at its claimed (1, 1e-5) under add/remove, the same learner without noise, and a planted
+  bug (noise divided by 100, claim unchanged), on 250 unit vectors in R^1000 labelled by a halfspace.
+* ``agnostic-halfspaces`` -- Algorithm 2 (the private proper agnostic learner) at its claimed
+  (0.5, 1e-5) under replace-one, and logistic regression as its non-private counterpart, on Gaussian
+  data labelled by a halfspace with 10% random label noise (replace-one game: each pool record has a
+  filler from the same distribution).
+* ``randomized-response`` -- a reference model that is exactly epsilon-DP per record (its output on a
+  record is randomized response on that record's membership), where the membership bound can be tight;
+  the planted bug answers at 3 epsilon while claiming epsilon.
+
+Not included: DP-GreedyCover and DP-Winnow (decision-lists-winnow). DP-GreedyCover releases a
+decision list whose only per-record output is a 0/1 prediction, and on the realizable samples it
+needs every member and nearly every non-member is classified correctly, so there is no per-record
+confidence for LiRA or RMIA to test; DP-Winnow is event-level private for an online sequence
+(replace one round), and its released object is the sequence of predictions, not a model of a
+training set.
+"""
+
+from __future__ import annotations
+
+import difflib
+import hashlib
+import math
+from dataclasses import dataclass, field, replace
+from typing import Any, Callable
+
+import numpy as np
+
+from privbound.audit.membership import MembershipResult, membership_audit
+from privbound.learners.neighbouring import NeighbouringRelation
+from privbound.learners.robust_halfspaces.perceptron import DPBatchPerceptron
+
+__all__ = [
+    "MembershipData",
+    "MembershipTarget",
+    "RandomizedResponseMemoriser",
+    "DPBatchPerceptronNoiseDivided",
+    "membership_targets",
+    "get_membership_target",
+]
+
+_AR = NeighbouringRelation.ADD_OR_REMOVE_ONE
+_R1 = NeighbouringRelation.REPLACE_ONE
+
+
+@dataclass(frozen=True, eq=False)
+class MembershipData:
+    """The records of a target: ``X, y`` (pool, or pool and population when ``X_population`` is None),
+    the population and the fillers (replace-one)."""
+
+    X: np.ndarray
+    y: np.ndarray
+    X_population: np.ndarray | None = None
+    y_population: np.ndarray | None = None
+    X_filler: np.ndarray | None = None
+    y_filler: np.ndarray | None = None
+    description: str = ""
+
+
+@dataclass(frozen=True)
+class MembershipTarget:
+    """A model, its data, its claim and the game's relation.
+
+    Attributes
+    ----------
+    name, family : str
+        Registry name and family.
+    description : str
+        What the target is.
+    make_estimator : callable
+        ``make_estimator() -> unfitted estimator``.
+    load_data : callable
+        ``load_data() -> MembershipData``.
+    epsilon, delta : float or None
+        The claim (None for a non-private model).
+    relation : NeighbouringRelation
+        The relation the claim and the game are about.
+    planted_bug : bool
+        True for a variant that is not private at its claim; the audit must flag it.
+    paper : str or None
+        Paper id of the learner.
+    n_reference, n_targets : int
+        Default numbers of reference and target models.
+    options : dict
+        Further keyword arguments of :func:`membership_audit` (e.g. ``population``).
+    """
+
+    name: str
+    family: str
+    description: str
+    make_estimator: Callable[[], Any] = field(repr=False)
+    load_data: Callable[[], MembershipData] = field(repr=False)
+    epsilon: float | None = None
+    delta: float | None = None
+    relation: NeighbouringRelation = _AR
+    planted_bug: bool = False
+    paper: str | None = None
+    n_reference: int = 64
+    n_targets: int = 8
+    options: dict = field(default_factory=dict)
+
+    @property
+    def private(self) -> bool:
+        return self.epsilon is not None
+
+    def record(self) -> dict[str, Any]:
+        return {"name": self.name, "family": self.family, "paper": self.paper, "epsilon": self.epsilon,
+                "delta": self.delta, "relation": self.relation.value, "planted_bug": self.planted_bug,
+                "n_reference": self.n_reference, "n_targets": self.n_targets, "description": self.description}
+
+    def audit(self, *, n_reference: int | None = None, n_targets: int | None = None, seed: int = 0,
+              n_jobs: int | None = 1, confidence: float = 0.95, cache_dir: str | None = None,
+              **kwargs: Any) -> MembershipResult:
+        """:func:`membership_audit` of this target (keyword arguments override the target's options)."""
+        data = self.load_data()
+        opts = {**self.options, **kwargs}
+        if data.X_population is not None:
+            opts.update(X_population=data.X_population, y_population=data.y_population)
+        if data.X_filler is not None:
+            opts.update(X_filler=data.X_filler, y_filler=data.y_filler)
+        return membership_audit(
+            self.make_estimator(), data.X, data.y, relation=self.relation,
+            n_reference=self.n_reference if n_reference is None else n_reference,
+            n_targets=self.n_targets if n_targets is None else n_targets,
+            epsilon=self.epsilon, delta=self.delta, confidence=confidence, seed=seed, n_jobs=n_jobs,
+            cache_dir=cache_dir, name=self.name, **opts)
+
+
+# ============================================================================ data (scikit-learn bundled / synthetic)
+
+
+def _digits() -> MembershipData:
+    from sklearn.datasets import load_digits
+
+    X, y = load_digits(return_X_y=True)
+    return MembershipData(X / 16.0, y, description="scikit-learn digits (1797 8x8 images, 10 classes), pixels / 16")
+
+
+def _breast_cancer() -> MembershipData:
+    from sklearn.datasets import load_breast_cancer
+
+    X, y = load_breast_cancer(return_X_y=True)
+    X = (X - X.mean(0)) / X.std(0)
+    return MembershipData(X, y, description="scikit-learn breast cancer (569 records, 30 features), standardised")
+
+
+def _synthetic() -> MembershipData:
+    from sklearn.datasets import make_classification
+
+    X, y = make_classification(n_samples=1000, n_features=100, n_informative=10, random_state=0)
+    return MembershipData(X, y, description="make_classification(1000 records, 100 features, 10 informative)")
+
+
+def _sphere_halfspace(n: int = 250, d: int = 1000, seed: int = 20210413) -> MembershipData:
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, d))
+    X /= np.linalg.norm(X, axis=1, keepdims=True)
+    w = rng.normal(size=d)
+    return MembershipData(X, np.where(X @ w > 0, 1.0, -1.0),
+                          description=f"{n} uniform unit vectors in R^{d}, labels of a random halfspace")
+
+
+def _gaussian_halfspace(n_pool: int = 1000, n_population: int = 200, d: int = 5, seed: int = 7) -> MembershipData:
+    from privbound.learners.agnostic_halfspaces.common import HalfspaceProblem
+
+    rng = np.random.default_rng(seed)
+    problem = HalfspaceProblem.random(d, rng)
+    X, y = problem.sample(2 * n_pool + n_population, rng)
+    return MembershipData(X[:n_pool], y[:n_pool], X[2 * n_pool:], y[2 * n_pool:], X[n_pool:2 * n_pool],
+                          y[n_pool:2 * n_pool],
+                          description=f"N(0, I_{d}) records labelled by a halfspace with 10% random label noise; "
+                                      f"{n_pool} pool records with {n_pool} fillers, {n_population} population")
+
+
+def _sign_labelled(n: int = 1000, d: int = 5, seed: int = 11) -> MembershipData:
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, d))
+    return MembershipData(X, np.where(X[:, 0] >= 0, 1.0, -1.0), description=f"{n} N(0, I_{d}) records, y = sign(x_1)")
+
+
+# ============================================================================ models
+
+
+class RandomizedResponseMemoriser:
+    """A reference model that is exactly ``true_epsilon``-DP per record under add/remove.
+
+    ``fit`` remembers its training records and draws a salt from ``random_state``. On a record x its
+    output says "x was in my training set" with probability ``e^eps / (1 + e^eps)`` when that is true
+    and ``1 / (1 + e^eps)`` when it is not (randomized response on x's membership, coins from a hash of
+    (salt, x)); the margin ``y(x) * decision_function(x)`` is +-1 plus a uniform jitter of width 1/2
+    independent of membership (labels follow ``y = sign(x_1)``). Adding or removing x changes only the
+    output on x, by a factor at most e^eps: exactly eps-DP, and the best membership test on x has
+    precision e^eps / (1 + e^eps), the worst case of the one-run bound. ``true_epsilon`` defaults to
+    ``epsilon``; a larger value is a planted bug.
+    """
+
+    def __init__(self, epsilon: float = 1.0, true_epsilon: float | None = None, random_state: Any = None):
+        self.epsilon = epsilon
+        self.true_epsilon = true_epsilon
+        self.random_state = random_state
+
+    @property
+    def guarantee(self):
+        from privbound.learners.mechanisms import PrivacyGuarantee
+
+        return PrivacyGuarantee(float(self.epsilon), 0.0, _AR, "randomized response on each record's membership")
+
+    @staticmethod
+    def _keys(X: np.ndarray) -> np.ndarray:
+        X = np.ascontiguousarray(np.asarray(X, dtype=float))
+        return np.array([int.from_bytes(hashlib.blake2b(row.tobytes(), digest_size=8).digest(), "little")
+                         for row in X], dtype=np.uint64)
+
+    def fit(self, X: Any, y: Any) -> "RandomizedResponseMemoriser":
+        self.members_ = set(self._keys(X).tolist())
+        self.salt_ = int(np.random.default_rng(self.random_state).integers(2**62))
+        self.classes_ = np.array([-1.0, 1.0])
+        return self
+
+    def decision_function(self, X: Any) -> np.ndarray:
+        X = np.asarray(X, dtype=float)
+        keys = self._keys(X)
+        member = np.array([k in self.members_ for k in keys.tolist()])
+        u1, u2 = (_uniform(keys, self.salt_ + j) for j in (1, 2))
+        eps = float(self.epsilon if self.true_epsilon is None else self.true_epsilon)
+        truthful = u1 < 1.0 / (1.0 + math.exp(-eps))
+        says_member = np.where(truthful, member, ~member)
+        margin = np.where(says_member, 1.0, -1.0) + 0.5 * (u2 - 0.5)
+        return np.where(X[:, 0] >= 0, 1.0, -1.0) * margin
+
+
+def _uniform(keys: np.ndarray, salt: int) -> np.ndarray:
+    """splitmix64 of (key + salt), as uniforms in [0, 1)."""
+    with np.errstate(over="ignore"):
+        z = keys + np.uint64(salt % 2**64) * np.uint64(0x9E3779B97F4A7C15)
+        z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+        z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+        z = z ^ (z >> np.uint64(31))
+    return (z >> np.uint64(11)).astype(float) / float(2**53)
+
+
+def _logreg(C: float) -> Callable[[], Any]:
+    def make():
+        from sklearn.linear_model import LogisticRegression
+
+        return LogisticRegression(C=C, max_iter=500)
+
+    return make
+
+
+def _forest() -> Any:
+    from sklearn.ensemble import RandomForestClassifier
+
+    return RandomForestClassifier(n_estimators=30)
+
+
+class DPBatchPerceptronNoiseDivided(DPBatchPerceptron):
+    """Planted bug: DP Batch Perceptron whose calibrated Gaussian noise is divided by ``noise_div``
+    (the claim is left unchanged)."""
+
+    def __init__(self, gamma: float, *, noise_div: float = 100.0, **params: Any):
+        super().__init__(gamma, **params)
+        self.noise_div = noise_div
+
+    def parameters(self):
+        P = super().parameters()
+        return replace(P, sigma=P.sigma / self.noise_div, source=P.source + f" [BUG: sigma / {self.noise_div:g}]")
+
+
+def _perceptron(noise_div: float | None = None, noise_std: float | None = None) -> Callable[[], Any]:
+    def make():
+        kw = dict(epsilon=1.0, delta=1e-5, variant="experimental", noise_std=noise_std)
+        if noise_div is None:
+            return DPBatchPerceptron(0.1, **kw)
+        return DPBatchPerceptronNoiseDivided(0.1, noise_div=noise_div, **kw)
+
+    return make
+
+
+def _proper_halfspace() -> Any:
+    from privbound.learners.agnostic_halfspaces.proper import PrivateProperHalfspace
+
+    return PrivateProperHalfspace(epsilon=0.5, delta=1e-5)
+
+
+# ============================================================================ registry
+
+_TARGETS: dict[str, MembershipTarget] = {}
+
+
+def _register(t: MembershipTarget) -> None:
+    if t.name in _TARGETS:
+        raise ValueError(f"membership target {t.name!r} is already registered")
+    _TARGETS[t.name] = t
+
+
+_register(MembershipTarget(
+    "digits-logreg", "sklearn", "logistic regression (C = 100, overfitted: 100% training accuracy) on the digits",
+    _logreg(100.0), _digits, n_reference=64, n_targets=8))
+_register(MembershipTarget(
+    "breast-cancer-forest", "sklearn", "random forest (30 trees) on the breast-cancer data",
+    _forest, _breast_cancer, n_reference=16, n_targets=8))
+_register(MembershipTarget(
+    "synthetic-logreg", "sklearn", "logistic regression (C = 1000) on 450 records of 100 features",
+    _logreg(1000.0), _synthetic, n_reference=64, n_targets=8))
+_register(MembershipTarget(
+    "batch-perceptron", "batch-perceptron", "DP Batch Perceptron, Section 4 variant (p = 0.1, T = 10, RDP-calibrated "
+    "sigma) at its claimed (1, 1e-5)", _perceptron(), _sphere_halfspace, epsilon=1.0, delta=1e-5,
+    paper="robust-halfspaces", n_reference=32, n_targets=32, options={"population": 0.2}))
+_register(MembershipTarget(
+    "batch-perceptron-nonprivate", "batch-perceptron", "the same learner without noise (noise_std = 0)",
+    _perceptron(noise_std=0.0), _sphere_halfspace, paper="robust-halfspaces", n_reference=32, n_targets=32,
+    options={"population": 0.2}))
+_register(MembershipTarget(
+    "batch-perceptron-noise-div100", "batch-perceptron", "planted bug: the calibrated noise divided by 100, claim "
+    "(1, 1e-5) unchanged", _perceptron(noise_div=100.0), _sphere_halfspace, epsilon=1.0, delta=1e-5,
+    planted_bug=True, paper="robust-halfspaces", n_reference=32, n_targets=32, options={"population": 0.2}))
+_register(MembershipTarget(
+    "agnostic-proper", "agnostic-halfspaces", "Algorithm 2 (private proper agnostic learner) at its claimed "
+    "(0.5, 1e-5), replace-one", _proper_halfspace, _gaussian_halfspace, epsilon=0.5, delta=1e-5, relation=_R1,
+    paper="agnostic-halfspaces", n_reference=32, n_targets=16))
+_register(MembershipTarget(
+    "agnostic-proper-nonprivate", "agnostic-halfspaces", "logistic regression (C = 1e4), the non-private "
+    "counterpart, replace-one", _logreg(1e4), _gaussian_halfspace, relation=_R1, paper="agnostic-halfspaces",
+    n_reference=32, n_targets=16))
+_register(MembershipTarget(
+    "randomized-response-eps1", "randomized-response", "exactly 1-DP per record (randomized response on membership)",
+    lambda: RandomizedResponseMemoriser(1.0), _sign_labelled, epsilon=1.0, delta=0.0, n_reference=8, n_targets=8))
+_register(MembershipTarget(
+    "randomized-response-eps1-bug", "randomized-response", "planted bug: answers at epsilon 3, claims 1",
+    lambda: RandomizedResponseMemoriser(1.0, true_epsilon=3.0), _sign_labelled, epsilon=1.0, delta=0.0,
+    planted_bug=True, n_reference=8, n_targets=8))
+
+
+def membership_targets() -> list[MembershipTarget]:
+    """Every registered membership target, in registration order."""
+    return list(_TARGETS.values())
+
+
+def get_membership_target(name: str) -> MembershipTarget:
+    """The target called ``name``; ``KeyError`` with the closest names otherwise."""
+    try:
+        return _TARGETS[name]
+    except KeyError:
+        close = difflib.get_close_matches(name, list(_TARGETS), n=3)
+        hint = f"; did you mean {', '.join(close)}?" if close else f"; known: {', '.join(_TARGETS)}"
+        raise KeyError(f"no membership target {name!r}{hint}") from None

@@ -1,0 +1,240 @@
+"""Membership inference in the reports: the ``privbound membership`` command and the nightly section.
+
+* :func:`add_parser` / :func:`cmd_membership` -- ``privbound membership NAME`` (and ``privbound membership
+  list``): one :func:`privbound.audit.membership.membership_audit` of a registered membership target.
+* :func:`run_membership` -- the nightly run's membership audits (the targets and model counts of a
+  profile), one JSON-safe record per target, an error in one recorded, not fatal.
+* :func:`membership_section_html` / :func:`membership_markdown` -- the report's section: per target the
+  attacks' TPR at low FPR, AUC and epsilon lower bound, the log-log ROC, and the records at highest risk.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+from pathlib import Path
+from typing import Any, Sequence
+
+__all__ = [
+    "MEMBERSHIP_PROFILES",
+    "add_parser",
+    "cmd_membership",
+    "run_membership",
+    "membership_failures",
+    "membership_section_html",
+    "membership_markdown",
+    "roc_loglog_plot",
+]
+
+# profile -> (targets, reference models, target models); None: every target with its own defaults.
+MEMBERSHIP_PROFILES: dict[str, tuple[tuple[str, ...] | None, int | None, int | None]] = {
+    "smoke": (("digits-logreg", "batch-perceptron", "batch-perceptron-noise-div100", "randomized-response-eps1",
+               "randomized-response-eps1-bug"), 8, 4),
+    "default": (None, 16, 8),
+    "full": (None, None, None),
+}
+
+
+def _status(target, result) -> str:
+    if target.planted_bug:
+        return "caught" if result.violation else "missed"
+    if not target.private:
+        return "non-private"
+    return "violated" if result.violation else "holds"
+
+
+def run_membership(profile: str, names: Sequence[str] | None = None, *, seed: int = 0, n_jobs: int | None = 1,
+                   cache_dir: str | Path | None = None) -> list[dict[str, Any]]:
+    """Membership audits of a nightly profile (``names`` overrides its target list; ``[]`` runs none)."""
+    from privbound.audit.membership_targets import get_membership_target, membership_targets
+
+    default_names, k, t = MEMBERSHIP_PROFILES[profile]
+    if names is None:
+        names = default_names if default_names is not None else [x.name for x in membership_targets()]
+    records = []
+    for name in names:
+        target = get_membership_target(name)
+        rec: dict[str, Any] = {"target": name, "family": target.family, "paper": target.paper,
+                               "planted_bug": target.planted_bug}
+        try:
+            result = target.audit(n_reference=k, n_targets=t, seed=seed, n_jobs=n_jobs,
+                                  cache_dir=None if cache_dir is None else str(cache_dir))
+            d = result.to_dict()
+            d.pop("record_risk")  # the ranked top records stay; the per-record array would bloat results.json
+            rec.update(status=_status(target, result), result=d, error=None)
+        except Exception as exc:  # recorded and reported; the run exits 1
+            rec.update(status="error", result=None, error=f"{type(exc).__name__}: {exc}")
+        records.append(rec)
+    return records
+
+
+def membership_failures(results: dict[str, Any]) -> int:
+    """Membership audits of a nightly run that fail it: a claim violated, a planted bug missed, an error."""
+    return sum(1 for r in results.get("membership") or [] if r["status"] in ("violated", "missed", "error"))
+
+
+# ============================================================================ plots and sections
+
+
+def roc_loglog_plot(name: str, attacks: list[dict[str, Any]]) -> bytes:
+    """The attacks' ROC curves on log-log axes (Carlini et al. 2022), as PNG bytes."""
+    from privbound.reports.plots import _png, plt
+
+    fig, ax = plt.subplots(figsize=(3.8, 3.4))
+    floor = 1.0
+    for a in attacks:
+        fpr = [f for f in a["roc_fpr"] if f and f > 0]
+        tpr = [t for f, t in zip(a["roc_fpr"], a["roc_tpr"]) if f and f > 0]
+        if fpr:
+            floor = min(floor, fpr[0])
+            ax.loglog(fpr, [max(t, fpr[0] / 10) for t in tpr], lw=1.2, label=a["attack"])
+    ax.loglog([floor, 1], [floor, 1], color="grey", lw=0.6, ls=":")
+    ax.set_xlim(floor, 1)
+    ax.set_ylim(floor, 1)
+    ax.set_xlabel("FPR")
+    ax.set_ylabel("TPR")
+    ax.set_title(f"{name}: membership ROC", fontsize=8)
+    ax.legend(fontsize=6, loc="lower right")
+    return _png(fig)
+
+
+def _fmt(v: Any, digits: int = 3) -> str:
+    if v is None:
+        return "-"
+    if isinstance(v, float):
+        return f"{v:.{digits}g}"
+    return html.escape(str(v))
+
+
+def _tpr(a: dict, fpr: float) -> float | None:
+    for p in a["at_fpr"]:
+        if abs(p["target_fpr"] - fpr) <= 1e-12:
+            return p["tpr"]
+    return None
+
+
+def membership_section_html(records: list[dict[str, Any]] | None) -> str:
+    """The report section: a table of the targets, then per target its log-log ROC and riskiest records."""
+    if not records:
+        return ""
+    import base64
+
+    parts = ["<h2>Membership inference</h2>",
+             "<p class=\"small\">LiRA (Carlini et al. 2022), RMIA (Zarifzadeh et al. 2024) and the loss threshold "
+             "(Yeom et al. 2018) against reference models; epsilon lower bound from the one-run game of Steinke, "
+             "Nasr &amp; Jagielski (2023), every (target model, record) a canary.</p>",
+             "<table><tr><th>target</th><th>claim</th><th>relation</th><th>models (ref / target)</th>"
+             "<th>best TPR@1e-3</th><th>best AUC</th><th>&epsilon; lower bound</th><th>status</th></tr>"]
+    for rec in records:
+        r = rec.get("result") or {}
+        atk = r.get("attacks") or []
+        best = max(atk, key=lambda a: _tpr(a, 1e-3) or 0.0) if atk else None
+        claim = "non-private" if r and r.get("epsilon_claimed") is None else f"({_fmt(r.get('epsilon_claimed'))}, {_fmt(r.get('delta'))})"
+        status = rec["status"] + (f": {rec['error']}" if rec.get("error") else "")
+        cls = {"non-private": "inconclusive"}.get(rec["status"], rec["status"])
+        parts.append(
+            f"<tr><td>{html.escape(rec['target'])}</td><td>{claim if r else '-'}</td><td>{_fmt(r.get('relation'))}</td>"
+            f"<td>{_fmt(r.get('n_reference'))} / {_fmt(r.get('n_targets'))}</td>"
+            f"<td>{_fmt(_tpr(best, 1e-3)) if best else '-'} ({html.escape(best['attack']) if best else '-'})</td>"
+            f"<td>{_fmt(max((a['auc'] for a in atk), default=None))}</td><td>{_fmt(r.get('epsilon_lower_bound'))}</td>"
+            f"<td class=\"{cls}\">{html.escape(status)}</td></tr>")
+    parts.append("</table>")
+    for rec in records:
+        r = rec.get("result")
+        if not r:
+            continue
+        parts.append(f"<h3>{html.escape(rec['target'])}</h3>")
+        rows = ["<table><tr><th>attack</th><th>TPR@1e-3</th><th>TPR@1e-2</th><th>AUC</th><th>advantage</th></tr>"]
+        for a in r["attacks"]:
+            rows.append(f"<tr><td>{html.escape(a['attack'])}</td><td>{_fmt(_tpr(a, 1e-3))}</td><td>{_fmt(_tpr(a, 1e-2))}</td>"
+                        f"<td>{_fmt(a['auc'])}</td><td>{_fmt(a['advantage'])}</td></tr>")
+        rows.append("</table>")
+        top = ["<table><tr><th>record</th><th>label</th><th>risk (TPR at FPR "
+               f"{_fmt(r['risk_fpr'])})</th><th>&mu; in</th><th>&mu; out</th></tr>"]
+        for t in r["top_records"][:5]:
+            top.append(f"<tr><td>{t['index']}</td><td>{_fmt(t['label'])}</td><td>{_fmt(t['risk'])}</td>"
+                       f"<td>{_fmt(t['mu_in'])}</td><td>{_fmt(t['mu_out'])}</td></tr>")
+        top.append("</table>")
+        png = base64.b64encode(roc_loglog_plot(rec["target"], r["attacks"])).decode()
+        parts.append(f'<div class="figs"><img alt="membership ROC {html.escape(rec["target"])}" '
+                     f'src="data:image/png;base64,{png}"></div>' + "".join(rows) + "<p>Records at highest risk</p>"
+                     + "".join(top))
+    return "\n".join(parts)
+
+
+def membership_markdown(records: list[dict[str, Any]] | None) -> list[str]:
+    """Lines of ``summary.md``'s membership table (none without membership audits)."""
+    if not records:
+        return []
+    lines = ["", "## Membership inference", "", "| target | claim | best TPR@1e-3 | eps lower bound | status |",
+             "|---|---|---|---|---|"]
+    for rec in records:
+        r = rec.get("result") or {}
+        atk = r.get("attacks") or []
+        best = max((_tpr(a, 1e-3) or 0.0 for a in atk), default=None)
+        claim = "-" if not r else ("non-private" if r.get("epsilon_claimed") is None else f"{r['epsilon_claimed']:g}")
+        lb = "-" if not r else f"{r['epsilon_lower_bound']:.3f}"
+        lines.append(f"| {rec['target']} | {claim} | {'-' if best is None else f'{best:.4f}'} | {lb} | {rec['status']} |")
+    return lines
+
+
+# ============================================================================ command line
+
+
+def add_parser(sub) -> None:
+    """Register ``privbound membership`` on the CLI's subparsers."""
+    from privbound.reports.cli import _confidence, _n_jobs, _nonneg_int, _positive_int
+
+    me = sub.add_parser("membership", help="membership-inference audit of a model (LiRA, RMIA, loss threshold)")
+    me.add_argument("name", help="membership target (`privbound membership list` lists them)")
+    me.add_argument("--reference-models", type=_int_at_least_two, default=None, metavar="K",
+                    help="reference models (default: the target's)")
+    me.add_argument("--targets", type=_positive_int("targets"), default=None, metavar="T",
+                    help="target models (default: the target's)")
+    me.add_argument("--seed", type=_nonneg_int("seed"), default=0)
+    me.add_argument("--n-jobs", type=_n_jobs, default=1)
+    me.add_argument("--confidence", type=_confidence, default=0.95)
+    me.add_argument("--cache", default=None, metavar="DIR", help="keep finished models here; a rerun resumes")
+    me.add_argument("--top", type=_nonneg_int("top"), default=10, help="riskiest records to print")
+    me.add_argument("--dask-scheduler", default=None, metavar="ADDRESS")
+    me.add_argument("--json", action="store_true", help="print MembershipResult.to_dict() as JSON")
+
+
+def _int_at_least_two(text):
+    from privbound.reports.cli import _int_at_least
+
+    return _int_at_least("reference-models", 2)(text)
+
+
+def cmd_membership(args) -> int:
+    """``privbound membership NAME``: 0 when the verdict is the expected one, 1 otherwise."""
+    from privbound.audit.membership_targets import get_membership_target, membership_targets
+    from privbound.reports.cli import _dask_backend
+
+    if args.name == "list":
+        recs = [t.record() for t in membership_targets()]
+        if args.json:
+            print(json.dumps(recs, indent=1))
+        else:
+            print(f"{'name':32s} {'family':20s} {'epsilon':>8s} {'relation':18s} planted_bug")
+            for r in recs:
+                eps = "-" if r["epsilon"] is None else f"{r['epsilon']:g}"
+                print(f"{r['name']:32s} {r['family']:20s} {eps:>8s} {r['relation']:18s} {r['planted_bug']}")
+        return 0
+    try:
+        target = get_membership_target(args.name)
+    except KeyError as exc:
+        raise ValueError(str(exc.args[0])) from None  # the CLI prints it as one line, exit 2
+    n_jobs = -1 if (args.dask_scheduler and args.n_jobs == 1) else args.n_jobs
+    with _dask_backend(args.dask_scheduler):
+        result = target.audit(n_reference=args.reference_models, n_targets=args.targets, seed=args.seed,
+                              n_jobs=n_jobs, confidence=args.confidence, cache_dir=args.cache, top=max(args.top, 1))
+    if args.json:
+        print(json.dumps(result.to_dict(), sort_keys=True))
+    else:
+        print(result.summary(top=args.top))
+        if target.planted_bug:
+            print(f"  planted bug        : {'caught' if result.violation else 'MISSED'}")
+    status = _status(target, result)
+    return 1 if status in ("violated", "missed") else 0
+
