@@ -45,6 +45,7 @@ from privbound.audit.estimators import (
     strongest_difference_event,
 )
 from privbound.audit.features import as_batch, is_scalar_numeric, output_records
+from privbound.audit.floating import FloatingPointAttack
 from privbound.learners.validation import check_confidence, check_delta, check_epsilon, check_int
 
 __all__ = ["AuditResult", "audit_mechanism", "audit_outputs", "json_safe"]
@@ -94,6 +95,9 @@ class AuditResult:
     accountant_epsilon : dict or None
         The second claim dp_accounting gives for the mechanism's ``DpEvent`` at ``delta``
         (``{"pld": eps, "rdp": eps}``), when the mechanism has one.
+    float_audit : bool
+        The audit included the floating-point attack (:mod:`privbound.audit.floating`): a
+        violation then says the implementation is float-unsafe at the claimed epsilon.
     details : dict
         Everything else: the ROC of the chosen event family, timings, what the target records.
     """
@@ -119,6 +123,7 @@ class AuditResult:
     n_evaluation: int
     name: str | None = None
     accountant_epsilon: dict[str, float] | None = None
+    float_audit: bool = False
     details: dict[str, Any] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
@@ -137,9 +142,11 @@ class AuditResult:
     def summary(self) -> str:
         """A readable paragraph, statsmodels-style."""
         verdict = "VIOLATION" if self.violation else "consistent with the claim"
+        if self.float_audit:
+            verdict = "float-unsafe at the claimed epsilon" if self.violation else "no floating-point leak found"
         name = f"{self.name}: " if self.name else ""
         lines = [
-            f"{name}privacy audit -- {verdict}",
+            f"{name}{'floating-point ' if self.float_audit else ''}privacy audit -- {verdict}",
             f"  claimed             : ({self.epsilon_claimed:g}, {self.delta:g})-DP",
         ]
         if self.accountant_epsilon:
@@ -206,19 +213,26 @@ def _check_attack_arguments(attack, score, log_likelihood_ratio) -> None:
         raise ValueError("give at most one of attack, score and log_likelihood_ratio")
     if attack is not None and not isinstance(attack, (str, _attacks.Attack)):
         raise TypeError(f"attack must be a privbound.audit.attacks.Attack or one of "
-                        f"{sorted(_attacks.ATTACK_NAMES) + ['auto']}, got {type(attack).__name__}")
+                        f"{sorted(_attacks.ATTACK_NAMES) + ['floating-point', 'auto']}, got {type(attack).__name__}")
 
 
-def _candidates(attack: AttackSpec, score, log_likelihood_ratio, sample) -> list[_attacks.Attack]:
-    """The attacks to choose from: the one given, or the portfolio for outputs like ``sample``."""
+def _candidates(attack: AttackSpec, score, log_likelihood_ratio, sample, float_audit: bool = False,
+                float_centers=None) -> list[_attacks.Attack]:
+    """The attacks to choose from: the one given, or the portfolio for outputs like ``sample``.
+
+    ``float_audit`` adds the floating-point attack to the portfolio; it can also be named.
+    """
     if score is not None:
         return [_attacks.ScoreAttack(score)]
     if log_likelihood_ratio is not None:
         return [_attacks.LikelihoodRatioAttack(log_likelihood_ratio)]
     if isinstance(attack, _attacks.Attack):
         return [attack]
+    if attack == "floating-point":
+        return [FloatingPointAttack(centers=float_centers)]
     if attack is None or attack == "auto":
-        return _attacks.portfolio(sample)
+        extra = [FloatingPointAttack(centers=float_centers)] if float_audit else []
+        return _attacks.portfolio(sample) + extra
     return [_attacks.attack_by_name(attack)]
 
 
@@ -246,6 +260,8 @@ def audit_outputs(
     log_likelihood_ratio: Callable | None = None,
     strategy: Split | AllThresholds | Explicit | None = None,
     output_space: Sequence[Any] | None = None,
+    float_audit: bool = False,
+    float_centers: tuple[Any, Any] | None = None,
     seed: int = 0,
     wall_seconds: float = 0.0,
     name: str | None = None,
@@ -270,6 +286,11 @@ def audit_outputs(
       (the share is decided from the first output, which lies in the selection part either
       way), so the bound holds at ``confidence`` with no multiplicity correction.
     * ``strategy=AllThresholds()`` or ``Explicit(...)``: all trials, for an attack that does not learn.
+
+    ``float_audit=True`` adds the floating-point attack (:mod:`privbound.audit.floating`; the
+    datasets' exact answers ``float_centers``, estimated when not given) to the portfolio and
+    skips the routes that cannot see a floating-point leak (the declared output space, the
+    white-box density): the result then says whether the implementation is float-unsafe.
     """
     epsilon = check_epsilon(epsilon)
     delta = check_delta(delta)
@@ -279,7 +300,7 @@ def audit_outputs(
     if n < 10:
         raise ValueError(f"trials must be at least 10 for an audit, got {n}")
     out0, out1 = _check_batches(out0, out1)
-    plain = (attack is None or attack == "auto") and score is None
+    plain = (attack is None or attack == "auto") and score is None and not float_audit
     if log_likelihood_ratio is not None and plain and strategy is None:
         return _whitebox_result(out0, out1, log_likelihood_ratio, epsilon=epsilon, delta=delta,
                                 confidence=confidence, seed=seed, wall_seconds=wall_seconds, name=name)
@@ -289,7 +310,8 @@ def audit_outputs(
                                    confidence=confidence)
         return _result(est, epsilon=epsilon, confidence=confidence, trials=n, attack="output-value", seed=seed,
                        wall_seconds=wall_seconds, name=name, details={})
-    cands = _candidates(attack, score, log_likelihood_ratio, out0[:1])
+    cands = _candidates(attack, score, None if float_audit else log_likelihood_ratio, out0[:1], float_audit,
+                        float_centers)
     if strategy is not None and not isinstance(strategy, Split):
         return _all_trials_result(out0, out1, cands, strategy, epsilon=epsilon, delta=delta, confidence=confidence,
                                   seed=seed, wall_seconds=wall_seconds, name=name)
@@ -299,9 +321,10 @@ def audit_outputs(
     chosen = _select_and_evaluate(out0, out1, cands, strategy.fraction, delta=delta, confidence=confidence, seed=seed)
     details = {"roc": _roc_of_family(chosen.eval_in, chosen.eval_out, chosen.estimate.event),
                "attack_selection": chosen.table, "selection_trials": chosen.n_selection}
-    return _result(chosen.estimate, epsilon=epsilon, confidence=confidence, trials=n, attack=chosen.attack.name,
-                   seed=seed, wall_seconds=wall_seconds, name=name, details=details,
-                   auc=auroc(chosen.eval_in, chosen.eval_out))
+    result = _result(chosen.estimate, epsilon=epsilon, confidence=confidence, trials=n, attack=chosen.attack.name,
+                     seed=seed, wall_seconds=wall_seconds, name=name, details=details,
+                     auc=auroc(chosen.eval_in, chosen.eval_out))
+    return replace(result, float_audit=bool(float_audit))
 
 
 def _check_batches(out0, out1):
@@ -541,6 +564,8 @@ def audit_mechanism(
     attack: AttackSpec = "auto",
     strategy: Split | AllThresholds | Explicit | None = None,
     output_space: Sequence[Any] | None = None,
+    float_audit: bool = False,
+    float_centers: tuple[Any, Any] | None = None,
     chunk_size: int = DEFAULT_CHUNK_SIZE,
     name: str | None = None,
     cache: Any = None,
@@ -557,6 +582,8 @@ def audit_mechanism(
     is true when that bound exceeds the claimed epsilon. ``output_space`` (default: the
     mechanism's own ``output_space`` attribute, if any) declares the values a mechanism
     with few possible outputs can return; up to five are audited on all trials.
+    ``float_audit=True`` looks for a floating-point leak instead (:func:`audit_outputs`); the
+    exact answers default to the mechanism's ``answer(d0)``, ``answer(d1)`` when it has them.
 
     Example::
 
@@ -585,8 +612,19 @@ def audit_mechanism(
         log_likelihood_ratio=log_likelihood_ratio,
         strategy=strategy,
         output_space=getattr(mechanism, "output_space", None) if output_space is None else output_space,
+        float_audit=float_audit,
+        float_centers=_exact_answers(mechanism, d0, d1) if float_audit and float_centers is None else float_centers,
         seed=seed,
         name=name,
     )
     return replace(result, wall_seconds=time.perf_counter() - start,
                    details={**result.details, "sampling_seconds": wall})
+
+
+def _exact_answers(mechanism: Any, d0: Any, d1: Any) -> tuple[Any, Any] | None:
+    """``(f(d0), f(d1))`` when the mechanism tells its exact answers (privbound mechanisms do), else None."""
+    answer = getattr(mechanism, "answer", None)
+    if not callable(answer):
+        return None
+    return answer(d0), answer(d1)
+

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import math
 import numbers
+from fractions import Fraction
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
@@ -53,6 +54,14 @@ __all__ = [
     "gaussian_delta",
     "RandomizedResponse",
     "GeometricMechanism",
+    "uniform_double",
+    "bernoulli_exp",
+    "discrete_laplace",
+    "discrete_gaussian",
+    "discrete_gaussian_delta",
+    "SnappingLaplaceMechanism",
+    "DiscreteLaplaceMechanism",
+    "DiscreteGaussianMechanism",
     "ExponentialMechanism",
     "exponential_mechanism_log_probabilities",
     "exponential_mechanism_utility_bound",
@@ -156,6 +165,11 @@ class _QueryMechanism:
 
     def _release_batch(self, values: np.ndarray, rng: np.random.Generator) -> np.ndarray:  # pragma: no cover
         raise NotImplementedError
+
+
+    def answer(self, data: Any) -> Any:
+        """The exact answer the noise is added to (the query on ``data``, validated)."""
+        return _scalar_or_array(self._value(data))
 
     def __call__(self, data: Any, rng: np.random.Generator) -> Any:
         rng = check_rng(rng)
@@ -451,6 +465,286 @@ class GeometricMechanism(_QueryMechanism):
         return dp_accounting.dp_event.DiscreteLaplaceDpEvent(
             noise_parameter=self.epsilon / self.sensitivity, sensitivity=self.sensitivity
         )
+
+
+# --------------------------------------------------------------------------- float-safe noise
+
+
+def uniform_double(rng: np.random.Generator, size: int) -> np.ndarray:
+    """Uniform draws from the doubles in (0, 1), each with its exact probability (its spacing).
+
+    Exponent ``-e`` with ``e ~ Geometric(1/2)`` (binade ``[2^-e, 2^-e+1)`` has mass ``2^-e``) and
+    52 uniform mantissa bits: every double in (0, 1) above 2^-1074 is reachable, which is what
+    the snapping mechanism's proof assumes of ``U*`` (Mironov, CCS 2012, Sec. 5.2).
+    """
+    rng = check_rng(rng)
+    e = rng.geometric(0.5, size)
+    mantissa = rng.integers(0, 2**52, size, dtype=np.int64)
+    return np.ldexp(1.0 + mantissa * 2.0**-52, -e)
+
+
+def bernoulli_exp(numerators: np.ndarray, denominator: int, rng: np.random.Generator) -> np.ndarray:
+    """Exact Bernoulli(exp(-n/d)) draws for integer arrays ``n >= 0`` and one integer ``d >= 1``.
+
+    Canonne, Kamath & Steinke, "The discrete Gaussian for differential privacy", NeurIPS 2020
+    (arXiv:2004.00010), Algorithm 1: only uniform integers and comparisons, no floating point.
+    exp(-1) is drawn ``floor(n/d)`` times, then exp(-frac) by the alternating series.
+    """
+    n = np.asarray(numerators, dtype=np.int64)
+    d = int(denominator)
+    out = np.ones(n.shape, dtype=bool)
+    whole, frac = np.divmod(n, d)
+    # floor(gamma) factors of exp(-1), each by the gamma <= 1 routine with gamma = 1
+    todo = whole.copy()
+    while True:
+        live = (todo > 0) & out
+        if not live.any():
+            break
+        idx = np.flatnonzero(live)
+        out[idx] &= _bernoulli_exp_at_most_one(np.full(idx.size, d, dtype=np.int64), d, rng)
+        todo[idx] -= 1
+    idx = np.flatnonzero(out)
+    out[idx] = _bernoulli_exp_at_most_one(frac[idx], d, rng)
+    return out
+
+
+def _bernoulli_exp_at_most_one(n: np.ndarray, d: int, rng: np.random.Generator) -> np.ndarray:
+    """Bernoulli(exp(-n/d)) for 0 <= n <= d: K = 1; while Bernoulli(gamma/K): K += 1; return K odd."""
+    k = np.ones(n.shape, dtype=np.int64)
+    live = np.ones(n.shape, dtype=bool)
+    while live.any():
+        idx = np.flatnonzero(live)
+        accept = rng.integers(0, d * k[idx]) < n[idx]  # Bernoulli(n / (d K)) exactly
+        k[idx[accept]] += 1
+        live[idx[~accept]] = False
+    return k % 2 == 1
+
+
+def discrete_laplace(scale: Fraction, rng: np.random.Generator, size: int) -> np.ndarray:
+    """Exact draws from the discrete Laplace distribution P(z) ∝ exp(-|z| / scale) on the integers.
+
+    Canonne, Kamath & Steinke 2020, Algorithm 2, with ``scale = t/s`` a positive rational.
+    """
+    scale = Fraction(scale)
+    if scale <= 0:
+        raise ValueError(f"scale must be a positive rational, got {scale}")
+    t, s = scale.numerator, scale.denominator
+    out = np.zeros(size, dtype=np.int64)
+    todo = np.arange(size)
+    while todo.size:
+        m = todo.size
+        u = rng.integers(0, t, m)
+        ok = bernoulli_exp(u, t, rng)
+        v = np.zeros(m, dtype=np.int64)
+        live = ok.copy()
+        while live.any():
+            idx = np.flatnonzero(live)
+            a = bernoulli_exp(np.ones(idx.size, dtype=np.int64), 1, rng)
+            v[idx[a]] += 1
+            live[idx[~a]] = False
+        y = (u + t * v) // s
+        b = rng.integers(0, 2, m)
+        ok &= ~((b == 1) & (y == 0))
+        out[todo[ok]] = (1 - 2 * b[ok]) * y[ok]
+        todo = todo[~ok]
+    return out
+
+
+def discrete_gaussian(sigma2: Fraction, rng: np.random.Generator, size: int) -> np.ndarray:
+    """Exact draws from the discrete Gaussian P(z) ∝ exp(-z^2 / (2 sigma^2)) on the integers.
+
+    Canonne, Kamath & Steinke 2020, Algorithm 3, with ``sigma2`` = sigma^2 a positive rational:
+    discrete Laplace proposals of scale t = floor(sigma) + 1, accepted with probability
+    exp(-(|y| - sigma^2/t)^2 / (2 sigma^2)) by exact Bernoulli draws.
+    """
+    sigma2 = Fraction(sigma2)
+    if sigma2 <= 0:
+        raise ValueError(f"sigma2 must be a positive rational, got {sigma2}")
+    a, b = sigma2.numerator, sigma2.denominator
+    t = math.isqrt(a // b) + 1
+    out = np.zeros(size, dtype=np.int64)
+    todo = np.arange(size)
+    while todo.size:
+        y = discrete_laplace(Fraction(t), rng, todo.size)
+        num = (np.abs(y) * (b * t) - a) ** 2  # gamma = (|y| b t - a)^2 / (2 a b t^2)
+        ok = bernoulli_exp(num, 2 * a * b * t * t, rng)
+        out[todo[ok]] = y[ok]
+        todo = todo[~ok]
+    return out
+
+
+def discrete_gaussian_delta(sigma2: float, epsilon: float, sensitivity: int = 1) -> float:
+    """Exact privacy curve of the discrete Gaussian mechanism (Canonne, Kamath & Steinke 2020, Thm 7).
+
+    delta(eps) = P[Y > eps s2/D - D/2] - e^eps P[Y > eps s2/D + D/2] with Y ~ N_Z(0, s2) and
+    integer sensitivity D, summed over the lattice (mass beyond 60 sigma is below 1e-780).
+    """
+    s2 = check_real(sigma2, "sigma2", low=0.0, low_inclusive=False)
+    eps = check_real(epsilon, "epsilon", low=0.0)
+    d = check_int(sensitivity, "sensitivity", low=1)
+    half = int(math.ceil(60 * math.sqrt(s2))) + d + 1
+    z = np.arange(-half, half + 1)
+    log_w = -(z.astype(float) ** 2) / (2 * s2)
+    w = np.exp(log_w - log_w.max())
+    w /= w.sum()
+    lo, hi = eps * s2 / d - d / 2, eps * s2 / d + d / 2
+    return float(max(0.0, w[z > lo].sum() - math.exp(eps) * w[z > hi].sum()))
+
+
+@dataclass(frozen=True)
+class SnappingLaplaceMechanism(_QueryMechanism):
+    """Laplace noise that stays epsilon-DP in floating point: Mironov's snapping mechanism.
+
+    Mironov, "On significance of the least significant bits for differential privacy", CCS 2012,
+    Sec. 5.2: ``clamp_B(round_Lambda(clamp_B(f(D)) + S lambda ln(U*)))`` with ``lambda = 1/epsilon``,
+    ``Lambda`` the smallest power of two >= lambda, ``S`` a random sign and ``U*`` a uniform double
+    (:func:`uniform_double`). For a query of sensitivity 1 and ``lambda < bound < 2^46 lambda``
+    it is ``(1/lambda + 2^-49 bound/lambda)``-DP: :attr:`guarantee` states that (slightly above
+    ``epsilon``). The output set is the lattice ``Lambda Z`` in ``[-bound, bound]`` whatever the
+    data, which is what the textbook ``x + rng.laplace(1/epsilon)`` lacks.
+    """
+
+    epsilon: float
+    bound: float
+    query: Callable[[Any], Any] | None = None
+
+    def __post_init__(self) -> None:
+        eps = check_epsilon(self.epsilon)
+        lam = 1.0 / eps
+        bound = check_real(self.bound, "bound", low=lam, high=2.0**46 * lam, low_inclusive=False,
+                           high_inclusive=False)
+        object.__setattr__(self, "epsilon", eps)
+        object.__setattr__(self, "bound", bound)
+        _check_query(self.query)
+
+    @property
+    def lattice(self) -> float:
+        """Lambda: the smallest power of two >= 1/epsilon."""
+        return 2.0 ** math.ceil(math.log2(1.0 / self.epsilon))
+
+    def _value(self, data):
+        return _real_answer(_apply(self.query, data))
+
+    def _release_batch(self, values, rng):
+        lam, B, grid = 1.0 / self.epsilon, self.bound, self.lattice
+        sign = rng.integers(0, 2, values.shape) * 2.0 - 1.0
+        u = uniform_double(rng, values.size).reshape(values.shape)
+        noisy = np.clip(values, -B, B) + sign * lam * np.log(u)
+        return np.clip(np.round(noisy / grid) * grid, -B, B)  # dividing and multiplying by 2^k is exact
+
+    @property
+    def guarantee(self) -> PrivacyGuarantee:
+        lam = 1.0 / self.epsilon
+        return PrivacyGuarantee(
+            1.0 / lam + 2.0**-49 * self.bound / lam, 0.0, _QUERY, "Mironov, CCS 2012, Sec. 5.2 (snapping mechanism)",
+            self.dp_event, condition="L1-sensitivity of the query <= 1, |f(D)| clamped to the bound",
+        )
+
+    def dp_event(self) -> dp_accounting.DpEvent:
+        import dp_accounting
+
+        return dp_accounting.LaplaceDpEvent(noise_multiplier=1.0 / self.guarantee.epsilon)
+
+
+@dataclass(frozen=True)
+class DiscreteLaplaceMechanism(_QueryMechanism):
+    """Integer noise of the discrete Laplace distribution with scale ``sensitivity/epsilon``, sampled exactly.
+
+    P(z) ∝ exp(-epsilon |z| / sensitivity) on the integers (the geometric mechanism's noise),
+    drawn with Canonne, Kamath & Steinke's exact sampler (:func:`discrete_laplace`): no floating
+    point touches the output. ``epsilon`` is read as the rational it is written as
+    (``Fraction(str(epsilon))``), so ``epsilon=0.1`` is exactly 1/10. epsilon-DP for an integer
+    query of sensitivity ``sensitivity``.
+    """
+
+    epsilon: float
+    sensitivity: int = 1
+    query: Callable[[Any], Any] | None = None
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "epsilon", check_epsilon(self.epsilon))
+        object.__setattr__(self, "sensitivity", check_int(self.sensitivity, "sensitivity", low=1))
+        _check_query(self.query)
+
+    @property
+    def scale(self) -> Fraction:
+        return Fraction(self.sensitivity) / Fraction(str(self.epsilon))
+
+    def _value(self, data):
+        return _integer_answer(_apply(self.query, data))
+
+    def _release_batch(self, values, rng):
+        return values + discrete_laplace(self.scale, rng, values.size).reshape(values.shape)
+
+    @property
+    def guarantee(self) -> PrivacyGuarantee:
+        return PrivacyGuarantee(
+            float(self.sensitivity / self.scale), 0.0, _QUERY, "Canonne, Kamath & Steinke, NeurIPS 2020 (exact sampling)",
+            self.dp_event, condition=f"integer query of L1-sensitivity <= {self.sensitivity}",
+        )
+
+    def dp_event(self) -> dp_accounting.DpEvent:
+        import dp_accounting
+
+        return dp_accounting.dp_event.DiscreteLaplaceDpEvent(
+            noise_parameter=float(1 / self.scale), sensitivity=self.sensitivity)
+
+
+@dataclass(frozen=True)
+class DiscreteGaussianMechanism(_QueryMechanism):
+    """Integer noise of the discrete Gaussian N_Z(0, sigma^2), sampled exactly (Canonne, Kamath & Steinke 2020).
+
+    ``sigma`` is read as the rational it is written as; the variance sigma^2 is then exact. The
+    guarantee is (epsilon, delta)-DP with epsilon the smallest value whose exact privacy curve
+    (:func:`discrete_gaussian_delta`, their Thm 7) meets ``delta``, for an integer query of L2
+    sensitivity ``sensitivity``; ``dp_event()`` is the (D^2 / (2 sigma^2))-zCDP event of their Thm 4.
+    """
+
+    sigma: float
+    delta: float
+    sensitivity: int = 1
+    query: Callable[[Any], Any] | None = None
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "sigma", check_real(self.sigma, "sigma", low=0.0, low_inclusive=False))
+        object.__setattr__(self, "delta", check_real(self.delta, "delta", low=0.0, high=1.0, low_inclusive=False,
+                                                     high_inclusive=False))
+        object.__setattr__(self, "sensitivity", check_int(self.sensitivity, "sensitivity", low=1))
+        _check_query(self.query)
+
+    @property
+    def variance(self) -> Fraction:
+        return Fraction(str(self.sigma)) ** 2
+
+    def _value(self, data):
+        return _integer_answer(_apply(self.query, data))
+
+    def _release_batch(self, values, rng):
+        return values + discrete_gaussian(self.variance, rng, values.size).reshape(values.shape)
+
+    @property
+    def epsilon(self) -> float:
+        """The smallest epsilon with delta(epsilon) <= delta on the exact curve (bisection)."""
+        s2, d = float(self.variance), self.sensitivity
+        lo, hi = 0.0, 1.0
+        while discrete_gaussian_delta(s2, hi, d) > self.delta:
+            hi *= 2.0
+        for _ in range(60):
+            mid = 0.5 * (lo + hi)
+            lo, hi = (mid, hi) if discrete_gaussian_delta(s2, mid, d) > self.delta else (lo, mid)
+        return hi
+
+    @property
+    def guarantee(self) -> PrivacyGuarantee:
+        return PrivacyGuarantee(
+            self.epsilon, self.delta, _QUERY, "Canonne, Kamath & Steinke, NeurIPS 2020, Thm 7 (exact curve)",
+            self.dp_event, condition=f"integer query of L2-sensitivity <= {self.sensitivity}",
+        )
+
+    def dp_event(self) -> dp_accounting.DpEvent:
+        import dp_accounting
+
+        return dp_accounting.ZCDpEvent(self.sensitivity**2 / (2 * float(self.variance)))
 
 
 # --------------------------------------------------------------------------- exponential mechanism

@@ -167,6 +167,8 @@ def _count_below(outputs: np.ndarray) -> np.ndarray:
 
 _D0, _D1 = _count_pair()
 _RATE = 0.1
+_SNAPPING = M.SnappingLaplaceMechanism(1.0, bound=64.0, query=np.sum)
+_DISCRETE_GAUSSIAN = M.DiscreteGaussianMechanism(4.0, 1e-5, query=np.sum)
 _SUBSAMPLED_LAPLACE = M.PoissonSubsampled(M.LaplaceMechanism(1.0, query=np.sum), _RATE)
 # Half the queries go up, half go down, so the threshold noise cannot absorb the change
 # (a shift of every query by +1 is a shift of the threshold by -1; Ding et al. 2018).
@@ -175,14 +177,14 @@ _HALF_UP = np.r_[np.ones(10), np.zeros(10)]
 REFERENCE_TARGETS: tuple[Target, ...] = (
     *(Target(
         f"laplace-eps{eps:g}", "laplace", M.LaplaceMechanism(eps, query=np.sum), _D0, _D1, eps,
-        description=f"Laplace mechanism on a counting query, scale 1/{eps:g}",
+        description=f"Laplace mechanism on a counting query, scale 1/{eps:g} (textbook floating-point noise)",
         claim_source="Dwork & Roth 2014, Thm 3.6",
-        default_trials=10_000 if eps >= 1 else 100_000,
+        default_trials=10_000 if eps >= 1 else 100_000, float_safe=False,
     ) for eps in (1.0, 0.1)),
     Target(
         "gaussian-analytic", "gaussian", M.GaussianMechanism(1.0, 1e-5, query=np.sum), _D0, _D1, 1.0, 1e-5,
         description="Gaussian mechanism, analytic calibration (Balle & Wang 2018) via dp_accounting",
-        claim_source="Balle & Wang 2018, Thm 8",
+        claim_source="Balle & Wang 2018, Thm 8", float_safe=False,
     ),
     Target(
         "gaussian-classic", "gaussian", M.GaussianMechanism(0.5, 1e-5, calibration="classic", query=np.sum),
@@ -235,6 +237,21 @@ REFERENCE_TARGETS: tuple[Target, ...] = (
         claim_source="Balle, Barthe & Gaboardi 2018, Thm 8",
     ),
 
+    Target(
+        "snapping-laplace", "laplace", _SNAPPING, _D0, _D1, _SNAPPING.guarantee.epsilon,
+        description="Mironov's snapping mechanism (eps = 1, bound 64): Laplace noise that is DP in floating point",
+        claim_source="Mironov, CCS 2012, Sec. 5.2", float_safe=True,
+    ),
+    Target(
+        "discrete-laplace", "geometric", M.DiscreteLaplaceMechanism(1.0, query=np.sum), _D0, _D1, 1.0,
+        description="discrete Laplace noise of scale 1 on a count, exact sampling",
+        claim_source="Canonne, Kamath & Steinke, NeurIPS 2020, Alg. 2", float_safe=True,
+    ),
+    Target(
+        "discrete-gaussian", "gaussian", _DISCRETE_GAUSSIAN, _D0, _D1, _DISCRETE_GAUSSIAN.epsilon, 1e-5,
+        description="discrete Gaussian noise, sigma = 4, on a count, exact sampling; epsilon from the exact curve",
+        claim_source="Canonne, Kamath & Steinke, NeurIPS 2020, Thm 7", float_safe=True,
+    ),
     # planted bugs
     Target(
         "laplace-inverted-scale", "laplace", LaplaceInvertedScale(0.5, query=np.sum), _D0, _D1, 0.5,

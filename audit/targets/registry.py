@@ -84,6 +84,9 @@ class Target:
         Trials per dataset of a default audit.
     one_run_design : OneRunDesign or None
         The learner's own one-run canary design; ``None`` uses independent releases.
+    float_safe : bool or None
+        For a floating-point implementation: whether it is DP in floating point too (``False``: the
+        floating-point audit must flag it; ``None``: not audited for floating-point leaks).
     """
 
     name: str
@@ -104,6 +107,7 @@ class Target:
     default_trials: int = 10_000
     claim_source: str = ""
     one_run_design: OneRunDesign | None = None
+    float_safe: bool | None = None
 
     def __post_init__(self) -> None:
         if not isinstance(self.neighbouring, NeighbouringRelation):
@@ -120,8 +124,12 @@ class Target:
         n_jobs: int | None = 1,
         confidence: float = 0.95,
         cache_dir: str | None = None,
+        float_audit: bool = False,
     ) -> AuditResult:
         """Audit this target with its best attack; ``trials`` defaults to ``default_trials``.
+
+        ``float_audit=True`` looks for a floating-point leak (the portfolio with the
+        floating-point attack, whatever the target's own attack; :mod:`privbound.audit.floating`).
 
         With ``cache_dir``, finished trial chunks are kept there (keyed by the target,
         its mechanism and pair, the seed, the chunk size and the code version) and an
@@ -142,9 +150,10 @@ class Target:
             confidence=confidence,
             seed=seed,
             n_jobs=n_jobs,
-            score=self.score,
-            log_likelihood_ratio=self.log_likelihood_ratio,
-            attack=None if self.attack is None else self.attack(),
+            score=None if float_audit else self.score,
+            log_likelihood_ratio=None if float_audit else self.log_likelihood_ratio,
+            attack=None if self.attack is None or float_audit else self.attack(),
+            float_audit=float_audit,
             name=self.name,
             cache=cache,
         )
@@ -204,6 +213,7 @@ class Target:
             "planted_bug": self.planted_bug,
             "neighbouring": self.neighbouring.value,
             "canary": self.canary,
+            "float_safe": self.float_safe,
             "paper": self.paper,
             "default_trials": self.default_trials,
             "description": self.description,

@@ -52,8 +52,8 @@ def _readme_example() -> str:
 def test_readme_downstream_example_runs_in_a_temporary_project(pytester):
     pytester.makepyfile(test_privacy=_readme_example())
     result = pytester.runpytest_subprocess("-p", "no:cacheprovider")
-    result.assert_outcomes(passed=2)
-    result.stdout.fnmatch_lines(["*privbound statistical assertions*", "*2 under the session budget 0.001*"])
+    result.assert_outcomes(passed=3)
+    result.stdout.fnmatch_lines(["*privbound statistical assertions*", "*3 under the session budget 0.001*"])
 
 
 def test_failing_assert_dp_reports_bound_seed_and_command(pytester):
