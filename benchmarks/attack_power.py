@@ -52,25 +52,26 @@ class SentinelSparseVector:
 
     Lyu, Su & Li 2017, Alg. 1 with numeric answers (their Sec. 4.2): eps1 = eps2 = eps3 = eps/3, threshold
     noise Lap(1/eps1), query noise Lap(2c/eps2), an above answer released as q_i + fresh Lap(c/eps3).
-    ``cutoff_blind``: the query noise ignores the cutoff, Lap(2/eps2) (their Alg. 5-style bug).
+    ``exact_answers``: the planted bug releases an above answer without its fresh noise (the
+    comparison stays noisy; their Alg. 3-style bug).
     """
 
     epsilon: float
     cutoff: int = 2
     threshold: float = 0.5
-    cutoff_blind: bool = False
+    exact_answers: bool = False
 
     def sample(self, data, rng, size):
         q = np.asarray(data, float)
         e = self.epsilon / 3
         rho = rng.laplace(0.0, 1.0 / e, size)
-        nu_scale = (2.0 if self.cutoff_blind else 2.0 * self.cutoff) / e
+        nu_scale = 2.0 * self.cutoff / e
         out = np.full((size, q.size), -2000.0)
         count = np.zeros(size, dtype=int)
         for i in range(q.size):
             active = count < self.cutoff
             above = q[i] + rng.laplace(0.0, nu_scale, size) >= self.threshold + rho
-            value = q[i] + rng.laplace(0.0, self.cutoff / e, size)
+            value = q[i] + (0.0 if self.exact_answers else rng.laplace(0.0, self.cutoff / e, size))
             out[active, i] = np.where(above, value, -1000.0)[active]
             count += above & active
         return out
@@ -171,7 +172,7 @@ def suite() -> list[Case]:
     hist1 = hist0 + np.r_[1.0, np.zeros(4)]
     e1 = np.r_[1.0, np.zeros(4)]
     cases = [
-        Case("svt-sentinels", SentinelSparseVector(1.0), SentinelSparseVector(1.0, cutoff_blind=True),
+        Case("svt-sentinels", SentinelSparseVector(1.0), SentinelSparseVector(1.0, exact_answers=True),
              half_up[::-1].copy(), half_up, 1.0),
         Case("svt-indicators", M.SparseVector(1.0, threshold=0.5, cutoff=2),
              SparseVectorCutoffBlindNoise(1.0, threshold=0.5, cutoff=2), half_up[::-1].copy(), half_up, 1.0),
@@ -192,7 +193,7 @@ def suite() -> list[Case]:
         Case("mostly-constant", MostlyConstant(1.0), MostlyConstant(1.0, noise_factor=0.5), 0.0, 1.0, 1.0,
              scalar=True),
         Case("string-labels", LabelResponse(1.0), LabelResponse(1.0, keep_epsilon=2.0), 0, 1, 1.0),
-        Case("label-and-count", LabelAndCount(1.0), LabelAndCount(1.0, noise_factor=0.5), (0, 3.0), (1, 4.0), 1.0),
+        Case("label-and-count", LabelAndCount(1.0), LabelAndCount(1.0, noise_factor=0.25), (0, 3.0), (1, 4.0), 1.0),
     ]
     return cases
 
@@ -206,10 +207,10 @@ def _doubled_rr(k: int):
 # ------------------------------------------------------------------ part A
 
 
-def run_suite(trial_counts, seeds, cases=None) -> pd.DataFrame:
+def run_suite(trial_counts, seeds, cases=None, singles=True) -> pd.DataFrame:
     rows = []
     for case in cases or suite():
-        attacks = ("auto",) + tuple(a for a in SINGLE_ATTACKS if a != "threshold" or case.scalar)
+        attacks = ("auto",) + tuple(a for a in SINGLE_ATTACKS if singles and (a != "threshold" or case.scalar))
         for n in trial_counts:
             for version, mech in (("correct", case.correct), ("bug", case.bug)):
                 for seed in seeds:
@@ -289,6 +290,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seeds", type=int, default=3)
     parser.add_argument("--trials", type=int, nargs="+", default=[20_000, 200_000])
     parser.add_argument("--csv", default=None, help="write part A's per-audit rows to this CSV file")
+    parser.add_argument("--portfolio-only", action="store_true", help="part A with the portfolio alone (no single attacks)")
     parser.add_argument("--quick", action="store_true", help="two mechanisms, 2000 trials, one seed; no part B")
     args = parser.parse_args(argv)
     pd.set_option("display.width", 200)
@@ -297,16 +299,21 @@ def main(argv: list[str] | None = None) -> int:
         cases = suite()[:2] if args.quick else None
         trials = [2_000] if args.quick else args.trials
         seeds = range(1 if args.quick else args.seeds)
-        df = run_suite(trials, seeds, cases)
+        df = run_suite(trials, seeds, cases, singles=not args.portfolio_only)
         if args.csv:
             df.to_csv(args.csv, index=False)
         table = summarise_suite(df)
         print("Part A: mean epsilon lower bound of the correct mechanism per attack (95% confidence)")
         print(table.to_string(index=False, float_format=fmt))
         big = table[table.trials == max(trials)]
-        worst = big.ratio.min()
-        print(f"\nTargets:\n  portfolio >= 0.95x the best single attack at {max(trials)} trials: "
-              f"min ratio {worst:.3f}  {'PASS' if worst >= 0.95 else 'FAIL'}")
+        print("\nTargets:")
+        if not args.portfolio_only:
+            worst = big.ratio.min()
+            print(f"  portfolio >= 0.95x the best single attack at {max(trials)} trials: "
+                  f"min ratio {worst:.3f}  {'PASS' if worst >= 0.95 else 'FAIL'}")
+        missed = [f"{r.mechanism}@{r.trials}" for r in big.itertuples() if int(r.bug_flagged.split('/')[0]) < len(seeds)]
+        print(f"  planted bugs flagged on every seed at {max(trials)} trials: {len(big) - len(missed)}/{len(big)}"
+              + (f" (not: {', '.join(missed)})" if missed else ""))
         alarms = sum(int(s.split('/')[0]) for s in table.false_alarms)
         print(f"  false alarms on correct mechanisms: {alarms}")
     if "B" in args.parts and not args.quick:
