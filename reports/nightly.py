@@ -295,22 +295,14 @@ def comparison_lines(results: dict[str, Any]) -> list[str]:
     base = comp.get("baseline")
     if base is None:
         return [comp.get("note") or "No baseline: no previous run of this profile."]
-    lines = [f"Compared with run {base['run_id']} (started {base['started_utc']}, seed {base['seed']}, "
-             f"code {base['code_version']})."]
-    lines += [f"Note: {d}." for d in comp.get("differences", [])]
-    return lines
-
-
-def _sense(check: dict) -> str:
-    """The relation a check's observed value must have to its bound, as a symbol."""
-    sense = (check.get("details") or {}).get("sense")
-    if check["kind"] == "probabilistic" and sense is None:
-        return "<="
-    return {"<=": "<=", ">=": ">=", "==": "==", "two-sided": "~", "at-most": "<="}.get(sense, "?")
+    return [f"Compared with run {base['run_id']} (started {base['started_utc']}, seed {base['seed']}, "
+            f"code {base['code_version']})."]
 
 
 def render_summary(results: dict[str, Any]) -> str:
     """``summary.md``: headline counts, comparison and changes, then the audits and the checks as tables."""
+    from privbound.reports.html import check_meaning
+
     c = results["counts"]
     lines = [
         f"# privbound nightly -- profile `{results['profile']}`",
@@ -366,7 +358,7 @@ def render_summary(results: dict[str, Any]) -> str:
         if ch["status"] == "fail" and (ch.get("details") or {}).get("erratum"):
             note = f" (erratum: {ch['details']['erratum']})"
         lines.append(f"| {ch['claim_id']} | {ch['check']} | {ch['kind']} | {ch['status']}{note} | {obs} | "
-                     f"{_sense(ch)} | {bnd} |")
+                     f"{check_meaning(ch)[0]} | {bnd} |")
     return "\n".join(lines) + "\n"
 
 
