@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 import sqlite3
 from contextlib import closing
 from pathlib import Path
@@ -204,18 +205,45 @@ def previous_run(history: str | Path, profile: str, before: str, *, exclude: str
 # ------------------------------------------------------------------ significance
 
 
-def epsilon_variance(extra: dict[str, Any] | None) -> float | None:
-    """Delta-method variance of an audit's epsilon bound from its event counts; None without counts."""
+def _counts(extra: dict[str, Any] | None):
+    """(k_top, k_bottom, n, delta) of an audit's evaluated event, or None (no event, or not a count-based bound)."""
     if not extra or not str(extra.get("method") or "").startswith("clopper-pearson"):
         return None
     n, tpr, fpr, delta = extra.get("n"), extra.get("tpr"), extra.get("fpr"), extra.get("delta") or 0.0
     if not n or tpr is None or fpr is None:
         return None
-    k_t, k_b = round(tpr * n), round(fpr * n)
+    return round(tpr * n), round(fpr * n), n, delta
+
+
+def selection_fraction(method: str | None) -> float:
+    """The fraction of the trials that chose the event (``split(f)`` methods); 1 when none did."""
+    m = re.search(r"split\(([0-9.]+)\)", str(method or ""))
+    return float(m.group(1)) if m else 1.0
+
+
+def epsilon_variance(extra: dict[str, Any] | None) -> float | None:
+    """Variance of an audit's epsilon bound across seeds, from its event counts; None without counts.
+
+    The delta-method variance of ``ln(p_top - delta) - ln(p_bottom)`` on the evaluation
+    trials (0.5 added to each count), divided by the selection fraction ``f``: the event
+    was chosen on a fraction ``f`` of the trials, whose own estimation noise is ``(1 - f) / f``
+    times the evaluation's, and the chosen event's true bound moves with it.
+    """
+    c = _counts(extra)
+    if c is None:
+        return None
+    k_t, k_b, n, delta = c
     p_t, p_b = (k_t + 0.5) / (n + 1), (k_b + 0.5) / (n + 1)
     if p_t <= delta:
         return math.inf
-    return p_t * (1 - p_t) / (n * (p_t - delta) ** 2) + (1 - p_b) / (n * p_b)
+    v = p_t * (1 - p_t) / (n * (p_t - delta) ** 2) + (1 - p_b) / (n * p_b)
+    return v / selection_fraction(extra.get("method"))
+
+
+def _point_estimate(extra: dict[str, Any]) -> float:
+    k_t, k_b, n, delta = _counts(extra)
+    p_t, p_b = (k_t + 0.5) / (n + 1), (k_b + 0.5) / (n + 1)
+    return math.log(max(p_t - delta, 1e-300)) - math.log(p_b)
 
 
 def change_threshold(n_compared: int, alpha: float = CHANGE_ALPHA) -> float:
@@ -229,20 +257,30 @@ def epsilon_change_z(old: dict[str, Any], new: dict[str, Any]) -> float | None:
     """z statistic of the change of an audit's epsilon bound between two history rows; None when not judgeable.
 
     Each row has ``value`` (the bound) and ``extra`` (counts, see :func:`epsilon_variance`).
-    Equal bounds give 0. A run without counts (its selection found no event) borrows the
-    other run's variance; two runs without counts (e.g. white-box bounds) cannot be judged.
+    Equal bounds give 0. When both runs evaluated an event, ``z = (b - a) / sqrt(v_a + v_b)``.
+    When one run's selection found no event (bound 0, censored), the other run's bound ``b``
+    is compared with 0 at ``sqrt(2 v_b + (eps_hat_b - b)^2)``: the censored run could have
+    held an event as strong as ``b``'s estimate less its confidence margin. Bounds that carry
+    no counts on either side (white-box estimators) cannot be judged.
     """
     a, b = old.get("value"), new.get("value")
     if a is None or b is None:
         return None
     if a == b:
         return 0.0
-    va, vb = epsilon_variance(old.get("extra")), epsilon_variance(new.get("extra"))
-    counted = [v for v in (va, vb) if v is not None]
-    judged_methods = [str((r.get("extra") or {}).get("method") or "") for r in (old, new)]
-    if not counted or not all(m.startswith("clopper-pearson") for m in judged_methods):
+    methods = [str((r.get("extra") or {}).get("method") or "") for r in (old, new)]
+    if not all(m.startswith("clopper-pearson") for m in methods):
         return None
-    var = (va if va is not None else vb) + (vb if vb is not None else va)
+    va, vb = epsilon_variance(old.get("extra")), epsilon_variance(new.get("extra"))
+    if va is None and vb is None:
+        return None
+    if va is not None and vb is not None:
+        var = va + vb
+    else:
+        counted, value = (old, a) if va is not None else (new, b)
+        v = va if va is not None else vb
+        margin = max(0.0, _point_estimate(counted["extra"]) - value)
+        var = 2 * v + margin ** 2
     if not math.isfinite(var):
         return 0.0
     return (b - a) / math.sqrt(var) if var > 0 else math.copysign(math.inf, b - a)

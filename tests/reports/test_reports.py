@@ -23,10 +23,11 @@ def _results(started, audits, checks=()):
     }
 
 
-def _audit(name, status, lb, claim=1.0):
+def _audit(name, status, lb, claim=1.0, tpr=0.5, fpr=0.3, n=8000):
     return {"target": name, "family": "f", "paper": None, "planted_bug": status in ("caught", "missed"),
             "status": status, "error": None,
-            "result": {"epsilon_lower_bound": lb, "epsilon_claimed": claim, "p_value": 0.5, "delta": 0.0}}
+            "result": {"epsilon_lower_bound": lb, "epsilon_claimed": claim, "p_value": 0.5, "delta": 0.0,
+                       "method": "clopper-pearson/split(0.2)", "tpr": tpr, "fpr": fpr, "n_evaluation": n}}
 
 
 def _check(cid, status):
@@ -48,11 +49,12 @@ def test_compare_lists_new_violations_first(tmp_path):
     assert [c["name"] for c in changes] == ["b", "robust-halfspaces/lemma-9:c", "a"]
     assert changes[0]["change"] == "holds -> violated"
     assert "rose 0.500 -> 0.900" in changes[2]["change"]
-    # A rise below max(0.05 * claim, 0.02) is not significant.
+    # A rise well inside both runs' sampling spread is not significant.
     third = _results("2026-01-03T00:00:00+00:00", [_audit("a", "holds", 0.91), _audit("b", "violated", 1.3),
                                                    _audit("c", "caught", 2.0)], [_check("robust-halfspaces/lemma-9", "fail")])
     H.record_run(db, second, tmp_path)
     assert H.compare(third, H.previous_run(db, "smoke", third["started_utc"])) == []
+    assert H.previous_run(db, "smoke", third["started_utc"])["run_id"] == H.run_id_of(second)
     assert len(H.load_history(db)) == 8
 
 
