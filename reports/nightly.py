@@ -187,6 +187,9 @@ def validate_paths(paths: NightlyPaths) -> None:
     itself can be read and written is checked by :func:`privbound.reports.history.probe`
     (a problem there is a warning, not an error: the night still runs).
     """
+    _writable_dir(paths.out, "--out")
+    if paths.cache is not None:
+        _writable_dir(paths.cache, "--cache")
     h = paths.history
     if h.exists() and h.is_dir():
         raise NightlyError(f"--history {h}: is a directory (give the database file, e.g. {h / 'history.sqlite'})")
@@ -195,9 +198,6 @@ def validate_paths(paths: NightlyPaths) -> None:
         ancestor = ancestor.parent
     if not ancestor.is_dir():
         raise NightlyError(f"--history {h}: {ancestor} is not a directory")
-    if paths.cache is not None:
-        _writable_dir(paths.cache, "--cache")
-    _writable_dir(paths.out, "--out")
 
 
 # ------------------------------------------------------------------- the work
@@ -562,6 +562,7 @@ def finish_run(results: dict[str, Any], paths: NightlyPaths, *, warn: Callable[[
     if state["writable"]:
         hlock = RunLock(Path(f"{hist}.lock"), f"history {hist}")
         try:
+            hist.parent.mkdir(parents=True, exist_ok=True)
             hlock.acquire(holder_info(run_id=results["run_id"]), wait=HISTORY_LOCK_WAIT)
         except (LockBusy, OSError) as exc:
             hlock = None
