@@ -170,3 +170,44 @@ def test_whole_smoke_profile_on_a_dask_local_cluster_matches_local(tmp_path):
                            "checks": [clean(c) for c in res["checks"]], "counts": res["counts"]}, sort_keys=True)
 
     assert strip(local) == strip(remote)
+
+
+def _png_size(png: bytes) -> tuple[int, int]:
+    import struct
+
+    assert png[:8] == b"\x89PNG\r\n\x1a\n"
+    return struct.unpack(">II", png[16:24])
+
+
+def test_every_figure_fits_a_1400_px_window(small_run):
+    import base64
+
+    _, out = small_run
+    page = (out / "report.html").read_text()
+    sizes = [_png_size(base64.b64decode(m)) for m in re.findall(r'src="data:image/png;base64,([^"]+)"', page)]
+    assert sizes and max(w for w, _ in sizes) <= 1250  # the page's content width: figures at natural size
+
+
+def test_report_screenshot_at_1400_px_in_headless_chromium(small_run, tmp_path):
+    browser = shutil.which("chromium") or shutil.which("chromium-browser") or shutil.which("google-chrome")
+    if browser is None:
+        pytest.skip("no Chromium installed: the screenshot check needs one (apt-get install chromium)")
+    import numpy as np
+    from PIL import Image
+
+    _, out = small_run
+    shot = tmp_path / "report.png"
+    proc = subprocess.run(
+        [browser, "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+         "--disable-component-update", "--disable-sync", "--no-first-run", "--hide-scrollbars",
+         f"--user-data-dir={tmp_path / 'profile'}", "--window-size=1400,2400", f"--screenshot={shot}",
+         (out / "report.html").as_uri()],
+        capture_output=True, text=True, timeout=120,
+    )
+    assert proc.returncode == 0 and shot.exists(), proc.stderr
+    img = np.asarray(Image.open(shot).convert("L"))
+    assert img.shape[1] == 1400
+    ink = img < 200
+    assert ink.mean() > 0.01  # something rendered: text, tables, figures
+    assert not ink[:, -40:].any()  # nothing spills past the right margin at 1400 px
+    assert ink[:200].any()  # the header is at the top
