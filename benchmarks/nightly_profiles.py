@@ -57,7 +57,11 @@ def main(argv=None) -> None:
     args = ap.parse_args(argv)
     import pandas as pd
 
-    rows = [measure(p, n) for n in args.load for p in args.profiles]
+    rows = []
+    for n in args.load:
+        for p in args.profiles:
+            rows.append(measure(p, n))
+            print(rows[-1], flush=True)  # each run as it finishes, then the table
     print(pd.DataFrame(rows).to_string(index=False))
 
 

@@ -97,15 +97,18 @@ def test_help_documents_the_default_locations(capsys):
 
 # ------------------------------------------------------------------- concurrency
 
-_SLOW_RUN = textwrap.dedent("""
-    import sys, time
+_HELD_RUN = textwrap.dedent("""
+    import os, sys, time
     from privbound.reports import nightly
     from privbound.reports.cli import main
     real = nightly.run_audits
-    def slow(*a, **k):
-        time.sleep(float(sys.argv[1]))
+    def held(*a, **k):
+        # Holds the folder until the test creates the release file (at most 300 s).
+        deadline = time.monotonic() + 300
+        while sys.argv[1] != "-" and not os.path.exists(sys.argv[1]) and time.monotonic() < deadline:
+            time.sleep(0.05)
         return real(*a, **k)
-    nightly.run_audits = slow
+    nightly.run_audits = held
     real_run = nightly.run_nightly
     def small(*a, **k):
         k.update(target_names=["randomized-response"], claim_ids=["decision-lists-winnow/lemma-3"])
@@ -115,35 +118,38 @@ _SLOW_RUN = textwrap.dedent("""
 """)
 
 
-def _start(script, delay, *argv):
-    return subprocess.Popen([sys.executable, str(script), str(delay), *argv], stdout=subprocess.PIPE,
+def _start(script, release, *argv):
+    return subprocess.Popen([sys.executable, str(script), str(release), *argv], stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True)
 
 
 def test_concurrent_runs_into_one_folder_refuse_or_wait_and_never_mix(tmp_path):
     script = tmp_path / "run.py"
-    script.write_text(_SLOW_RUN)
+    script.write_text(_HELD_RUN)
+    release = tmp_path / "release"
     out = tmp_path / "D" / "run"
     common = ["nightly", "--profile", "smoke", "--out", str(out)]
-    first = _start(script, 6, *common, "--seed", "0")
+    first = _start(script, release, *common, "--seed", "0")
     lock = out / ".nightly.lock"
-    deadline = time.monotonic() + 60
+    deadline = time.monotonic() + 300
     while not (lock.exists() and lock.read_text().strip()):
         assert first.poll() is None, first.communicate()
         assert time.monotonic() < deadline, "the first run never took the lock"
         time.sleep(0.05)
     # A second run into the same folder refuses at once, naming the holder.
-    refused = subprocess.run([sys.executable, str(script), "0", *common, "--seed", "1"], capture_output=True,
-                             text=True, timeout=120)
+    refused = subprocess.run([sys.executable, str(script), "-", *common, "--seed", "1"], capture_output=True,
+                             text=True, timeout=300)
     assert refused.returncode == 2
     assert re.fullmatch(rf"error: --out {re.escape(str(out))} is in use by pid {first.pid} on \S+, run \S+, "
                         r"since \S+; wait for it or pass --wait", refused.stderr.strip()), refused.stderr
-    # A third one waits for it, then runs.
-    waiter = _start(script, 0, *common, "--seed", "1", "--wait")
+    # A third one waits for it (its first line says so), then runs.
+    waiter = _start(script, "-", *common, "--seed", "1", "--wait")
+    first_line = waiter.stderr.readline()
+    assert "is in use by" in first_line and "waiting" in first_line, first_line
+    release.touch()
     assert first.wait(timeout=300) == 0, first.communicate()
-    w_out, w_err = waiter.communicate(timeout=300)
+    _, w_err = waiter.communicate(timeout=300)
     assert waiter.returncode == 0, w_err
-    assert "waiting" in w_err
     # The folder holds one run, whole: the three files agree on the run id and the seed.
     data = json.loads((out / "results.json").read_text())
     assert data["seed"] == 1
