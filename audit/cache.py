@@ -4,7 +4,8 @@ Chunk ``i`` of a run is determined by the mechanism, the neighbouring pair, the
 seed, the chunk size and the chunk's own size (its seed is the ``i``-th child of
 ``SeedSequence(seed)``, see :mod:`privbound.audit.engine`); so a chunk computed by an
 interrupted run is exactly the chunk an uninterrupted run would compute, and can be
-reused. Each entry is one ``.npz`` file written atomically (temporary file, then a
+reused. A cache write that fails (a full disk) is counted in ``store_errors`` and
+skipped: the run goes on, the entry is recomputed next time. Each entry is one ``.npz`` file written atomically (temporary file, then a
 rename) with a SHA-256 digest of its arrays stored beside them; an entry that is
 unreadable, partial or whose digest does not match is deleted and recomputed.
 
@@ -22,7 +23,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-__all__ = ["ChunkCache", "ResultCache", "atomic_write_bytes", "fingerprint", "source_digest"]
+__all__ = ["ChunkCache", "ResultCache", "atomic_write_bytes", "stage_bytes", "fingerprint", "source_digest"]
 
 
 def fingerprint(*parts: Any) -> str:
@@ -72,9 +73,11 @@ def _digest(arrays: Sequence[np.ndarray]) -> str:
     return h.hexdigest()
 
 
-def atomic_write_bytes(path: str | os.PathLike, writer) -> None:
-    """Write a file through ``writer(binary file)`` via a temporary file and a rename: never half-written.
+def stage_bytes(path: str | os.PathLike, writer) -> Path:
+    """Write a temporary file beside ``path`` through ``writer(binary file)``, flushed to disk; return its path.
 
+    ``os.replace(returned, path)`` then publishes it atomically. On any failure (a full
+    disk, say) the temporary file is removed and the error propagates; ``path`` is untouched.
     The file gets the permissions a plain ``open`` would give (0666 less the umask).
     """
     path = Path(path)
@@ -88,6 +91,19 @@ def atomic_write_bytes(path: str | os.PathLike, writer) -> None:
         umask = os.umask(0)
         os.umask(umask)
         os.chmod(tmp, 0o666 & ~umask)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+    return Path(tmp)
+
+
+def atomic_write_bytes(path: str | os.PathLike, writer) -> None:
+    """Write a file through ``writer(binary file)`` via a temporary file and a rename: never half-written."""
+    tmp = stage_bytes(path, writer)
+    try:
         os.replace(tmp, path)
     except BaseException:
         try:
@@ -105,6 +121,7 @@ class ChunkCache:
         self.hits = 0
         self.misses = 0
         self.corrupt = 0
+        self.store_errors = 0
 
     def _path(self, chunk: int, size: int) -> Path:
         return self.dir / f"chunk-{chunk:06d}-{size}.npz"
@@ -140,7 +157,11 @@ class ChunkCache:
         payload = {f"a{i}": a for i, a in enumerate(arrays)}
         payload["n_arrays"] = np.array(len(arrays))
         payload["sha256"] = np.array(_digest(arrays))
-        atomic_write_bytes(self._path(chunk, size), lambda fh: np.savez(fh, **payload))
+        try:
+            atomic_write_bytes(self._path(chunk, size), lambda fh: np.savez(fh, **payload))
+        except OSError:  # e.g. a full disk: the chunk is recomputed next time, the run goes on
+            self.store_errors += 1
+            return False
         return True
 
 
@@ -149,6 +170,7 @@ class ResultCache:
 
     def __init__(self, root: str | os.PathLike):
         self.dir = Path(root)
+        self.store_errors = 0
 
     def _path(self, key: str) -> Path:
         return self.dir / f"{key}.json"
@@ -173,4 +195,7 @@ class ResultCache:
     def store(self, key: str, value: Any) -> None:
         body = json.dumps(value, sort_keys=True)
         text = json.dumps({"sha256": hashlib.sha256(body.encode()).hexdigest(), "value": value}, sort_keys=True)
-        atomic_write_bytes(self._path(key), lambda fh: fh.write(text.encode()))
+        try:
+            atomic_write_bytes(self._path(key), lambda fh: fh.write(text.encode()))
+        except OSError:  # e.g. a full disk: recomputed next time
+            self.store_errors += 1

@@ -12,7 +12,11 @@ Every Monte Carlo computation in privbound runs through :func:`map_chunks`:
   ``dask.distributed.Client``) runs them, and the results are concatenated in
   chunk order.
 
-A seed therefore gives bit-identical results on 1 or 16 cores, with any backend.
+A seed therefore gives bit-identical results on 1 or 16 cores, with any backend, for a
+given ``chunk_size`` (another chunk size gives other, equally valid, draws). This holds
+only for mechanisms that draw all their randomness from the ``rng`` they are given:
+:func:`run_trials` rejects (:class:`MechanismError`) a mechanism that changes the global
+``np.random`` state, or whose first 16 trials differ when run twice with the same seed.
 
 :func:`run_trials` specialises this to a mechanism and a neighbouring pair: chunk
 ``i`` splits its child seed into one generator for ``d0`` and one for ``d1``.
@@ -187,9 +191,50 @@ def _check_outputs(out: np.ndarray, side: int, chunk: int, seed: int, chunk_size
                 ) from None
 
 
+UNSEEDED_MESSAGE = (
+    "mechanism draws randomness that its rng argument does not control ({how}): its outputs cannot be "
+    "reproduced from the seed; draw every random number from the rng (numpy.random.Generator) it is given"
+)
+
+
+def _global_state() -> tuple:
+    st = np.random.get_state(legacy=False)
+    return st["state"]["key"].tobytes(), st["state"]["pos"], st.get("has_gauss"), st.get("gauss")
+
+
+def _same_outputs(a: list[np.ndarray], b: list[np.ndarray]) -> bool:
+    for x, y in zip(a, b):
+        if x.dtype == object or y.dtype == object:
+            if repr(x.tolist()) != repr(y.tolist()):
+                return False
+        elif x.shape != y.shape or not np.array_equal(x, y, equal_nan=x.dtype.kind in "fc"):
+            return False
+    return True
+
+
+def check_seeded(mechanism, d0, d1, seed: int, chunk_size: int, size: int = 16) -> None:
+    """Raise :class:`MechanismError` when ``mechanism`` draws randomness its ``rng`` does not control.
+
+    Cheap: ``size`` trials of chunk 0 are run twice with the same seed; outputs that differ
+    mean another source of randomness (the global ``np.random``, ``random``, an unseeded
+    generator), and so does a change of the global ``np.random`` state (checked on every
+    chunk too, see :func:`_trial_chunk`).
+    """
+    try:
+        first = _trial_chunk(mechanism, d0, d1, seed, chunk_size, size, chunk_seed(seed, 0))
+        second = _trial_chunk(mechanism, d0, d1, seed, chunk_size, size, chunk_seed(seed, 0))
+    except MechanismError as exc:
+        if "does not control" in str(exc):
+            raise
+        return  # a mechanism that raises: the run itself reports it, naming the real trials
+    if not _same_outputs(first, second):
+        raise MechanismError(UNSEEDED_MESSAGE.format(how=f"the same seed gave different outputs, seed={seed}"))
+
+
 def _trial_chunk(mechanism, d0, d1, seed: int, chunk_size: int, size: int, ss: np.random.SeedSequence):
     chunk = ss.spawn_key[-1]
     outs = []
+    state = _global_state()
     for side, (data, child) in enumerate(zip((d0, d1), ss.spawn(2))):
         rng = np.random.default_rng(child)
         try:
@@ -204,6 +249,8 @@ def _trial_chunk(mechanism, d0, d1, seed: int, chunk_size: int, size: int, ss: n
             ) from exc
         _check_outputs(out, side, chunk, seed, chunk_size)
         outs.append(out)
+    if _global_state() != state:
+        raise MechanismError(UNSEEDED_MESSAGE.format(how=f"it used the global np.random in chunk {chunk}, seed={seed}"))
     return outs
 
 
@@ -250,6 +297,11 @@ def run_trials(
 
         def on_chunk(i, res):
             cache.store(i, len(res[0]), res)
+
+    # A resumed run already proved it when it computed chunk 0; a mechanism that draws from a
+    # secure generator of its own on purpose (a DP library) declares it and is exempt.
+    if 0 not in done and not getattr(mechanism, "draws_own_randomness", False):
+        check_seeded(mechanism, d0, d1, seed, chunk_size, size=min(16, chunk_sizes(trials, chunk_size)[0]))
 
     parts = map_chunks(fn, trials, seed=seed, chunk_size=chunk_size, n_jobs=n_jobs, done=done, on_chunk=on_chunk)
     out0 = np.concatenate([p[0] for p in parts], axis=0)

@@ -5,8 +5,8 @@ Commands::
     privbound list [--json]
     privbound audit NAME [--trials N] [--seed S] [--n-jobs J] [--confidence C]
                          [--dask-scheduler ADDRESS] [--json] [--one-run [--canaries M] | --search]
-    privbound nightly [--profile smoke|default|full] [--out DIR] [--seed S] [--n-jobs J]
-                      [--dask-scheduler ADDRESS]
+    privbound nightly [--profile smoke|default|full] [--out DIR] [--cache DIR] [--history FILE]
+                      [--wait [SECONDS]] [--seed S] [--n-jobs J] [--dask-scheduler ADDRESS]
     privbound bounds list [--json]
     privbound bounds eval ID key=value ... [--json]
     privbound bounds check [ID ...] [--profile smoke|default|full] [--json]
@@ -16,7 +16,9 @@ Commands::
 
 Exit status: 0 when every claim holds (and every planted bug is caught), 1 when a
 claim is violated, a check fails or a planted bug is missed, 2 on an error or bad
-arguments (one line on stderr, no traceback).
+arguments (one line on stderr, no traceback); ``nightly`` adds 4 (4 or 5) when its outputs
+were written but the history was not updated. An option that does nothing in the chosen
+mode, and a ``key=value`` parameter given twice, are bad arguments.
 """
 
 from __future__ import annotations
@@ -27,7 +29,8 @@ import importlib
 import json
 import math
 import sys
-from typing import Any, Sequence
+import time
+from typing import Any, Callable, Sequence
 
 __all__ = ["main", "build_parser"]
 
@@ -84,17 +87,26 @@ def _n_jobs(text):
     return v
 
 
-def build_parser() -> argparse.ArgumentParser:
-    p = _Parser(prog="privbound", description="Audit differential privacy claims and check learning-theory bounds.")
-    sub = p.add_subparsers(dest="command", parser_class=_Parser)
-    sub.required = True
+def _wait_seconds(text):
+    try:
+        v = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"--wait takes seconds, got {text!r}") from None
+    if not v > 0:
+        raise argparse.ArgumentTypeError(f"--wait must be > 0 seconds, got {v:g}")
+    return v
 
+
+def _add_list(sub) -> None:
     ls = sub.add_parser("list", help="list the audit targets")
     ls.add_argument("--json", action="store_true", help="one JSON record per target")
 
+
+def _add_audit(sub) -> None:
     au = sub.add_parser("audit", help="audit one target")
     au.add_argument("name", help="target name (see `privbound list`)")
-    au.add_argument("--trials", type=_positive_int("trials"), default=None, help="trials per dataset (default: the target's)")
+    au.add_argument("--trials", type=_positive_int("trials"), default=None,
+                    help="trials per dataset (default: the target's; not with --one-run)")
     au.add_argument("--seed", type=_nonneg_int("seed"), default=0)
     au.add_argument("--n-jobs", type=_n_jobs, default=1)
     au.add_argument("--confidence", type=_confidence, default=0.95)
@@ -105,16 +117,34 @@ def build_parser() -> argparse.ArgumentParser:
                       help="one-run audit (Steinke, Nasr & Jagielski 2023) with --canaries canaries")
     mode.add_argument("--search", action="store_true",
                       help="search for the most distinguishing neighbouring pair, then audit it on fresh trials")
-    au.add_argument("--canaries", type=_positive_int("canaries"), default=1000, metavar="M",
-                    help="canaries of a one-run audit (default 1000)")
+    au.add_argument("--canaries", type=_positive_int("canaries"), default=None, metavar="M",
+                    help="canaries of a one-run audit (default 1000; only with --one-run)")
 
-    ni = sub.add_parser("nightly", help="audit every target and run the bound checks")
+
+def _add_nightly(sub) -> None:
+    ni = sub.add_parser(
+        "nightly", help="audit every target and run the bound checks",
+        description="Audit every target and run the bound checks of a profile. Writes results.json, summary.md "
+                    "and report.html into --out, then appends the run to --history. Exit status: 0 all good, "
+                    "1 a claim violated / check failed / planted bug missed, 2 bad arguments, a bad or busy "
+                    "location or outputs that could not be written; 4 or 5: as 0 or 1, but the history was "
+                    "not updated (the outputs stand).")
     ni.add_argument("--profile", choices=["smoke", "default", "full"], default="default")
-    ni.add_argument("--out", default=None, help="output directory (default reports/out/<UTC date>/)")
+    ni.add_argument("--out", default=None, metavar="DIR",
+                    help="output folder (default reports/out/<UTC date>/); one run at a time per folder")
+    ni.add_argument("--cache", default=None, metavar="DIR",
+                    help="finished trial chunks and checks, reused by a rerun (default <parent of --out>/.cache)")
+    ni.add_argument("--history", default=None, metavar="FILE",
+                    help="SQLite run history compared against and appended to "
+                         "(default <parent of --out>/history.sqlite)")
+    ni.add_argument("--wait", type=_wait_seconds, nargs="?", const=float("inf"), default=0.0, metavar="SECONDS",
+                    help="when another run holds --out, wait for it (for ever, or SECONDS) instead of failing")
     ni.add_argument("--seed", type=_nonneg_int("seed"), default=0)
     ni.add_argument("--n-jobs", type=_n_jobs, default=1)
     ni.add_argument("--dask-scheduler", default=None, metavar="ADDRESS")
 
+
+def _add_bounds(sub) -> None:
     bo = sub.add_parser("bounds", help="the theorem registry")
     bsub = bo.add_subparsers(dest="bounds_command", parser_class=_Parser)
     bsub.required = True
@@ -122,7 +152,7 @@ def build_parser() -> argparse.ArgumentParser:
     bl.add_argument("--json", action="store_true")
     be = bsub.add_parser("eval", help="evaluate a claim's formula")
     be.add_argument("id")
-    be.add_argument("params", nargs="*", metavar="key=value")
+    be.add_argument("params", nargs="*", metavar="key=value", help="each parameter once")
     be.add_argument("--json", action="store_true")
     bc = bsub.add_parser("check", help="run the checks of claims (all by default)")
     bc.add_argument("ids", nargs="*", metavar="ID")
@@ -130,19 +160,23 @@ def build_parser() -> argparse.ArgumentParser:
     bc.add_argument("--n-jobs", type=_n_jobs, default=1)
     bc.add_argument("--json", action="store_true")
 
+
+def _add_experiment(sub) -> None:
     ex = sub.add_parser("experiment", help="run a paper's experiment")
     ex.add_argument("name", help="experiment name, e.g. robust-halfspaces")
     ex.add_argument("--dataset", default="digits")
-    ex.add_argument("--data", default=None, help="path of the data files (mnist, usps)")
+    ex.add_argument("--data", default=None, help="path of the data files (mnist, usps; not with digits)")
     ex.add_argument("--quick", action="store_true")
     ex.add_argument("--out", default=None)
     ex.add_argument("--seed", type=_nonneg_int("seed"), default=0)
 
-    # --- membership inference (privbound.reports.membership) ---
-    from privbound.reports.membership import add_parser as _add_membership_parser
 
-    _add_membership_parser(sub)
-    # --- end membership inference ---
+def build_parser() -> argparse.ArgumentParser:
+    p = _Parser(prog="privbound", description="Audit differential privacy claims and check learning-theory bounds.")
+    sub = p.add_subparsers(dest="command", parser_class=_Parser)
+    sub.required = True
+    for _, add, _ in _SUBCOMMANDS:
+        add(sub)
     return p
 
 
@@ -185,6 +219,11 @@ def _cmd_list(args) -> int:
 def _cmd_audit(args) -> int:
     from privbound.audit.targets import get_target
 
+    if args.canaries is not None and not args.one_run:
+        raise CLIError("--canaries only applies to a one-run audit: add --one-run, or drop --canaries")
+    if args.one_run and args.trials is not None:
+        raise CLIError("--trials does not apply to --one-run (one training run with --canaries canaries)")
+
     try:
         target = get_target(args.name)
     except KeyError as exc:
@@ -192,7 +231,7 @@ def _cmd_audit(args) -> int:
     n_jobs = -1 if (args.dask_scheduler and args.n_jobs == 1) else args.n_jobs
     if args.one_run:
         with _dask_backend(args.dask_scheduler):
-            one = target.one_run_audit(args.canaries, args.seed, confidence=args.confidence, n_jobs=n_jobs)
+            one = target.one_run_audit(args.canaries or 1000, args.seed, confidence=args.confidence, n_jobs=n_jobs)
         print(json.dumps(one.to_dict(), sort_keys=True) if args.json else one.summary())
         return _verdict_status(target, one.violation)
     if args.search:
@@ -222,25 +261,66 @@ def _verdict_status(target, violation: bool) -> int:
 
 
 def _cmd_nightly(args) -> int:
-    from privbound.reports.nightly import main_status, run_nightly
+    from privbound.reports.nightly import NightlyError, main_status, run_nightly
 
+    for stream in (sys.stdout, sys.stderr):  # a log file or a pipe gets each line as it is written
+        with contextlib.suppress(AttributeError, ValueError):
+            stream.reconfigure(line_buffering=True)
     n_jobs = -1 if (args.dask_scheduler and args.n_jobs == 1) else args.n_jobs
-    with _dask_backend(args.dask_scheduler):
-        results, out_dir = run_nightly(args.profile, args.out, seed=args.seed, n_jobs=n_jobs)
+    t0 = time.perf_counter()
+    try:
+        with _dask_backend(args.dask_scheduler):
+            results, out_dir = run_nightly(args.profile, args.out, seed=args.seed, n_jobs=n_jobs, cache=args.cache,
+                                           history=args.history, wait=args.wait)
+    except NightlyError as exc:
+        raise CLIError(str(exc)) from None
+    print(_nightly_table(results))
+    for line in _nightly_footer(results, out_dir, time.perf_counter() - t0):
+        print(line)
+    return main_status(results)
+
+
+def _nightly_table(results: dict[str, Any]) -> str:
     c = results["counts"]
-    print(f"{'target':32s} {'claim':>8s} {'eps_lb':>8s}  status")
+    lines = [f"{'target':32s} {'claim':>8s} {'eps_lb':>8s}  status"]
     for a in results["audits"]:
         r = a["result"] or {}
         claim = r.get("epsilon_claimed")
         lb = r.get("epsilon_lower_bound")
-        print(f"{a['target']:32s} {claim if claim is None else f'{claim:8.4g}':>8} "
-              f"{lb if lb is None else f'{lb:8.4f}':>8}  {a['status']}")
-    print(f"checks: {c['checks_pass']} pass, {c['checks_fail']} fail, {c['checks_inconclusive']} inconclusive, "
-          f"{c['checks_expected_fail']} expected failures (documented errata)")
-    print(f"audits: {c['holds']} hold, {c['violated']} violated, {c['caught']} planted bugs caught, "
-          f"{c['missed']} missed, {c['error']} errors")
-    print(f"wrote {out_dir / 'results.json'} and {out_dir / 'summary.md'} ({results['wall_seconds']:.1f} s)")
-    return main_status(results)
+        lines.append(f"{a['target']:32s} {claim if claim is None else f'{claim:8.4g}':>8} "
+                     f"{lb if lb is None else f'{lb:8.4f}':>8}  {a['status']}")
+    lines.append(f"checks: {c['checks_pass']} pass, {c['checks_fail']} fail, {c['checks_inconclusive']} inconclusive, "
+                 f"{c['checks_expected_fail']} expected failures (documented errata)")
+    lines.append(f"audits: {c['holds']} hold, {c['violated']} violated, {c['caught']} planted bugs caught, "
+                 f"{c['missed']} missed, {c['error']} errors")
+    changes = [ch for ch in results.get("changes", []) if ch["kind"] != "note"]
+    base = (results.get("comparison") or {}).get("baseline")
+    if base is None:
+        lines.append((results.get("comparison") or {}).get("note") or "no baseline")
+    else:
+        lines.append(f"changes since run {base['run_id']} (seed {base['seed']}): "
+                     + (f"{len(changes)}, see summary.md" if changes else "none"))
+    return "\n".join(lines)
+
+
+def _nightly_footer(results: dict[str, Any], out_dir, total: float) -> list[str]:
+    """The closing lines: every file written, and the wall time of each phase."""
+    from privbound.reports.nightly import OUTPUT_FILES
+
+    hist = results.get("history") or {}
+    lines = [f"run {results['run_id']} wrote:"]
+    lines += [f"  {out_dir / name}" for name in OUTPUT_FILES]
+    if hist.get("updated"):
+        lines.append(f"  {hist['path']} (history: run appended)")
+    else:
+        lines.append(f"  history NOT updated: {hist.get('problem')}")
+    cache = (results.get("paths") or {}).get("cache")
+    if cache:
+        lines.append(f"  {cache} (cache)")
+    ph = dict(results.get("phases") or {})
+    ph["history"] = hist.get("seconds", 0.0)
+    lines.append("wall time: " + ", ".join(f"{k} {v:.1f} s" for k, v in ph.items()) + f"; total {total:.1f} s")
+    return lines
 
 
 def _parse_value(text: str) -> float:
@@ -273,7 +353,12 @@ def _cmd_bounds(args) -> int:
             if "=" not in item:
                 raise CLIError(f"parameters are key=value, got {item!r}")
             k, v = item.split("=", 1)
-            params[k.strip()] = _parse_value(v)
+            k = k.strip()
+            if not k:
+                raise CLIError(f"parameters are key=value, got {item!r}")
+            if k in params:
+                raise CLIError(f"parameter {k!r} given twice ({k}={params[k]:g} and {item}): give each once")
+            params[k] = _parse_value(v)
         try:
             value = bounds.evaluate(args.id, **params)
         except KeyError as exc:
@@ -307,6 +392,9 @@ def _cmd_bounds(args) -> int:
 
 
 def _cmd_experiment(args) -> int:
+    if args.data is not None and args.dataset == "digits":
+        raise CLIError("--data does not apply to --dataset digits (bundled with scikit-learn): "
+                       "pass --dataset mnist or usps, or drop --data")
     module_name = "privbound.reports.experiments." + args.name.replace("-", "_")
     try:
         module = importlib.import_module(module_name)
@@ -320,14 +408,29 @@ def _cmd_experiment(args) -> int:
     return 0
 
 
-def _cmd_membership(args) -> int:  # membership inference (privbound.reports.membership)
+def _add_membership(sub) -> None:
+    from privbound.reports.membership import add_parser
+
+    add_parser(sub)
+
+
+def _cmd_membership(args) -> int:
     from privbound.reports.membership import cmd_membership
 
     return cmd_membership(args)
 
 
-_COMMANDS = {"list": _cmd_list, "audit": _cmd_audit, "nightly": _cmd_nightly, "bounds": _cmd_bounds,
-             "experiment": _cmd_experiment, "membership": _cmd_membership}
+# One entry per subcommand: its name, the function that adds its parser, the function that runs it.
+# A new subcommand is an _add_NAME and a _cmd_NAME function and one line here.
+_SUBCOMMANDS: list[tuple[str, Callable[[Any], None], Callable[[Any], int]]] = [
+    ("list", _add_list, _cmd_list),
+    ("audit", _add_audit, _cmd_audit),
+    ("nightly", _add_nightly, _cmd_nightly),
+    ("bounds", _add_bounds, _cmd_bounds),
+    ("experiment", _add_experiment, _cmd_experiment),
+    ("membership", _add_membership, _cmd_membership),
+]
+_COMMANDS = {name: run for name, _, run in _SUBCOMMANDS}
 
 
 def main(argv: Sequence[str] | None = None) -> int:

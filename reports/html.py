@@ -1,10 +1,16 @@
 """``report.html``: a self-contained nightly report (inline CSS, PNG plots as data URIs).
 
-Layout: headline table (claims held / violated / inconclusive, planted bugs caught),
-changes since the previous run, then one section for the reference mechanisms and
-one per paper (its audits with their ROC curves, its bound checks, its scaling fits,
-its claims without checks), then the experiment figures found under the output
-directory. No script, no external resource: it reads offline in any browser.
+Layout: the run (id, seed, code) and anything that makes its comparison special (another
+seed or code version than the baseline, warnings), the headline table, the changes since
+the baseline run (named), each target's epsilon lower bound against its claim (one log-axis
+panel per paper), then one section for the reference mechanisms and one per paper (its
+audits with their ROC curves, its bound checks -- each row stating the relation that must
+hold and what is compared -- its scaling fits, its claims without checks), then the
+experiment figures found beside the output folder. No script, no external resource: it
+reads offline in any browser, and every figure fits a 1400 px wide window.
+
+The page is a list of sections (:data:`SECTIONS`, each ``section(results, changes,
+claims_info, experiment_pngs) -> html``); a new section is one function and one entry.
 """
 
 from __future__ import annotations
@@ -16,7 +22,7 @@ from typing import Any
 
 from privbound.reports import plots
 
-__all__ = ["render_html", "PAPER_TITLES"]
+__all__ = ["render_html", "PAPER_TITLES", "SECTIONS", "check_meaning"]
 
 PAPER_TITLES = {
     None: "Reference mechanisms",
@@ -26,14 +32,20 @@ PAPER_TITLES = {
 }
 
 _CSS = """
-body{font-family:-apple-system,Segoe UI,Helvetica,Arial,sans-serif;margin:2em auto;max-width:1100px;color:#222}
+body{font-family:-apple-system,Segoe UI,Helvetica,Arial,sans-serif;margin:2em auto;max-width:1250px;color:#222;
+padding:0 1em}
 h1{font-size:1.5em}h2{font-size:1.2em;border-bottom:1px solid #ccc;padding-bottom:.2em;margin-top:2em}
 h3{font-size:1em}table{border-collapse:collapse;margin:.5em 0;font-size:.85em}
-td,th{border:1px solid #ddd;padding:.25em .5em;text-align:left}th{background:#f3f3f3}
+td,th{border:1px solid #ddd;padding:.25em .5em;text-align:left;vertical-align:top}th{background:#f3f3f3}
+td.num{text-align:right;white-space:nowrap}td.rel{text-align:center;font-weight:bold}
 .holds,.pass,.caught{color:#1a7f37}.violated,.missed,.fail,.error{color:#c00;font-weight:bold}
-.inconclusive,.expected{color:#8a6d00}.figs img{margin:.3em;border:1px solid #eee}
+.inconclusive,.expected,.note{color:#8a6d00}.figs img{margin:.3em;border:1px solid #eee;max-width:100%;height:auto}
 .small{font-size:.8em;color:#555}code{font-size:.9em}
+.notice{background:#fff4d6;border:1px solid #e0c36a;padding:.5em .8em;margin:.6em 0}
+.warning{background:#fde2e2;border:1px solid #d88;padding:.5em .8em;margin:.6em 0}
 """
+
+_REL = {"<=": "&le;", ">=": "&ge;", "==": "=", "~": "&asymp;"}
 
 
 def _img(png: bytes, alt: str) -> str:
@@ -48,6 +60,27 @@ def _fmt(v: Any, digits: int = 4) -> str:
     return html.escape(str(v))
 
 
+def check_meaning(check: dict[str, Any], description: str = "") -> tuple[str, str]:
+    """(relation, meaning): the relation observed must have to bound (``<=``, ``>=``, ``==``, ``~``) and what they are."""
+    d = check.get("details") or {}
+    kind = check["kind"]
+    if kind == "scaling":
+        sense = d.get("sense", "two-sided")
+        rel = "<=" if sense == "at-most" else "~"
+        what = ("observed = fitted log-log slope in " + str(d.get("parameter", "x")) + "; bound = the theorem's exponent; "
+                + ("passes unless the slope is significantly larger (an O-bound)" if sense == "at-most"
+                   else "passes when the slope's confidence interval contains it"))
+    elif kind == "probabilistic" and "failures" in d:
+        rel = "<="
+        what = "observed = failure rate over the trials; bound = the stated failure probability (exact binomial test)"
+    else:
+        rel = plots.check_sense(check)
+        what = "observed vs the claim's bound"
+    if description:
+        what = f"{description} ({what})" if kind == "scaling" or "failures" in d else description
+    return rel, what
+
+
 def _audit_table(audits: list[dict]) -> str:
     rows = ["<table><tr><th>target</th><th>family</th><th>claimed (&epsilon;, &delta;)</th><th>&epsilon; lower bound</th>"
             "<th>p-value</th><th>trials</th><th>attack</th><th>accountant &epsilon;</th><th>status</th></tr>"]
@@ -58,16 +91,19 @@ def _audit_table(audits: list[dict]) -> str:
         claim = f"({_fmt(r.get('epsilon_claimed'))}, {_fmt(r.get('delta'))})" if r else "-"
         status = a["status"] + (f": {a['error']}" if a.get("error") else "")
         rows.append(f"<tr><td>{html.escape(a['target'])}</td><td>{html.escape(a['family'])}</td><td>{claim}</td>"
-                    f"<td>{_fmt(r.get('epsilon_lower_bound'))}</td><td>{_fmt(r.get('p_value'), 3)}</td>"
-                    f"<td>{_fmt(r.get('trials'))}</td><td>{_fmt(r.get('attack'))}</td><td>{acc_s}</td>"
+                    f"<td class=\"num\">{_fmt(r.get('epsilon_lower_bound'))}</td>"
+                    f"<td class=\"num\">{_fmt(r.get('p_value'), 3)}</td>"
+                    f"<td class=\"num\">{_fmt(r.get('trials'))}</td><td>{_fmt(r.get('attack'))}</td><td>{acc_s}</td>"
                     f"<td class=\"{a['status']}\">{html.escape(status)}</td></tr>")
     rows.append("</table>")
     return "\n".join(rows)
 
 
-def _check_table(checks: list[dict]) -> str:
-    rows = ["<table><tr><th>claim</th><th>check</th><th>kind</th><th>observed</th><th>bound</th><th>ratio</th>"
-            "<th>trials</th><th>status</th></tr>"]
+def _check_table(checks: list[dict], descriptions: dict[str, str]) -> str:
+    rows = ["<p class=\"small\">A check passes when <i>observed</i> stands in the row's relation to <i>bound</i> "
+            "(&asymp;: the fitted exponent's confidence interval contains the theorem's).</p>",
+            "<table><tr><th>claim</th><th>check</th><th>kind</th><th>observed</th><th>relation</th><th>bound</th>"
+            "<th>ratio</th><th>trials</th><th>status</th><th>what is compared</th></tr>"]
     for c in checks:
         cls = "expected" if c.get("expected") else c["status"]
         note = ""
@@ -77,16 +113,19 @@ def _check_table(checks: list[dict]) -> str:
         reason = (c.get("details") or {}).get("reason")
         if c["status"] == "inconclusive" and reason:
             note = f" ({html.escape(str(reason))})"
+        rel, what = check_meaning(c, descriptions.get(f"{c['claim_id']}:{c['check']}", ""))
         rows.append(f"<tr><td>{html.escape(c['claim_id'])}</td><td>{html.escape(c['check'])}</td><td>{c['kind']}</td>"
-                    f"<td>{_fmt(c.get('observed'))}</td><td>{_fmt(c.get('bound'))}</td><td>{_fmt(c.get('ratio'), 3)}</td>"
-                    f"<td>{_fmt(c.get('trials'))}</td><td class=\"{cls}\">{c['status']}{note}</td></tr>")
+                    f"<td class=\"num\">{_fmt(c.get('observed'))}</td><td class=\"rel\">{_REL[rel]}</td>"
+                    f"<td class=\"num\">{_fmt(c.get('bound'))}</td><td class=\"num\">{_fmt(c.get('ratio'), 3)}</td>"
+                    f"<td class=\"num\">{_fmt(c.get('trials'))}</td><td class=\"{cls}\">{c['status']}{note}</td>"
+                    f"<td class=\"small\">{html.escape(what)}</td></tr>")
     rows.append("</table>")
     return "\n".join(rows)
 
 
-def _section(paper: str | None, audits: list[dict], checks: list[dict], claims_info: list[dict]) -> str:
+def _paper_section(paper: str | None, audits: list[dict], checks: list[dict], claims_info: list[dict]) -> str:
     title = PAPER_TITLES.get(paper, paper)
-    parts = [f"<h2>{html.escape(title)}</h2>"]
+    parts = [f"<h2>{html.escape(str(title))}</h2>"]
     if audits:
         parts.append("<h3>Privacy audits</h3>")
         parts.append(_audit_table(audits))
@@ -100,8 +139,10 @@ def _section(paper: str | None, audits: list[dict], checks: list[dict], claims_i
         if figs:
             parts.append('<div class="figs">' + "".join(figs) + "</div>")
     if checks:
+        descriptions = {f"{ci['id']}:{name}": text for ci in claims_info
+                        for name, text in (ci.get("descriptions") or {}).items()}
         parts.append("<h3>Bound checks</h3>")
-        parts.append(_check_table(checks))
+        parts.append(_check_table(checks, descriptions))
         bound_checks = [c for c in checks if c["kind"] in ("deterministic", "probabilistic", "exact")]
         if bound_checks:
             parts.append('<div class="figs">' + _img(plots.bound_ratio_plot(f"{title}: observed / bound", bound_checks),
@@ -120,11 +161,31 @@ def _section(paper: str | None, audits: list[dict], checks: list[dict], claims_i
     return "\n".join(parts)
 
 
-def render_html(results: dict[str, Any], changes: list[dict], claims_info: list[dict],
-                experiment_pngs: list[Path] = ()) -> str:
-    """The report as one HTML string."""
+def _by_paper(results: dict[str, Any], claims_info: list[dict]):
+    for paper in PAPER_TITLES:
+        pa = [a for a in results["audits"] if a.get("paper") == paper]
+        pc = [ch for ch in results["checks"] if paper is not None and ch["claim_id"].startswith(paper + "/")]
+        pi = [ci for ci in claims_info if paper is not None and ci["id"].startswith(paper + "/")]
+        yield paper, pa, pc, pi
+
+
+# ----------------------------------------------------------------- sections
+
+
+def header_section(results: dict[str, Any], changes: list[dict], claims_info: list[dict], experiment_pngs) -> str:
     c = results["counts"]
-    head = (
+    comp = results.get("comparison") or {}
+    out = [
+        f"<h1>privbound nightly report &mdash; profile <code>{html.escape(results['profile'])}</code></h1>",
+        f"<p class=\"small\">run <code>{html.escape(str(results.get('run_id', '-')))}</code>, "
+        f"code {html.escape(results['code_version'])}, <b>seed {results['seed']}</b>, started "
+        f"{html.escape(results['started_utc'])}, {results['wall_seconds']:.1f} s</p>",
+    ]
+    for d in comp.get("differences", []):
+        out.append(f"<div class=\"notice\"><b>{html.escape(d[0].upper() + d[1:])}.</b></div>")
+    for w in results.get("warnings", []):
+        out.append(f"<div class=\"warning\"><b>Warning:</b> {html.escape(w)}</div>")
+    out.append(
         "<table><tr><th>claims held</th><th>claims violated</th><th>checks pass</th><th>checks fail</th>"
         "<th>inconclusive</th><th>documented errata</th><th>planted bugs caught</th><th>planted bugs missed</th>"
         "<th>errors</th></tr>"
@@ -132,42 +193,72 @@ def render_html(results: dict[str, Any], changes: list[dict], claims_info: list[
         f"<td class=\"pass\">{c['checks_pass']}</td><td class=\"fail\">{c['checks_fail']}</td>"
         f"<td class=\"inconclusive\">{c['checks_inconclusive']}</td><td class=\"expected\">"
         f"{c.get('checks_expected_fail', 0)}</td><td class=\"caught\">{c['caught']}</td>"
-        f"<td class=\"missed\">{c['missed']}</td><td class=\"error\">{c['error']}</td></tr></table>"
-    )
-    body = [
-        f"<h1>privbound nightly report &mdash; profile <code>{html.escape(results['profile'])}</code></h1>",
-        f"<p class=\"small\">code {html.escape(results['code_version'])}, started {results['started_utc']}, "
-        f"{results['wall_seconds']:.1f} s, seed {results['seed']}</p>",
-        head,
-        "<h2>Changes since the previous run</h2>",
-    ]
-    if changes:
-        body.append("<table><tr><th>kind</th><th>name</th><th>change</th></tr>")
-        for ch in changes:
-            body.append(f"<tr><td>{ch['kind']}</td><td>{html.escape(ch['name'])}</td>"
-                        f"<td class=\"{ch['status']}\">{html.escape(ch['change'])}</td></tr>")
-        body.append("</table>")
+        f"<td class=\"missed\">{c['missed']}</td><td class=\"error\">{c['error']}</td></tr></table>")
+    return "\n".join(out)
+
+
+def changes_section(results: dict[str, Any], changes: list[dict], claims_info: list[dict], experiment_pngs) -> str:
+    comp = results.get("comparison") or {}
+    base = comp.get("baseline")
+    out = ["<h2>Changes since the previous run</h2>"]
+    if base is None:
+        out.append(f"<p>{html.escape(comp.get('note') or 'No baseline: no previous run of this profile.')}</p>")
+        return "\n".join(out)
+    out.append(f"<p>Compared with run <code>{html.escape(str(base['run_id']))}</code> (started "
+               f"{html.escape(str(base['started_utc']))}, seed {base['seed']}, code "
+               f"{html.escape(str(base['code_version']))}).</p>")
+    if comp.get("rule"):
+        out.append(f"<p class=\"small\">Rule: {html.escape(comp['rule'])}.</p>")
+    listed = [ch for ch in changes if ch["kind"] != "note"]
+    if listed:
+        out.append("<table><tr><th>kind</th><th>name</th><th>change</th></tr>")
+        for ch in listed:
+            out.append(f"<tr><td>{ch['kind']}</td><td>{html.escape(ch['name'])}</td>"
+                       f"<td class=\"{ch['status']}\">{html.escape(ch['change'])}</td></tr>")
+        out.append("</table>")
     else:
-        body.append("<p>None (or no previous run of this profile).</p>")
-    audits = results["audits"]
-    if audits:
-        body.append("<h2>Empirical &epsilon; against claims</h2><div class=\"figs\">" +
-                    _img(plots.epsilon_plot(audits), "epsilon lower bounds") + "</div>")
-    for paper in PAPER_TITLES:
-        pa = [a for a in audits if a.get("paper") == paper]
-        pc = [ch for ch in results["checks"] if paper is not None and ch["claim_id"].startswith(paper + "/")]
-        pi = [ci for ci in claims_info if paper is not None and ci["id"].startswith(paper + "/")]
-        if pa or pc or pi:
-            body.append(_section(paper, pa, pc, pi))
-    # --- membership inference (privbound.reports.membership) ---
+        out.append("<p>No change: same statuses, and no &epsilon; lower bound moved significantly.</p>")
+    for ch in changes:
+        if ch["kind"] == "note":
+            out.append(f"<p class=\"small note\">{html.escape(ch['change'])}: {html.escape(ch['name'])}.</p>")
+    return "\n".join(out)
+
+
+def epsilon_section(results: dict[str, Any], changes: list[dict], claims_info: list[dict], experiment_pngs) -> str:
+    if not results["audits"]:
+        return ""
+    figs = [_img(plots.epsilon_plot(pa, f"{PAPER_TITLES.get(paper, paper)}: epsilon lower bound vs claim"),
+                 f"epsilon lower bounds, {PAPER_TITLES.get(paper, paper)}")
+            for paper, pa, _, _ in _by_paper(results, claims_info) if any(a.get("result") for a in pa)]
+    return "<h2>Empirical &epsilon; against claims</h2><div class=\"figs\">" + "".join(figs) + "</div>"
+
+
+def papers_section(results: dict[str, Any], changes: list[dict], claims_info: list[dict], experiment_pngs) -> str:
+    return "\n".join(_paper_section(paper, pa, pc, pi) for paper, pa, pc, pi in _by_paper(results, claims_info)
+                     if pa or pc or pi)
+
+
+def experiments_section(results: dict[str, Any], changes: list[dict], claims_info: list[dict], experiment_pngs) -> str:
+    if not experiment_pngs:
+        return ""
+    return ("<h2>Experiments</h2><div class=\"figs\">" +
+            "".join(_img(Path(p).read_bytes(), Path(p).name) for p in experiment_pngs) + "</div>")
+
+
+def membership_section(results: dict[str, Any], changes: list[dict], claims_info: list[dict], experiment_pngs) -> str:
     from privbound.reports.membership import membership_section_html
 
-    body.append(membership_section_html(results.get("membership")))
-    # --- end membership inference ---
-    if experiment_pngs:
-        body.append("<h2>Experiments</h2><div class=\"figs\">")
-        body += [_img(Path(p).read_bytes(), Path(p).name) for p in experiment_pngs]
-        body.append("</div>")
+    return membership_section_html(results.get("membership"))
+
+
+SECTIONS = [header_section, changes_section, epsilon_section, papers_section, membership_section,
+            experiments_section]
+
+
+def render_html(results: dict[str, Any], changes: list[dict], claims_info: list[dict],
+                experiment_pngs: list[Path] = ()) -> str:
+    """The report as one HTML string."""
+    body = [s(results, changes, claims_info, list(experiment_pngs)) for s in SECTIONS]
     return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
             f"<title>privbound nightly {html.escape(results['profile'])}</title><style>{_CSS}</style></head>"
-            "<body>\n" + "\n".join(body) + "\n</body></html>\n")
+            "<body>\n" + "\n".join(b for b in body if b) + "\n</body></html>\n")

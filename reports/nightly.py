@@ -1,23 +1,45 @@
 """The nightly run: audit every registered target and run the bound checks of a profile.
 
-Writes ``results.json`` (schema below, versioned) and ``summary.md`` into the output
-directory. Exit status of :func:`main_status`: 0 when every claim holds, every
-check passes (or is inconclusive) and every planted bug is caught; 1 otherwise.
+A night writes ``results.json`` (schema below), ``summary.md`` and ``report.html`` into its
+output folder, then appends itself to the history. The rules that keep a night whole:
 
-``results.json`` schema ``privbound.nightly/2``::
+* every location (the output folder, the cache folder, the history file) is checked before
+  any work, and a bad one stops the run with one line naming it (:class:`NightlyError`);
+* one run per output folder at a time (a lock naming its holder; ``wait`` to queue), one
+  writer per history file; every run has a unique id;
+* the three outputs are staged as temporary files and published only when all three are
+  written (a full disk leaves the folder as it was), and only then is the history touched;
+* a history that cannot be read or written costs the comparison or the record, never the
+  night: a warning names the file and :func:`main_status` adds :data:`EXIT_HISTORY_NOT_UPDATED`.
+
+Exit status (:func:`main_status`): 0 when every claim holds, every check passes (or is
+inconclusive or a documented erratum) and every planted bug is caught; 1 otherwise; plus 4
+(so 4 or 5) when the history was not updated. The command line returns 2 for bad arguments,
+a bad location, a busy folder or an output that could not be written.
+
+``results.json`` schema ``privbound.nightly/2`` (fields marked + were added within /2)::
 
     {
       "schema": "privbound.nightly/2",
+      "run_id": str,                        # + unique: "<UTC start>-<8 hex digits>"
       "profile": "smoke" | "default" | "full",
       "started_utc": ISO 8601, "finished_utc": ISO 8601, "wall_seconds": float,
-      "code_version": str,                 # privbound version + git commit when available
-      "audits": [ {                        # one per target
+      "phases": {"audits": s, "checks": s}, # + wall seconds per phase
+      "code_version": str,                  # privbound version + git commit when available
+      "seed": int, "audit_family_confidence": float, "audit_confidence": float,
+      "paths": {"out", "cache", "history"}, # + where this run read and wrote
+      "comparison": {"baseline": {run_id, started_utc, seed, code_version, out_dir} | null,
+                     "note": str, "differences": [str], "rule": str, "alpha": float,
+                     "threshold": float},   # + what the changes were computed against
+      "changes": [{kind, name, change, status, rank, ...}],
+      "warnings": [str],                    # +
+      "audits": [ {                         # one per target
           "target": str, "family": str, "paper": str | null, "planted_bug": bool,
           "status": "holds" | "violated" | "caught" | "missed" | "error",
           "result": AuditResult.to_dict() | null, "error": str | null } ],
-      "checks": [ CheckResult.to_dict() ],  # one per (claim, check)
-      "counts": {"holds": int, "violated": int, "caught": int, "missed": int, "error": int,
-                 "checks_pass": int, "checks_fail": int, "checks_inconclusive": int},
+      "checks": [ CheckResult.to_dict() (+ "expected": true for a documented erratum) ],
+      "counts": {"holds", "violated", "caught", "missed", "error", "checks_pass", "checks_fail",
+                 "checks_inconclusive", "checks_expected_fail": int}
       "membership": [ {                    # membership-inference audits (privbound.reports.membership)
           "target": str, "family": str, "paper": str | null, "planted_bug": bool,
           "status": "holds" | "violated" | "caught" | "missed" | "non-private" | "error",
@@ -32,18 +54,32 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
 import time
+import uuid
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable
+from typing import IO, Any, Callable
 
-from privbound.audit.cache import atomic_write_bytes
+from privbound.audit.cache import atomic_write_bytes, stage_bytes
 from privbound.audit.targets import Target, targets
 from privbound.bounds.checks import CheckResult, run_checks
+from privbound.reports.progress import PhaseProgress
 
-__all__ = ["NIGHTLY_PROFILES", "NightlyProfile", "run_nightly", "default_out_dir", "code_version", "write_atomic"]
+__all__ = [
+    "NIGHTLY_PROFILES", "NightlyProfile", "NightlyError", "NightlyPaths", "resolve_paths", "validate_paths",
+    "run_nightly", "default_out_dir", "code_version", "write_atomic", "main_status", "EXIT_HISTORY_NOT_UPDATED",
+    "OUTPUT_FILES",
+]
 
 SCHEMA = "privbound.nightly/2"
+OUTPUT_FILES = ("results.json", "summary.md", "report.html")
+EXIT_HISTORY_NOT_UPDATED = 4
+HISTORY_LOCK_WAIT = 600.0  # seconds a run waits for another run's history transaction (seconds long)
+
+
+class NightlyError(Exception):
+    """A problem that stops a nightly run before or instead of its outputs: one line naming the path."""
 
 
 @dataclass(frozen=True)
@@ -96,6 +132,81 @@ def write_atomic(path: Path, text: str) -> None:
     atomic_write_bytes(path, lambda fh: fh.write(text.encode("utf-8")))
 
 
+def new_run_id(started: _dt.datetime) -> str:
+    """A unique run id: the UTC start to the second, then 8 random hex digits."""
+    return f"{started.strftime('%Y%m%dT%H%M%SZ')}-{uuid.uuid4().hex[:8]}"
+
+
+# ----------------------------------------------------------------- locations
+
+
+@dataclass(frozen=True)
+class NightlyPaths:
+    """Where a run writes: its output folder, the chunk/check cache and the history database."""
+
+    out: Path
+    cache: Path | None
+    history: Path
+
+    def to_dict(self) -> dict[str, str | None]:
+        return {"out": str(self.out), "cache": None if self.cache is None else str(self.cache),
+                "history": str(self.history)}
+
+
+def resolve_paths(out: str | os.PathLike | None = None, cache: str | os.PathLike | None = None,
+                  history: str | os.PathLike | None = None, *, resume: bool = True) -> NightlyPaths:
+    """The run's locations; cache and history default to ``<parent of out>/.cache`` and ``/history.sqlite``."""
+    from privbound.reports.history import HISTORY_NAME
+
+    out_dir = Path(out) if out is not None else default_out_dir()
+    cache_dir = (Path(cache) if cache is not None else out_dir.parent / ".cache") if resume else None
+    hist = Path(history) if history is not None else out_dir.parent / HISTORY_NAME
+    return NightlyPaths(out_dir, cache_dir, hist)
+
+
+def _reason(exc: OSError) -> str:
+    return exc.strerror or str(exc) or type(exc).__name__
+
+
+def _writable_dir(path: Path, option: str) -> None:
+    """Create ``path`` if needed and prove it writable, or raise :class:`NightlyError` naming it."""
+    if path.exists() and not path.is_dir():
+        raise NightlyError(f"{option} {path}: exists and is not a directory")
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise NightlyError(f"{option} {path}: cannot create the directory ({_reason(exc)})") from None
+    try:
+        fd, probe = tempfile.mkstemp(dir=path, prefix=".write-probe-")
+        os.close(fd)
+        os.unlink(probe)
+    except OSError as exc:
+        raise NightlyError(f"{option} {path}: the directory is not writable ({_reason(exc)})") from None
+
+
+def validate_paths(paths: NightlyPaths) -> None:
+    """Check every location before any work; raise :class:`NightlyError` with one line naming the bad one.
+
+    The history must be a file path whose folder exists or can be created; whether the file
+    itself can be read and written is checked by :func:`privbound.reports.history.probe`
+    (a problem there is a warning, not an error: the night still runs).
+    """
+    _writable_dir(paths.out, "--out")
+    if paths.cache is not None:
+        _writable_dir(paths.cache, "--cache")
+    h = paths.history
+    if h.exists() and h.is_dir():
+        raise NightlyError(f"--history {h}: is a directory (give the database file, e.g. {h / 'history.sqlite'})")
+    ancestor = h.parent
+    while not ancestor.exists() and ancestor != ancestor.parent:
+        ancestor = ancestor.parent
+    if not ancestor.is_dir():
+        raise NightlyError(f"--history {h}: {ancestor} is not a directory")
+
+
+# ------------------------------------------------------------------- the work
+
+
 def trials_for(target: Target, profile: NightlyProfile) -> int:
     if target.planted_bug:
         return target.default_trials
@@ -123,11 +234,17 @@ def audit_confidence(n_audits: int, family_confidence: float = FAMILY_CONFIDENCE
 def run_audits(
     selected: list[Target], profile: NightlyProfile, *, seed: int = 0, n_jobs: int | None = 1,
     progress: Callable[[dict], None] | None = None, cache_dir: Path | None = None,
+    before: Callable[[Target], None] | None = None,
 ) -> list[dict[str, Any]]:
-    """Audit each target at the Bonferroni-corrected confidence; an error in one target is recorded, not fatal."""
+    """Audit each target at the Bonferroni-corrected confidence; an error in one target is recorded, not fatal.
+
+    ``before(target)`` is called as each audit starts, ``progress(record)`` as it finishes.
+    """
     records = []
     confidence = audit_confidence(len(selected))
     for t in selected:
+        if before is not None:
+            before(t)
         rec: dict[str, Any] = {"target": t.name, "family": t.family, "paper": t.paper, "planted_bug": t.planted_bug}
         try:
             result = t.audit(trials=trials_for(t, profile), seed=seed, n_jobs=n_jobs, confidence=confidence,
@@ -141,6 +258,14 @@ def run_audits(
     return records
 
 
+def planned_checks(claim_ids: list[str] | None) -> list[str]:
+    """``claim:check`` of every check :func:`run_checks` will run for ``claim_ids``, in its order."""
+    from privbound.bounds.registry import claims, get
+
+    selected = [get(i) for i in claim_ids] if claim_ids is not None else [c for c in claims() if c.checks]
+    return [f"{c.id}:{k.name}" for c in selected for k in c.checks]
+
+
 def _counts(audits: list[dict], checks: list[dict]) -> dict[str, int]:
     c = {k: 0 for k in ("holds", "violated", "caught", "missed", "error")}
     for a in audits:
@@ -151,34 +276,70 @@ def _counts(audits: list[dict], checks: list[dict]) -> dict[str, int]:
 
 
 def main_status(results: dict[str, Any]) -> int:
-    """0 when every claim holds and every planted bug is caught, else 1."""
+    """0 when every claim holds and every planted bug is caught, else 1; plus 4 when the history was not updated."""
     c = results["counts"]
     bad = c["violated"] + c["missed"] + c["error"] + c["checks_fail"]
-    # --- membership inference (privbound.reports.membership) ---
     from privbound.reports.membership import membership_failures
 
     bad += membership_failures(results)
-    # --- end membership inference ---
-    return 0 if bad == 0 else 1
+    status = 0 if bad == 0 else 1
+    if (results.get("history") or {}).get("updated") is False:
+        status += EXIT_HISTORY_NOT_UPDATED
+    return status
+
+
+def expected_failure(check: dict) -> bool:
+    """A failing check that documents an erratum of the paper (the printed statement is wrong)."""
+    return check["status"] == "fail" and bool((check.get("details") or {}).get("erratum"))
+
+
+# -------------------------------------------------------------------- summary
+
+
+def comparison_lines(results: dict[str, Any]) -> list[str]:
+    """What this run was compared against, in words (the first lines of the changes section)."""
+    comp = results.get("comparison") or {}
+    base = comp.get("baseline")
+    if base is None:
+        return [comp.get("note") or "No baseline: no previous run of this profile."]
+    return [f"Compared with run {base['run_id']} (started {base['started_utc']}, seed {base['seed']}, "
+            f"code {base['code_version']})."]
 
 
 def render_summary(results: dict[str, Any]) -> str:
-    """``summary.md``: headline counts, then the audits and the checks as tables."""
+    """``summary.md``: headline counts, comparison and changes, then the audits and the checks as tables."""
+    from privbound.reports.html import check_meaning
+
     c = results["counts"]
     lines = [
         f"# privbound nightly -- profile `{results['profile']}`",
         "",
-        f"Code {results['code_version']}, started {results['started_utc']}, {results['wall_seconds']:.1f} s.",
+        f"Run `{results.get('run_id', '-')}`: code {results['code_version']}, seed **{results['seed']}**, "
+        f"started {results['started_utc']}, {results['wall_seconds']:.1f} s.",
         "",
+    ]
+    for d in (results.get("comparison") or {}).get("differences", []):
+        lines += [f"> **{d[0].upper() + d[1:]}.**", ""]
+    for w in results.get("warnings", []):
+        lines += [f"> **Warning:** {w}", ""]
+    lines += [
         f"- claims held: **{c['holds']}**, violated: **{c['violated']}**; planted bugs caught: **{c['caught']}**, "
         f"missed: **{c['missed']}**; errors: **{c['error']}**",
         f"- bound checks: pass **{c['checks_pass']}**, fail **{c['checks_fail']}**, "
-        f"inconclusive **{c['checks_inconclusive']}**",
+        f"inconclusive **{c['checks_inconclusive']}**, documented errata **{c.get('checks_expected_fail', 0)}**",
+        "",
+        "## Changes since the previous run",
         "",
     ]
-    if results.get("changes"):
-        lines += ["## Changes since the previous run", ""]
-        lines += [f"- {ch['kind']} `{ch['name']}`: {ch['change']}" for ch in results["changes"]]
+    lines += comparison_lines(results) + [""]
+    changes = results.get("changes") or []
+    if (results.get("comparison") or {}).get("baseline") is not None:
+        if any(ch["kind"] != "note" for ch in changes):
+            lines += [f"- {ch['kind']} `{ch['name']}`: {ch['change']}" if ch["kind"] != "note" else f"- {ch['change']}"
+                      for ch in changes]
+        else:
+            lines += ["No change: same statuses, and no epsilon lower bound moved significantly."]
+            lines += [f"- {ch['change']}" for ch in changes]
         lines += [""]
     lines += [
         "## Privacy audits",
@@ -189,29 +350,38 @@ def render_summary(results: dict[str, Any]) -> str:
     for a in results["audits"]:
         r = a["result"] or {}
         claim = f"({r.get('epsilon_claimed', float('nan')):g}, {r.get('delta', 0):g})" if r else "-"
-        lb = f"{r['epsilon_lower_bound']:.3f}" if r else "-"
+        lb = f"{r['epsilon_lower_bound']:.3f}" if r and r.get("epsilon_lower_bound") is not None else "-"
         status = a["status"] + (f" ({a['error']})" if a["error"] else "")
         lines.append(f"| {a['target']} | {a['family']} | {claim} | {lb} | {r.get('trials', '-')} | "
                      f"{r.get('attack', '-')} | {status} |")
-    lines += ["", "## Bound checks", "", "| claim | check | kind | status | observed | bound |", "|---|---|---|---|---|---|"]
+    lines += ["", "## Bound checks", "",
+              "A check passes when `observed` stands in the stated relation to `bound` (`~`: the fitted exponent's "
+              "confidence interval contains the theorem's).", "",
+              "| claim | check | kind | status | observed | relation | bound |", "|---|---|---|---|---|---|---|"]
     for ch in results["checks"]:
         obs = "-" if ch["observed"] is None else f"{ch['observed']:.4g}"
         bnd = "-" if ch["bound"] is None else f"{ch['bound']:.4g}"
         note = ""
         if ch["status"] == "fail" and (ch.get("details") or {}).get("erratum"):
             note = f" (erratum: {ch['details']['erratum']})"
-        lines.append(f"| {ch['claim_id']} | {ch['check']} | {ch['kind']} | {ch['status']}{note} | {obs} | {bnd} |")
-    # --- membership inference (privbound.reports.membership) ---
+        lines.append(f"| {ch['claim_id']} | {ch['check']} | {ch['kind']} | {ch['status']}{note} | {obs} | "
+                     f"{check_meaning(ch)[0]} | {bnd} |")
     from privbound.reports.membership import membership_markdown
 
     lines += membership_markdown(results.get("membership"))
-    # --- end membership inference ---
     return "\n".join(lines) + "\n"
 
 
-def expected_failure(check: dict) -> bool:
-    """A failing check that documents an erratum of the paper (the printed statement is wrong)."""
-    return check["status"] == "fail" and bool((check.get("details") or {}).get("erratum"))
+def claims_info() -> list[dict[str, Any]]:
+    """id, checks (and their descriptions), quantity, uncheckable reason and pending note of every claim."""
+    from privbound.bounds import claims
+
+    return [{"id": c.id, "checks": [k.name for k in c.checks], "uncheckable_reason": c.uncheckable_reason,
+             "pending": c.pending, "quantity": c.quantity,
+             "descriptions": {k.name: k.description for k in c.checks}} for c in claims()]
+
+
+# ------------------------------------------------------------------------ run
 
 
 def run_nightly(
@@ -225,6 +395,10 @@ def run_nightly(
     progress: bool = True,
     resume: bool = True,
     membership_names: list[str] | None = None,
+    cache: str | os.PathLike | None = None,
+    history: str | os.PathLike | None = None,
+    wait: float = 0.0,
+    stream: IO[str] | None = None,
 ) -> tuple[dict[str, Any], Path]:
     """Run the audits and checks of ``profile``; write results.json, summary.md and report.html into ``out``.
 
@@ -232,92 +406,226 @@ def run_nightly(
     none when ``target_names`` restricts the audits).
 
     With ``resume`` (the default), finished trial chunks and finished checks are kept in
-    ``<out>/../.cache/`` and reused, so rerunning an interrupted command picks up where
-    it stopped and produces the same results; corrupt entries are detected and recomputed.
+    ``cache`` (default ``<parent of out>/.cache``) and reused, so rerunning an interrupted
+    command picks up where it stopped and produces the same results; corrupt entries are
+    detected and recomputed. ``history`` defaults to ``<parent of out>/history.sqlite``.
+    ``wait`` is how many seconds to wait for another run that holds the output folder
+    (0: fail at once). Progress and warnings go to ``stream`` (stderr by default).
+
+    Raises :class:`NightlyError` (before any work) for a bad location or a busy folder, and
+    (after the work, with nothing published) when the outputs cannot be written.
     """
+    from privbound.reports.history import probe
+    from privbound.reports.locking import LockBusy, RunLock, holder_info
+
     if profile not in NIGHTLY_PROFILES:
         raise ValueError(f"profile must be one of {sorted(NIGHTLY_PROFILES)}, got {profile!r}")
     prof = NIGHTLY_PROFILES[profile]
-    out_dir = Path(out) if out is not None else default_out_dir()
+    stream = sys.stderr if stream is None else stream
+    paths = resolve_paths(out, cache, history, resume=resume)
+    validate_paths(paths)
     started = _dt.datetime.now(_dt.timezone.utc)
+    run_id = new_run_id(started)
+    warnings: list[str] = []
+
+    def warn(message: str) -> None:
+        warnings.append(message)
+        stream.write(f"warning: {message}\n")
+        stream.flush()
+
+    lock = RunLock(paths.out / ".nightly.lock", f"--out {paths.out}")
+    try:
+        lock.acquire(holder_info(run_id=run_id, profile=profile, seed=seed), wait=wait,
+                     on_wait=lambda m: (stream.write(f"{m}; waiting\n"), stream.flush()))
+    except LockBusy as exc:
+        raise NightlyError(f"{exc}; wait for it or pass --wait") from None
+    try:
+        state = probe(paths.history)
+        if state["problem"]:
+            warn(f"{state['problem']}; the night runs and writes its outputs, but the history will not be updated")
+        results = _do_run(prof, paths, seed=seed, n_jobs=n_jobs, target_names=target_names, claim_ids=claim_ids,
+                          membership_names=membership_names, progress=progress, stream=stream, started=started,
+                          run_id=run_id, warnings=warnings, warn=warn, history_state=state)
+    finally:
+        lock.release()
+    return results, paths.out
+
+
+def _do_run(prof: NightlyProfile, paths: NightlyPaths, *, seed, n_jobs, target_names, claim_ids, membership_names,
+            progress, stream, started, run_id, warnings, warn, history_state) -> dict[str, Any]:
     t0 = time.perf_counter()
     selected = targets() if target_names is None else [t for t in targets() if t.name in set(target_names)]
 
-    bar = None
-    if progress:
-        from tqdm import tqdm
-
-        bar = tqdm(total=len(selected), desc="audits", unit="target", file=sys.stderr, leave=False)
+    bar = PhaseProgress("audits", len(selected), stream=stream, enabled=progress)
 
     def on_audit(rec):
-        if bar is not None:
-            bar.update(1)
-            bar.set_postfix_str(f"{rec['target']}: {rec['status']}")
+        r = rec["result"] or {}
+        lb = r.get("epsilon_lower_bound")
+        outcome = rec["status"] + ("" if lb is None else f", eps lower bound {lb:.3f}")
+        bar.done(rec["target"], outcome + (f" ({rec['error']})" if rec["error"] else ""))
 
-    cache_root = out_dir.parent / ".cache" if resume else None
+    cache_root = paths.cache
     audits = run_audits(selected, prof, seed=seed, n_jobs=n_jobs, progress=on_audit,
+                        before=lambda t: bar.start(t.name),
                         cache_dir=None if cache_root is None else cache_root / "chunks")
-    if bar is not None:
-        bar.close()
+    bar.close()
+    t_audits = time.perf_counter() - t0
+
     check_cache = None
     if cache_root is not None:
         from privbound.audit.cache import ResultCache
 
         check_cache = ResultCache(cache_root / "checks")
-    check_results: list[CheckResult] = run_checks(claim_ids, profile=prof.checks, n_jobs=n_jobs, cache=check_cache)
+    planned = planned_checks(claim_ids)
+    cbar = PhaseProgress("checks", len(planned), stream=stream, enabled=progress)
+    position = {"i": 0}
+
+    def on_check(r: CheckResult):
+        cbar.done(f"{r.claim_id}:{r.check}", r.status.value)
+        position["i"] += 1
+        if position["i"] < len(planned):
+            cbar.start(planned[position["i"]])
+
+    if planned:
+        cbar.start(planned[0])
+    check_results: list[CheckResult] = run_checks(claim_ids, profile=prof.checks, n_jobs=n_jobs, cache=check_cache,
+                                                  progress=on_check)
+    cbar.close()
+    t_checks = time.perf_counter() - t0 - t_audits
     checks = [r.to_dict() for r in check_results]
     # A failure that documents an erratum is expected: it is reported, and does not fail the run.
     for ch in checks:
         if expected_failure(ch):
             ch["expected"] = True
     counted = [ch for ch in checks if not ch.get("expected")]
-    # --- membership inference (privbound.reports.membership): the profile's targets on a full run, none on a
-    # run restricted to some audit targets unless membership_names says which ---
+    # Membership inference: the profile's targets on a full run, none on a run restricted to some
+    # audit targets unless membership_names says which.
     from privbound.reports.membership import run_membership
 
     if membership_names is None and target_names is not None:
         membership_names = []
-    membership = run_membership(profile, membership_names, seed=seed, n_jobs=n_jobs,
+    membership = run_membership(prof.name, membership_names, seed=seed, n_jobs=n_jobs,
                                 cache_dir=None if cache_root is None else cache_root / "membership")
-    # --- end membership inference ---
+    t_membership = time.perf_counter() - t0 - t_audits - t_checks
     results = {
         "schema": SCHEMA,
-        "profile": profile,
+        "run_id": run_id,
+        "profile": prof.name,
         "started_utc": started.isoformat(timespec="seconds"),
         "finished_utc": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
         "wall_seconds": time.perf_counter() - t0,
+        "phases": {"audits": t_audits, "checks": t_checks, "membership": t_membership},
         "code_version": code_version(),
         "seed": seed,
         "audit_family_confidence": FAMILY_CONFIDENCE,
         "audit_confidence": audit_confidence(len(selected)),
+        "paths": paths.to_dict(),
+        "warnings": warnings,
         "audits": audits,
         "checks": checks,
         "counts": _counts(audits, counted),
-        "membership": membership,  # membership inference (privbound.reports.membership)
+        "membership": membership,
     }
     results["counts"]["checks_expected_fail"] = len(checks) - len(counted)
-    finish_run(results, out_dir)
-    return results, out_dir
+    finish_run(results, paths, warn=warn, history_state=history_state)
+    return results
 
 
-def claims_info() -> list[dict[str, Any]]:
-    """id, checks, uncheckable reason and pending note of every registered claim."""
-    from privbound.bounds import claims
-
-    return [{"id": c.id, "checks": [k.name for k in c.checks], "uncheckable_reason": c.uncheckable_reason,
-             "pending": c.pending} for c in claims()]
-
-
-def finish_run(results: dict[str, Any], out_dir: Path) -> None:
-    """Compare with the history, record the run, and write results.json, summary.md, report.html."""
-    from privbound.reports.history import HISTORY_NAME, compare, previous_run, record_run
+def _render_outputs(results: dict[str, Any], paths: NightlyPaths) -> dict[str, str]:
     from privbound.reports.html import render_html
 
-    history = out_dir.parent / HISTORY_NAME
-    changes = compare(results, previous_run(history, results["profile"], results["started_utc"]))
-    results["changes"] = changes
-    experiments = sorted((out_dir.parent / "experiments").glob("**/*.png"))
-    write_atomic(out_dir / "results.json", json.dumps(results, indent=1, sort_keys=True, allow_nan=False))
-    write_atomic(out_dir / "summary.md", render_summary(results))
-    write_atomic(out_dir / "report.html", render_html(results, changes, claims_info(), experiments))
-    record_run(history, results, out_dir)
+    experiments = sorted((paths.out.parent / "experiments").glob("**/*.png"))
+    return {
+        "results.json": json.dumps(results, indent=1, sort_keys=True, allow_nan=False),
+        "summary.md": render_summary(results),
+        "report.html": render_html(results, results["changes"], claims_info(), experiments),
+    }
+
+
+def publish(out_dir: Path, texts: dict[str, str]) -> list[Path]:
+    """Write every file of ``texts`` into ``out_dir``, all or none: stage each, then rename each.
+
+    A write that fails (a full disk, say) removes what was staged and raises
+    :class:`NightlyError` naming the file; the folder keeps what it had.
+    """
+    staged: list[tuple[Path, Path]] = []
+    try:
+        for name, text in texts.items():
+            data = text.encode("utf-8")
+            staged.append((stage_bytes(out_dir / name, lambda fh, d=data: fh.write(d)), out_dir / name))
+    except OSError as exc:
+        for tmp, _ in staged:
+            try:
+                tmp.unlink()
+            except OSError:
+                pass
+        raise NightlyError(f"cannot write {out_dir / name}: {_reason(exc)}; no output of this run was published "
+                           "and the history was not touched (rerun: finished work is in the cache)") from None
+    for tmp, dst in staged:
+        os.replace(tmp, dst)
+    return [dst for _, dst in staged]
+
+
+def finish_run(results: dict[str, Any], paths: NightlyPaths, *, warn: Callable[[str], None] = lambda m: None,
+               history_state: dict[str, Any] | None = None) -> None:
+    """Compare with the history, write results.json, summary.md, report.html, then record the run.
+
+    Fills ``results["changes"]``, ``results["comparison"]``, ``results["phases"]["report"]``
+    and (after the outputs are published) ``results["history"] = {"path", "updated",
+    "problem", "seconds"}``. ``history_state`` is :func:`privbound.reports.history.probe`'s
+    verdict on the file (probed here when not given).
+    """
+    from privbound.reports.history import HistoryError, compare, comparison_summary, previous_run, probe, record_run
+    from privbound.reports.locking import LockBusy, RunLock, holder_info
+
+    t0 = time.perf_counter()
+    hist = paths.history
+    state = dict(probe(hist) if history_state is None else history_state)
+    problem = state["problem"]
+    hlock = None
+    if state["writable"]:
+        hlock = RunLock(Path(f"{hist}.lock"), f"history {hist}")
+        try:
+            hist.parent.mkdir(parents=True, exist_ok=True)
+            hlock.acquire(holder_info(run_id=results["run_id"]), wait=HISTORY_LOCK_WAIT)
+        except (LockBusy, OSError) as exc:
+            hlock = None
+            state["writable"] = False
+            problem = (f"{exc} for more than {HISTORY_LOCK_WAIT:.0f} s" if isinstance(exc, LockBusy)
+                       else f"cannot lock history {hist}: {_reason(exc)}")
+            warn(f"{problem}; the history will not be updated")
+    try:
+        previous = None
+        if state["readable"]:
+            try:
+                previous = previous_run(hist, results["profile"], results["started_utc"], exclude=results["run_id"])
+            except HistoryError as exc:
+                state.update(readable=False, writable=False)
+                problem = str(exc)
+                warn(f"{exc}; the outputs are written, the history is not updated")
+        if not state["readable"]:
+            note = f"No baseline: {problem}."
+        elif previous is None:
+            note = f"No baseline: no previous run of profile {results['profile']} in {hist}."
+        else:
+            note = None
+        results["changes"] = compare(results, previous)
+        results["comparison"] = dict(comparison_summary(results, previous), note=note)
+        texts = _render_outputs(results, paths)
+        results["phases"]["report"] = time.perf_counter() - t0
+        texts["results.json"] = json.dumps(results, indent=1, sort_keys=True, allow_nan=False)
+        publish(paths.out, texts)
+        t1 = time.perf_counter()
+        updated = False
+        if state["writable"]:
+            try:
+                record_run(hist, results, paths.out)
+                updated = True
+            except HistoryError as exc:
+                problem = str(exc)
+                warn(f"{exc}; the night's outputs stand, the history was not updated")
+        results["history"] = {"path": str(hist), "updated": updated, "problem": problem,
+                              "seconds": time.perf_counter() - t1}
+    finally:
+        if hlock is not None:
+            hlock.release()

@@ -138,6 +138,12 @@ def _plot(path: str, rows_eps, rows_delta, rows_rob, base_delta: float, name: st
         r = [x for x in rows_rob if x["method"] == "perceptron" and x["epsilon"] == e]
         ax[2].errorbar([x["gamma"] for x in r], [x["mean"] for x in r], [x["std"] for x in r], fmt="-", label=f"eps={e:g}", capsize=2)
     ax[0].set(xscale="log", xlabel="epsilon", ylabel="test accuracy", title=f"(a) accuracy vs epsilon, delta={base_delta:g}")
+    # Panel (a) spans 1.5 decades: label the epsilons of the grid in plain numbers, no minor labels.
+    from matplotlib.ticker import FixedLocator, FuncFormatter, NullFormatter
+
+    ax[0].xaxis.set_major_locator(FixedLocator(EPSILONS))
+    ax[0].xaxis.set_major_formatter(FuncFormatter(lambda v, _pos: f"{v:g}"))
+    ax[0].xaxis.set_minor_formatter(NullFormatter())
     ax[1].set(xscale="log", xlabel="delta", ylabel="test accuracy", title="(b) accuracy vs delta, epsilon=1")
     ax[2].set(xlabel="gamma (L2, pixel space)", ylabel="certified robust accuracy", title="(c) DP Batch Perceptron robust accuracy")
     for a in ax:

@@ -55,6 +55,16 @@ def test_audit_of_a_planted_bug_exits_0_when_caught(capsys):
         (["bounds", "eval", "decision-lists-winnow/lemma-9", "d=abc"], "must be a number"),
         (["bounds", "eval", "no/such"], "no claim"),
         (["frobnicate"], "invalid choice"),
+        # Options that do nothing in the chosen mode are errors, not silently ignored.
+        (["audit", "laplace-eps1", "--canaries", "10"], "--canaries only applies to a one-run audit"),
+        (["audit", "laplace-eps1", "--search", "--canaries", "10"], "--canaries only applies to a one-run audit"),
+        (["audit", "laplace-eps1", "--one-run", "--trials", "100"], "--trials does not apply to --one-run"),
+        (["experiment", "robust-halfspaces", "--data", "/tmp/x"], "--data does not apply to --dataset digits"),
+        # A parameter given twice is an error, not "the last one wins".
+        (["bounds", "eval", "decision-lists-winnow/lemma-9", "d=100", "rho=0.2", "eta=0.2", "c=0", "d=5"],
+         "parameter 'd' given twice"),
+        (["bounds", "eval", "decision-lists-winnow/lemma-9", "=3"], "parameters are key=value"),
+        (["nightly", "--wait", "-3"], "--wait"),
     ],
 )
 def test_bad_arguments_give_one_line_and_exit_2(capsys, argv, needle):
@@ -90,8 +100,9 @@ def test_nightly_writes_schema_and_exit_status(tmp_path):
     assert data["counts"]["holds"] == 1 and data["counts"]["caught"] == 1
     assert (out / "summary.md").read_text().startswith("# privbound nightly")
     assert main_status(data) == 0
-    # No temporary files are left behind.
+    # No temporary files are left behind, nor the folder's lock.
     assert sorted(p.name for p in out.iterdir()) == ["report.html", "results.json", "summary.md"]
+    assert data["run_id"] and data["phases"]["audits"] >= 0 and "comparison" in data
 
 
 def test_nightly_exit_1_when_a_planted_bug_is_missed(tmp_path, monkeypatch):

@@ -23,10 +23,11 @@ def _results(started, audits, checks=()):
     }
 
 
-def _audit(name, status, lb, claim=1.0):
+def _audit(name, status, lb, claim=1.0, tpr=0.5, fpr=0.3, n=8000):
     return {"target": name, "family": "f", "paper": None, "planted_bug": status in ("caught", "missed"),
             "status": status, "error": None,
-            "result": {"epsilon_lower_bound": lb, "epsilon_claimed": claim, "p_value": 0.5, "delta": 0.0}}
+            "result": {"epsilon_lower_bound": lb, "epsilon_claimed": claim, "p_value": 0.5, "delta": 0.0,
+                       "method": "clopper-pearson/split(0.2)", "tpr": tpr, "fpr": fpr, "n_evaluation": n}}
 
 
 def _check(cid, status):
@@ -48,11 +49,12 @@ def test_compare_lists_new_violations_first(tmp_path):
     assert [c["name"] for c in changes] == ["b", "robust-halfspaces/lemma-9:c", "a"]
     assert changes[0]["change"] == "holds -> violated"
     assert "rose 0.500 -> 0.900" in changes[2]["change"]
-    # A rise below max(0.05 * claim, 0.02) is not significant.
+    # A rise well inside both runs' sampling spread is not significant.
     third = _results("2026-01-03T00:00:00+00:00", [_audit("a", "holds", 0.91), _audit("b", "violated", 1.3),
                                                    _audit("c", "caught", 2.0)], [_check("robust-halfspaces/lemma-9", "fail")])
     H.record_run(db, second, tmp_path)
     assert H.compare(third, H.previous_run(db, "smoke", third["started_utc"])) == []
+    assert H.previous_run(db, "smoke", third["started_utc"])["run_id"] == H.run_id_of(second)
     assert len(H.load_history(db)) == 8
 
 
@@ -168,3 +170,44 @@ def test_whole_smoke_profile_on_a_dask_local_cluster_matches_local(tmp_path):
                            "checks": [clean(c) for c in res["checks"]], "counts": res["counts"]}, sort_keys=True)
 
     assert strip(local) == strip(remote)
+
+
+def _png_size(png: bytes) -> tuple[int, int]:
+    import struct
+
+    assert png[:8] == b"\x89PNG\r\n\x1a\n"
+    return struct.unpack(">II", png[16:24])
+
+
+def test_every_figure_fits_a_1400_px_window(small_run):
+    import base64
+
+    _, out = small_run
+    page = (out / "report.html").read_text()
+    sizes = [_png_size(base64.b64decode(m)) for m in re.findall(r'src="data:image/png;base64,([^"]+)"', page)]
+    assert sizes and max(w for w, _ in sizes) <= 1250  # the page's content width: figures at natural size
+
+
+def test_report_screenshot_at_1400_px_in_headless_chromium(small_run, tmp_path):
+    browser = shutil.which("chromium") or shutil.which("chromium-browser") or shutil.which("google-chrome")
+    if browser is None:
+        pytest.skip("no Chromium installed: the screenshot check needs one (apt-get install chromium)")
+    import numpy as np
+    from PIL import Image
+
+    _, out = small_run
+    shot = tmp_path / "report.png"
+    proc = subprocess.run(
+        [browser, "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+         "--disable-component-update", "--disable-sync", "--no-first-run", "--hide-scrollbars",
+         f"--user-data-dir={tmp_path / 'profile'}", "--window-size=1400,2400", f"--screenshot={shot}",
+         (out / "report.html").as_uri()],
+        capture_output=True, text=True, timeout=120,
+    )
+    assert proc.returncode == 0 and shot.exists(), proc.stderr
+    img = np.asarray(Image.open(shot).convert("L"))
+    assert img.shape[1] == 1400
+    ink = img < 200
+    assert ink.mean() > 0.01  # something rendered: text, tables, figures
+    assert not ink[:, -40:].any()  # nothing spills past the right margin at 1400 px
+    assert ink[:200].any()  # the header is at the top

@@ -34,11 +34,12 @@ def test_interrupted_trials_resume_bit_identically(tmp_path):
     full = run_trials(_Interruptible(), 0.0, 1.0, 23, seed=3, chunk_size=5)
     cache = ChunkCache(tmp_path, "ns")
     with pytest.raises(KeyboardInterrupt):
-        run_trials(_Interruptible(stop_at=6), 0.0, 1.0, 23, seed=3, chunk_size=5, cache=cache)  # 2 chunks done
+        # 4 calls of the seeding probe (16 trials of chunk 0, twice, both sides), then 2 chunks done
+        run_trials(_Interruptible(stop_at=10), 0.0, 1.0, 23, seed=3, chunk_size=5, cache=cache)
     again = ChunkCache(tmp_path, "ns")
     mech = _Interruptible()
     resumed = run_trials(mech, 0.0, 1.0, 23, seed=3, chunk_size=5, cache=again)
-    assert again.hits == 2 and mech.calls == 2 * 3  # only the 3 missing chunks were sampled
+    assert again.hits == 2 and mech.calls == 2 * 3  # only the 3 missing chunks were sampled (no probe: chunk 0 cached)
     np.testing.assert_array_equal(full.out0, resumed.out0)
     np.testing.assert_array_equal(full.out1, resumed.out1)
 
@@ -56,7 +57,7 @@ def test_corrupt_and_partial_chunks_are_recomputed(tmp_path):
     again = ChunkCache(tmp_path, "ns")
     mech = _Interruptible()
     out = run_trials(mech, 0.0, 1.0, 15, seed=1, chunk_size=5, cache=again)
-    assert again.corrupt == 2 and again.hits == 1 and mech.calls == 4
+    assert again.corrupt == 2 and again.hits == 1 and mech.calls == 4 + 4  # the seeding probe, then 2 chunks
     np.testing.assert_array_equal(ref.out0, out.out0)
     np.testing.assert_array_equal(ref.out1, out.out1)
 
