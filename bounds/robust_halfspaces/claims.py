@@ -39,13 +39,15 @@ from privbound.bounds.robust_halfspaces.formulas import (
     lemma12_bound,
     lemma16_deviation,
     lemma17_bound,
+    lemma15_delta,
     lemma19_accounting,
     obs8_runs,
     subsampled_epsilon,
     theorem5_sample_size,
+    theorem6_sample_size,
 )
 from privbound.learners.robust_halfspaces.instances import theorem4_dimension
-from privbound.learners.robust_halfspaces.perceptron import lemma18_iterations, lemma19_parameters
+from privbound.learners.robust_halfspaces.perceptron import lemma18_iterations
 
 P = "robust-halfspaces/"
 
@@ -102,11 +104,7 @@ def _theorem6(d, gamma, alpha, epsilon, delta):
 
     ``log T`` (base unspecified in the paper) is taken natural.
     """
-    T = lemma18_iterations(alpha, gamma)
-    p, sigma, _ = lemma19_parameters(epsilon, delta, T)
-    lT = math.log(T)
-    return math.ceil(100 * math.sqrt(d) * sigma * lT / (p * math.sqrt(alpha)) + 1000 * sigma * math.sqrt(lT) / (p * alpha * gamma)
-                     + 100 * lT / alpha + 1e10 / (alpha**2 * gamma**2))
+    return theorem6_sample_size(d, gamma, alpha, epsilon, delta)
 
 
 def _obs8(xi, xi_prime):
@@ -141,7 +139,7 @@ def _lemma14(d, gamma_0, beta_0, c=1.0):
 
 def _lemma15(epsilon):
     """Lemma 15 (App. D), corrected: the delta for which the one-bit bound holds, 0.001 (1 - e^{-epsilon})."""
-    return 0.001 * -math.expm1(-epsilon)
+    return lemma15_delta(epsilon)
 
 
 def _lemma16(n, gamma_hat, xi_hat):
