@@ -15,15 +15,21 @@ Reconstructed (``reconstructed=True``): ``fact-novikoff``, stated nowhere in the
 constants of the corrected proof) is our derivation and is labelled as such in its entry.
 
 Each claim lists the errata it relies on (``errata``), each stated in words next to the statement it corrects.
-Two checks are expected to fail because of an erratum and say so in ``details['erratum']``: ``observation-8``
-(check ``as-printed``: the printed number of runs) and ``lemma-15`` (check ``as-printed``: the printed delta).
+The checks named ``as-printed*`` are expected to fail because of an erratum and say so in ``details['erratum']``,
+each beside a corrected check that passes: ``observation-8`` (``as-printed``, ``as-printed-boosting``: the printed
+number of runs), ``lemma-15`` (``as-printed``: the printed delta), ``lemma-12`` (``as-printed-proof-threshold``:
+||q'|| >= 0.1), ``theorem-6`` (``as-printed-good-events``: the per-iteration good events with the printed n) and
+``lemma-19`` (``as-printed-any-T``: T = 1, delta >~ 0.65). Every other check has mutants (:mod:`.mutants`).
 """
 
 from __future__ import annotations
 
 import math
 
-from privbound.bounds.registry import Check, Claim, ClaimKind, Condition, register
+from dataclasses import replace
+
+from privbound.bounds.registry import Check, Claim, ClaimKind, Condition
+from privbound.bounds.registry import register as _register_claim
 from privbound.bounds.robust_halfspaces import (
     approx_dp_lower_bound,
     batch_perceptron,
@@ -46,6 +52,7 @@ from privbound.bounds.robust_halfspaces.formulas import (
     theorem5_sample_size,
     theorem6_sample_size,
 )
+from privbound.bounds.robust_halfspaces.mutants import mutants_of
 from privbound.learners.robust_halfspaces.instances import theorem4_dimension
 from privbound.learners.robust_halfspaces.perceptron import lemma18_iterations
 
@@ -69,6 +76,12 @@ _LOWER_BOUND_REASON = (
     "lower bound over all {what} learners: it cannot be verified by running particular algorithms; "
     "the registered checks only demonstrate it on the paper's hard instance with the learners available (illustrations)"
 )
+
+
+def register(claim: Claim) -> Claim:
+    """Register ``claim`` with the mutants of each of its checks (:mod:`.mutants`)."""
+    checks = tuple(replace(c, mutants=mutants_of(claim.id, c.name)) for c in claim.checks)
+    return _register_claim(replace(claim, checks=checks))
 
 
 def _opt(name: str, test):
@@ -315,7 +328,13 @@ register(Claim(
                   "with probability >= 0.99 (FAIL counts as failure)"),
             Check("scaling-sqrt-d", "scaling", batch_perceptron.check_theorem6_scaling_d,
                   "needed n vs d (d >= 1/gamma^2) at fixed scaled privacy parameters: log-log slope CI contains 1/2; "
-                  "the noiseless reference is reported (flat)")),
+                  "the noiseless reference is reported (flat)"),
+            Check("good-events-corrected", "exact", batch_perceptron.check_theorem6_good_events,
+                  "Lemma 18's E_opt-noise / E_parallel, exact Gaussian tails: summed form at the printed n and the "
+                  "per-iteration union with constant 4000 both fail w.p. <= 0.01"),
+            Check("as-printed-good-events", "exact", batch_perceptron.check_theorem6_good_events_as_printed,
+                  "per-iteration events with the printed n (constant 1000): violated w.p. ~1 at epsilon <= 0.1 "
+                  "(an erratum) -- expected to fail")),
 ))
 
 register(Claim(
@@ -346,7 +365,12 @@ register(Claim(
             "App. A.2 has lower/upper bounds reversed."),
     checks=(Check("corrected", "exact", preliminaries.check_obs8_corrected, "xi^T <= 0.5 xi' with the corrected T"),
             Check("as-printed", "exact", preliminaries.check_obs8_as_printed,
-                  "the printed T fails (an erratum) -- expected to fail")),
+                  "the printed T fails (an erratum) -- expected to fail"),
+            Check("boosting-corrected", "probabilistic", preliminaries.check_obs8_boosting,
+                  "BoostedLearner with the corrected T = 51 on a base learner failing w.p. xi = 0.9: boosted failure "
+                  "rate <= xi' = 0.01 (accuracy 1.1 alpha)"),
+            Check("as-printed-boosting", "probabilistic", preliminaries.check_obs8_boosting_as_printed,
+                  "the same with the printed T = 3: fails w.p. ~0.73 (an erratum) -- expected to fail")),
 ))
 
 register(Claim(
@@ -411,7 +435,11 @@ register(Claim(
     checks=(Check("tv-decay-exact", "exact", approx_dp_lower_bound.check_lemma12_decay,
                   "exact enumeration over x, QMC over q, d in {4, 8, 12, 16}: d E[d_TV] decreases, below the explicit bound"),
             Check("tv-montecarlo-d400", "probabilistic", approx_dp_lower_bound.check_lemma12_montecarlo,
-                  "Monte Carlo failure rate at d = 400 vs the explicit bound")),
+                  "Monte Carlo failure rate at d = 400 vs the explicit bound"),
+            Check("proof-threshold-corrected", "exact", approx_dp_lower_bound.check_lemma12_proof_threshold,
+                  "proof step, corrected threshold ||q'|| >= 0.2: Pr_x[<q', x> < 0.01] = o(1/d), exact binomial, d <= 6400"),
+            Check("as-printed-proof-threshold", "exact", approx_dp_lower_bound.check_lemma12_proof_threshold_as_printed,
+                  "the printed threshold 0.1: the probability stays ~1/2 (an erratum) -- expected to fail")),
 ))
 
 register(Claim(
@@ -544,7 +572,11 @@ register(Claim(
     checks=(Check("accounting-arithmetic", "deterministic", batch_perceptron_privacy.check_lemma19_arithmetic,
                   "epsilon' <= epsilon, delta' <= delta, exact Gaussian and Laplace calibration over a grid"),
             Check("dp-accounting", "deterministic", batch_perceptron_privacy.check_lemma19_accountants,
-                  "paper's epsilon' vs RDP and PLD on Algorithm 1's DpEvent tree; looseness reported")),
+                  "paper's epsilon' vs RDP and PLD on Algorithm 1's DpEvent tree; looseness reported"),
+            Check("corrected-regime", "deterministic", batch_perceptron_privacy.check_lemma19_corrected_regime,
+                  "T >= 2 or delta <= 0.5, delta up to 0.99: the proof's classic-Gaussian step and epsilon' <= epsilon hold"),
+            Check("as-printed-any-T", "deterministic", batch_perceptron_privacy.check_lemma19_any_T_as_printed,
+                  "'for any T in N': at T = 1, delta >= 0.65 the classic-Gaussian step fails (an erratum) -- expected to fail")),
 ))
 
 register(Claim(
