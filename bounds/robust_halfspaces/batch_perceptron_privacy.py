@@ -13,6 +13,7 @@ gives privacy), so the regime is T >= 2 or delta <= 0.5.
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 import numpy as np
 
@@ -97,31 +98,33 @@ LEMMA19_ERRATUM = (
     "restricted to T >= 2 or delta <= 0.5 (the corrected check).")
 
 
-def _lemma19_steps(grid) -> tuple[float, list[dict]]:
-    """min over the grid of the ratios that Lemma 19's proof needs >= 1: sigma / classic requirement, epsilon / epsilon',
-    delta / delta'."""
+def _lemma19_steps(grid) -> tuple[float, bool, list[dict]]:
+    """(min over the grid of sigma / classic requirement and epsilon / epsilon' -- Lemma 19's proof needs both >= 1 --,
+    whether delta' <= delta everywhere (delta' = (T + 1) delta/(2 T) <= delta, with equality at T = 1), rows)."""
     rows = []
     for eps, delta, T in grid:
         P = lemma19_accounting(eps, delta, T)
         rows.append(dict(epsilon=eps, delta=delta, T=T, sigma_over_classic=lemma19_classic_gaussian_ratio(eps, delta, T),
                          epsilon_over_accounted=eps / P["epsilon_acc"], delta_over_accounted=delta / P["delta_acc"]))
-    worst = min(min(r["sigma_over_classic"], r["epsilon_over_accounted"], r["delta_over_accounted"]) for r in rows)
-    return worst, rows
+    worst = min(min(r["sigma_over_classic"], r["epsilon_over_accounted"]) for r in rows)
+    delta_ok = all(r["delta_over_accounted"] >= 1 - 1e-12 for r in rows)
+    return worst, delta_ok, rows
 
 
 def check_lemma19_corrected_regime(ctx: C.CheckContext) -> C.CheckResult:
     """Lemma 19 in the corrected regime (T >= 2 or delta <= 0.5), large delta included: the proof's steps hold with the
     classic Gaussian calibration the proof cites (:func:`~privbound.bounds.robust_halfspaces.formulas.lemma19_classic_gaussian_ratio`),
     and epsilon' <= epsilon, delta' <= delta (:data:`LEMMA19_CORRECTED_GRID`). Observed: the smallest of
-    sigma / requirement, epsilon / epsilon', delta / delta' (>= 1; 1.16 at T = 1, delta = 0.5)."""
-    worst, rows = _lemma19_steps(LEMMA19_CORRECTED_GRID)
-    return C.inequality(worst, 1.0, sense=">=", grid=rows)
+    sigma / requirement and epsilon / epsilon' (>= 1; 1.16 at T = 1, delta = 0.5); delta' > delta anywhere fails too."""
+    worst, delta_ok, rows = _lemma19_steps(LEMMA19_CORRECTED_GRID)
+    out = C.inequality(worst, 1.0, sense=">=", grid=rows, delta_accounted_within_delta=delta_ok)
+    return out if delta_ok else replace(out, status="fail")
 
 
 def check_lemma19_any_T_as_printed(ctx: C.CheckContext) -> C.CheckResult:
     """Lemma 19 as printed, for any T in N: the same steps over :data:`LEMMA19_ANY_T_GRID`, which includes T = 1 with
     delta in {0.65, 0.7, 0.9, 0.99} (an erratum; expected to fail: sigma / classic requirement 0.18-1.0 there)."""
-    worst, rows = _lemma19_steps(LEMMA19_ANY_T_GRID)
+    worst, _, rows = _lemma19_steps(LEMMA19_ANY_T_GRID)
     out = C.inequality(worst, 1.0, sense=">=", grid=rows,
                        failing_points=[r for r in rows if min(r["sigma_over_classic"], r["epsilon_over_accounted"]) < 1])
     if out.status == "fail":

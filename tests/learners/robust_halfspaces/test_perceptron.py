@@ -261,3 +261,73 @@ def test_declared_parameter_constraints_name_the_parameter(make, name, owner):
     # must be a float in the range (0, 1). Got 1.0 instead."
     with pytest.raises(ValueError, match=f"The '{name}' parameter of {owner} must be"):
         make()
+
+
+# ------------------------------------------------------------------ pinned quantities (kill the surviving mutants)
+
+
+def _first_iteration_instance(n_nominal):
+    # 10 points, p = 1: at i = 1 every point is a margin mistake (w_hat = 0), so |M_1| = 10 exactly and the stopping
+    # test fires iff 10 + nu < 0.3 alpha p n_nominal, nu ~ Lap(b).
+    X = np.tile([[0.6, 0.0]], (10, 1))
+    return X, np.ones(10), dict(alpha=0.5, sampling_rate=1.0, noise_std=1.0, laplace_scale=5.0, n_iter=1, n_nominal=n_nominal)
+
+
+@pytest.mark.parametrize("n_nominal, expected", [
+    # threshold 0.3 * 0.5 * 1 * 100 = 15 > 10: P[Lap(5) < 5] = 1 - e^{-5/5}/2 = 1 - 0.1839397 = 0.8160603
+    (100, 1 - 0.5 * math.exp(-1.0)),
+    # threshold 0.3 * 0.5 * 1 * 20 = 3 < 10: P[Lap(5) < -7] = e^{-7/5}/2 = 0.1232985
+    (20, 0.5 * math.exp(-1.4)),
+])
+def test_stopping_test_probability_is_pinned(n_nominal, expected):
+    # The Laplace scale of the stopping test is b, in the batched runs and in fit(): the stopping frequency at i = 1
+    # matches the exact Laplace probability (halving b moves it to 0.932 / 0.030). Binomial standard error at
+    # 20000 batched runs 0.0027 and at 2000 fits 0.0087; a correct implementation leaves 5 standard errors with
+    # probability 6e-7 (seeds fixed).
+    X, y, kw = _first_iteration_instance(n_nominal)
+    r = DPBatchPerceptron(0.3, **kw).run_batch(X, y, np.random.default_rng(11), 20_000)
+    rate = np.mean(r["stopped"] & (r["n_iter"] == 0))
+    assert abs(rate - expected) < 5 * math.sqrt(expected * (1 - expected) / 20_000)
+    assert np.all(r["failed"])  # a stop at i = 1 is FAIL (w_0/||w_0|| = 0/0), and so is no stop within T = 1 (Line 14)
+    fits = [DPBatchPerceptron(0.3, random_state=s, **kw).fit(X, y).stopped_ for s in range(2000)]
+    assert abs(np.mean(fits) - expected) < 5 * math.sqrt(expected * (1 - expected) / 2000)
+
+
+def test_gdp_mu_of_pure_dp_is_pinned():
+    # mu(eps) = -2 Phi^{-1}(1/(1 + e^eps)) (Dong, Roth & Su 2019): 1/(1 + e^eps) = 1/4, 1/20, 1/40 at
+    # eps = ln 3, ln 19, ln 39, where Phi^{-1} = -0.6744897501960817, -1.6448536269514722, -1.959963984540054 (tables).
+    from privbound.learners.robust_halfspaces.perceptron import gdp_mu_of_pure_dp
+
+    assert gdp_mu_of_pure_dp(math.log(3)) == pytest.approx(2 * 0.6744897501960817, rel=1e-12)
+    assert gdp_mu_of_pure_dp(math.log(19)) == pytest.approx(2 * 1.6448536269514722, rel=1e-12)
+    assert gdp_mu_of_pure_dp(math.log(39)) == pytest.approx(2 * 1.959963984540054, rel=1e-12)
+    assert gdp_mu_of_pure_dp(0.0) == 0.0
+
+
+def test_theory_accounting_includes_the_laplace_stopping_test():
+    # A step releases Lap(b) on |M_i| and N(0, sigma^2 I) on u_i: with sigma = 1 and b = 1/ln 3 (a (ln 3)-DP Laplace,
+    # mu_L = 2 * 0.6744897501960817 = 1.3489795), the pair is sqrt(1 + mu_L^2) = sqrt(2.8197457) = 1.6792099-GDP, so the
+    # dominating Gaussian has noise multiplier 1/1.6792099 = 0.5955181 (without the stopping test it would be 1).
+    import dp_accounting
+
+    from privbound.learners.robust_halfspaces.perceptron import algorithm1_dp_event
+
+    mu_L = 2 * 0.6744897501960817
+    expected = 1 / math.sqrt(1 + mu_L**2)
+    assert expected == pytest.approx(0.5955181, rel=1e-6)
+    for event in (algorithm1_dp_event(0.1, 1.0, 1 / math.log(3), 7),
+                  DPBatchPerceptron(0.3, sampling_rate=0.1, noise_std=1.0, laplace_scale=1 / math.log(3), n_iter=7).dp_event()):
+        assert isinstance(event, dp_accounting.SelfComposedDpEvent) and event.count == 7
+        step = event.event
+        assert isinstance(step, dp_accounting.PoissonSampledDpEvent) and step.sampling_probability == 0.1
+        assert step.event.noise_multiplier == pytest.approx(expected, rel=1e-12)
+    # The accounted epsilon of the theory variant with free parameters is that event's, above the Gaussian-only one.
+    est = DPBatchPerceptron(0.3, sampling_rate=0.1, noise_std=1.0, laplace_scale=1 / math.log(3), n_iter=7)
+    gauss_only = epsilon_of(algorithm1_dp_event(0.1, 1.0, None, 7), 1e-5, "rdp")
+    assert est.guarantee.epsilon == pytest.approx(epsilon_of(algorithm1_dp_event(0.1, 1.0, 1 / math.log(3), 7), 1e-5, "rdp"))
+    assert est.guarantee.epsilon > 1.2 * gauss_only
+    # With Lemma 19's parameters the released event also carries the Laplace step (eps = 0.5, delta = 1e-5, T = 100:
+    # sigma = 3223.62, b = 802.95).
+    th = DPBatchPerceptron(0.3, epsilon=0.5, delta=1e-5, n_iter=100)
+    p, s, b = lemma19_parameters(0.5, 1e-5, 100)
+    assert th.guarantee.dp_event().event.event.noise_multiplier == pytest.approx(1 / math.hypot(1 / s, 2 * -stats.norm.ppf(1 / (1 + math.exp(1 / b)))), rel=1e-9)
