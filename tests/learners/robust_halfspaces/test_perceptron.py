@@ -331,3 +331,65 @@ def test_theory_accounting_includes_the_laplace_stopping_test():
     th = DPBatchPerceptron(0.3, epsilon=0.5, delta=1e-5, n_iter=100)
     p, s, b = lemma19_parameters(0.5, 1e-5, 100)
     assert th.guarantee.dp_event().event.event.noise_multiplier == pytest.approx(1 / math.hypot(1 / s, 2 * -stats.norm.ppf(1 / (1 + math.exp(1 / b)))), rel=1e-9)
+
+
+# ------------------------------------------------------------------ worst-case instances and Observation 8's boosting
+
+
+@pytest.mark.parametrize("k", [1, 2, 9, 100])
+def test_orthogonal_sequence_attains_novikoff_exactly(k):
+    # x_j = e_j, gamma = 1/sqrt(k), R = 1: (R/gamma)^2 = k, and the Perceptron errs on every e_j exactly once, in any order.
+    from privbound.learners.robust_halfspaces.instances import orthogonal_sequence
+
+    X, y, w = orthogonal_sequence(k, np.random.default_rng(k))
+    assert np.min(y * (X @ w)) == pytest.approx(1 / math.sqrt(k)) and np.linalg.norm(w) == pytest.approx(1.0)
+    for order in (np.arange(k), np.arange(k)[::-1], np.random.default_rng(0).permutation(k)):
+        p = Perceptron().fit(X[order], y[order])
+        assert p.converged_ and p.n_mistakes_ == k
+
+
+def test_tilted_instance_needs_many_margin_perceptron_updates():
+    # gamma-margin realisable by e_1 in the unit ball; the margin perceptron makes ~(1 - f) 0.9/(0.3 f) - 2 ~ 22 updates
+    # at f = 0.11 (by hand, the overview's rotation argument), against 1 on margin_realizable data.
+    from privbound.learners.robust_halfspaces.instances import tilted_margin_instance
+    from privbound.learners.robust_halfspaces.robustness import margin_error
+
+    X, y, w = tilted_margin_instance(4000, 16, 0.3, 0.11, np.random.default_rng(0))
+    assert np.all(y * (X @ w) >= 0.3) and np.all(np.linalg.norm(X, axis=1) <= 1 + 1e-12)
+    assert np.isclose(np.mean(y * X[:, 1] < 0), 0.11)  # the minority, tilted along -e_2
+    m = MarginPerceptron(0.3, alpha=0.2).fit(X, y)
+    assert m.stopped_ and 15 <= m.n_iter_ <= 30 and margin_error(m.coef_, X, y, 0.285) <= 0.1
+    X0, y0, _ = margin_realizable(4000, 16, 0.3, np.random.default_rng(0))
+    assert MarginPerceptron(0.3, alpha=0.2).fit(X0, y0).n_iter_ <= 2
+
+
+def test_boosting_counts_by_hand():
+    from privbound.learners.robust_halfspaces.boosting import BoostedLearner, obs8_runs, obs8_selection_size
+
+    # T = ceil(ln(0.005)/ln(0.9)) = ceil(50.29) = 51; M = ceil(1e6 ln(51)/0.2) = ceil(1e6 * 3.93182563/0.2) = ceil(19659128.2).
+    assert obs8_runs(0.9, 0.01) == 51 and obs8_runs(0.5, 0.5) == 2  # ln(0.25)/ln(0.5) = 2 exactly
+    assert obs8_selection_size(0.2, 51) == math.ceil(1e6 * math.log(51) / 0.2) == 19_659_129
+    b = BoostedLearner(lambda: None, xi=0.9, xi_prime=0.01, alpha=0.2, gamma_prime=0.27, selection_constant=50.0)
+    assert b.runs() == 51 and b.selection_size() == math.ceil(50 * math.log(51) / 0.2) == 983
+    with pytest.raises(ValueError, match="xi"):
+        BoostedLearner(lambda: None, xi=1.0, xi_prime=0.01, alpha=0.2, gamma_prime=0.27).runs()
+
+
+def test_boosting_selects_the_smallest_gamma_prime_error():
+    # Candidates: -e_1 (error 1), e_2 (error ~0.85: y <e_2, x> <= 0.27 unless the orthogonal part is large), e_1 (error 0 at gamma' = 0.27 on margin_realizable data): e_1 is chosen,
+    # and the number of samples used is T m + M.
+    from privbound.learners.robust_halfspaces.boosting import BoostedLearner
+
+    cands = iter([np.array([-1.0, 0, 0]), np.array([0, 1.0, 0]), np.array([1.0, 0, 0])])
+
+    class Fixed:
+        def fit(self, X, y):
+            self.coef_ = next(cands)
+            return self
+
+    sample = lambda k, rng: margin_realizable(k, 3, 0.3, rng)[:2]
+    b = BoostedLearner(Fixed, xi=0.5, xi_prime=0.2, alpha=0.1, gamma_prime=0.27, n_runs=3, n_select=500)
+    b.fit_oracle(sample, 10, np.random.default_rng(0))
+    np.testing.assert_array_equal(b.coef_, [1.0, 0, 0])
+    assert b.selection_errors_[0] == 1.0 and b.selection_errors_[2] == 0.0 and 0.5 < b.selection_errors_[1] < 1
+    assert b.samples_used_ == 3 * 10 + 500
