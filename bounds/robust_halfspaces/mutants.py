@@ -285,12 +285,18 @@ MUTANTS: dict[tuple[str, str], tuple[Mutant, ...]] = {
            (approx, "lemma14_min_gamma0", lambda b0: 2 * math.sqrt(2 * b0))),
     ),
     (P + "theorem-11", "dp-perceptron-correlation"): (
-        _m("dp-noise-div-10", "DP Batch Perceptron's calibrated Gaussian noise divided by 10",
-           (perceptron, "calibrate_gaussian_noise", _noise_div(10))),
+        _m("dp-noise-div-100", "DP Batch Perceptron's calibrated Gaussian noise divided by 100",
+           (perceptron, "calibrate_gaussian_noise", _noise_div(100)),
+           power="Theorem 11's cap zeta sqrt(d) binds every (1, zeta/n)-DP mechanism and this one stays 25x below it "
+                 "(mean correlation ~0.5 of 12.8 at d = 4096): noise divided by 10 passes at the default profile; "
+                 "divided by >= 30-100 the correlation exceeds the cap"),
     ),
     (P + "theorem-3", "embedded-fingerprinting"): (
-        _m("dp-noise-div-10", "DP Batch Perceptron's calibrated Gaussian noise divided by 10",
-           (perceptron, "calibrate_gaussian_noise", _noise_div(10))),
+        _m("dp-noise-div-100", "DP Batch Perceptron's calibrated Gaussian noise divided by 100",
+           (perceptron, "calibrate_gaussian_noise", _noise_div(100)),
+           power="Theorem 11's cap zeta sqrt(d) binds every (1, zeta/n)-DP mechanism and this one stays 25x below it "
+                 "(mean correlation ~0.5 of 12.8 at d = 4096): noise divided by 10 passes at the default profile; "
+                 "divided by >= 30-100 the correlation exceeds the cap"),
     ),
     (P + "lemma-15", "chain-bound"): (
         _m("delta-as-printed", "Lemma 15's delta 0.001/(1 - e^{-eps}) (the printed one)",
