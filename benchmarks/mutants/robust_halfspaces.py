@@ -80,10 +80,10 @@ MUTANTS: list[SourceMutant] = [
         "self.coef_ = W[int(np.argmax(errs))]",
         "Observation 8's selection picks the largest empirical error"),
     SourceMutant(
-        "rh-margin-data-without-margin", "learners/robust_halfspaces/instances.py",
-        "s = rng.uniform(gamma, 1.0, size=n)",
-        "s = rng.uniform(0.0, 1.0, size=n)",
-        "margin_realizable draws points without the margin gamma"),
+        "rh-margin-data-outside-ball", "learners/robust_halfspaces/instances.py",
+        "np.sqrt(1 - s**2)[:, None] * r * U",
+        "np.sqrt(1 + s**2)[:, None] * r * U",
+        "margin_realizable draws points outside the unit ball (orthogonal part sqrt(1 + s^2))"),
     SourceMutant(
         "rh-theorem4-realiser-without-signs", "learners/robust_halfspaces/instances.py",
         "return self.s / math.sqrt(self.d)",

@@ -393,3 +393,20 @@ def test_boosting_selects_the_smallest_gamma_prime_error():
     np.testing.assert_array_equal(b.coef_, [1.0, 0, 0])
     assert b.selection_errors_[0] == 1.0 and b.selection_errors_[2] == 0.0 and 0.5 < b.selection_errors_[1] < 1
     assert b.samples_used_ == 3 * 10 + 500
+
+
+def test_noiseless_dp_batch_perceptron_on_the_tilted_instance():
+    # sigma = 0, b = 0, p = 1 on data that needs ~20 updates: fit() and run_batch() are the margin perceptron, stop with
+    # err_{gamma'} <= 0.5 alpha, after as many updates (a Line 6 that tests margin 0 instead of gamma' stops after ~7,
+    # with the whole minority, 0.11 > 0.1, misclassified).
+    from privbound.learners.robust_halfspaces.instances import tilted_margin_instance
+    from privbound.learners.robust_halfspaces.robustness import margin_error
+
+    X, y, _ = tilted_margin_instance(2000, 8, 0.3, 0.11, np.random.default_rng(1))
+    m = MarginPerceptron(0.3, alpha=0.2).fit(X, y)
+    assert m.n_iter_ >= 15
+    kw = dict(alpha=0.2, sampling_rate=1.0, noise_std=0.0, laplace_scale=0.0, n_iter=200)
+    dp = DPBatchPerceptron(0.3, random_state=0, **kw).fit(X, y)
+    assert dp.stopped_ and dp.n_iter_ == m.n_iter_ and margin_error(dp.coef_, X, y, 0.285) <= 0.1
+    r = DPBatchPerceptron(0.3, **kw).run_batch(X, y, np.random.default_rng(0), 3)
+    assert np.all(r["n_iter"] == m.n_iter_) and np.all(margin_error(r["coef"], X, y, 0.285) <= 0.1)
