@@ -66,7 +66,7 @@ def check_novikoff(ctx: C.CheckContext) -> C.CheckResult:
     excess is seen; if no run reaches 0.9 of the bound the check is inconclusive (it could not have failed).
     """
     rng = ctx.rng
-    worst, runs, ratios_random = 0.0, 0, []
+    runs, ratios_random = 0, []
     for _ in range(ctx.trials(60, minimum=6)):
         d, g = int(rng.integers(2, 61)), float(rng.uniform(0.02, 0.5))
         X, y, w = margin_realizable(int(rng.integers(50, 500)), d, g, rng)

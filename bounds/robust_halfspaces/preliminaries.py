@@ -11,7 +11,6 @@ Every ``check_*`` takes a :class:`privbound.bounds.checks.CheckContext` and retu
 
 from __future__ import annotations
 
-import math
 
 import numpy as np
 
@@ -20,7 +19,7 @@ from privbound.bounds import checks as C
 from privbound.bounds.robust_halfspaces.formulas import obs8_runs, obs8_runs_as_printed
 from privbound.learners.robust_halfspaces.boosting import BoostedLearner
 from privbound.learners.robust_halfspaces.instances import margin_realizable
-from privbound.learners.robust_halfspaces.robustness import margin_error, robust_risk
+from privbound.learners.robust_halfspaces.robustness import robust_risk
 
 __all__ = ["OBS8_BOOSTING", "check_lemma7", "check_obs8_corrected", "check_obs8_as_printed", "check_obs8_boosting",
            "check_obs8_boosting_as_printed"]
