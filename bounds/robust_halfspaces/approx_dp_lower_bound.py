@@ -25,9 +25,21 @@ from scipy import stats
 
 from privbound.audit.engine import map_chunks
 from privbound.bounds import checks as C
-from privbound.bounds.robust_halfspaces.formulas import lemma12_bound
+from privbound.bounds.robust_halfspaces.formulas import (
+    LEMMA12_PROOF_NORM,
+    LEMMA12_PROOF_NORM_AS_PRINTED,
+    lemma12_bound,
+    lemma12_conditional_failure,
+    lemma14_min_gamma0,
+    lemma14_reduction,
+)
 from privbound.bounds.robust_halfspaces.sample_size_search import doubling_needed_n
-from privbound.learners.robust_halfspaces.instances import FingerprintingInstance, fingerprinting_blocks, fingerprinting_sample
+from privbound.learners.robust_halfspaces.instances import (
+    LEMMA12_MARGIN,
+    FingerprintingInstance,
+    fingerprinting_blocks,
+    fingerprinting_sample,
+)
 from privbound.learners.robust_halfspaces.perceptron import DPBatchPerceptron, MarginPerceptron, calibrate_gaussian_noise
 from privbound.learners.robust_halfspaces.robustness import margin_error
 
@@ -36,6 +48,9 @@ __all__ = [
     "LEMMA13_SCALING",
     "check_lemma12_decay",
     "check_lemma12_montecarlo",
+    "LEMMA12_PROOF_GRID",
+    "check_lemma12_proof_threshold",
+    "check_lemma12_proof_threshold_as_printed",
     "lemma13_needed_n",
     "check_lemma13_sqrt_d",
     "check_lemma14_reduction",
@@ -57,7 +72,7 @@ def _lemma12_exact_tv(d: int, n_q: int, seed: int) -> tuple[float, float]:
     for block in np.array_split(q, max(1, n_q // 64)):
         logp = signs @ np.log(block.T) + (1 - signs) @ np.log1p(-block.T)  # patterns x qs
         inner = s_pm @ (2 * block.T - 1) / d  # <q', x>
-        vals.append(np.sum(np.exp(logp) * (inner < 0.01), axis=0))
+        vals.append(np.sum(np.exp(logp) * (inner < LEMMA12_MARGIN), axis=0))
     v = np.concatenate(vals)
     return float(v.mean()), float(v.std(ddof=1) / math.sqrt(v.size))
 
@@ -70,7 +85,8 @@ def check_lemma12_decay(ctx: C.CheckContext) -> C.CheckResult:
     d * E[d_TV] decreases strictly along the grid (the o(1/d) behaviour), each estimate (plus 4
     standard errors) is below the explicit bound of the corrected proof, and d E[d_TV] at d = 16 is
     below that at d = 4. Also reported: at ||q'|| = 0.1, the threshold printed in the proof, the
-    conditional probability is about 1/2 (exact binomial, d = 400), which is why the corrected proof uses 0.2.
+    conditional probability is about 1/2 (exact binomial, d = 400), which is why the corrected proof uses 0.2
+    (the pair :func:`check_lemma12_proof_threshold` / :func:`check_lemma12_proof_threshold_as_printed`).
     """
     n_q = 2 ** int(round(math.log2(max(512, ctx.trials(1024)))))
     ds = (4, 8, 12, 16)
@@ -79,9 +95,7 @@ def check_lemma12_decay(ctx: C.CheckContext) -> C.CheckResult:
     se = [d * s for d, (_, s) in zip(ds, est)]
     decreasing = all(dtv[k + 1] + 4 * se[k + 1] < dtv[k] - 4 * se[k] for k in range(len(ds) - 1))
     below = all(m + 4 * s <= lemma12_bound(d) for d, (m, s) in zip(ds, est))
-    d400 = 400
-    k = math.ceil(0.55 * d400) - 1
-    at_01 = float(stats.binom.cdf(k, d400, 0.55))
+    at_01 = lemma12_conditional_failure(LEMMA12_PROOF_NORM_AS_PRINTED, 400)
     out = C.exact(dtv[-1], dtv[0], sense="<=", rtol=0.0, d=list(ds), expected_tv=[m for m, _ in est],
                   d_times_tv=dtv, std_errors=se, explicit_bound=[lemma12_bound(d) for d in ds],
                   looseness=[lemma12_bound(d) / max(m, 1e-300) for d, (m, _) in zip(ds, est)],
@@ -98,7 +112,7 @@ def _lemma12_mc_chunk(d: int):
         q = rng.uniform(size=(size, d))
         x = np.where(rng.uniform(size=(size, d)) < q, 1.0, -1.0)  # sqrt(d) x
         inner = np.sum((2 * q - 1) * x, axis=1) / d
-        return int(np.sum(inner < 0.01))
+        return int(np.sum(inner < LEMMA12_MARGIN))
 
     return fn
 
@@ -112,6 +126,63 @@ def check_lemma12_montecarlo(ctx: C.CheckContext) -> C.CheckResult:
     trials = ctx.trials(20_000, minimum=1000)
     failures = sum(map_chunks(_lemma12_mc_chunk(d), trials, seed=ctx.seed, chunk_size=2500, n_jobs=ctx.n_jobs))
     return C.failure_rate(failures, trials, lemma12_bound(d), d=d)
+
+
+LEMMA12_PROOF_GRID = (25, 100, 400, 1600, 6400)
+"""Dimensions at which the proof's second fact (Pr_x[<q', x> < 0.01] = o(1/d) for ||q'|| >= c) is evaluated exactly."""
+
+
+def _lemma12_proof_fact(norms: tuple[float, ...]) -> tuple[float, bool, bool, list[dict]]:
+    """Exact P(c, d) = Pr_x[<q', x> < 0.01] at ||q'|| = c over :data:`LEMMA12_PROOF_GRID`: (max over c of
+    d_max P(c, d_max), d P(c, d) decreasing in d for every c, P <= the Hoeffding bound for every (c, d), rows)."""
+    rows, decreasing, hoeffding_ok, worst = [], True, True, 0.0
+    for c in norms:
+        dP = []
+        for d in LEMMA12_PROOF_GRID:
+            P = lemma12_conditional_failure(c, d, LEMMA12_MARGIN)
+            h = math.exp(-max(c * c - LEMMA12_MARGIN, 0.0) ** 2 * d / (2 * c * c))  # Hoeffding, valid for c^2 > 0.01
+            hoeffding_ok &= P <= h * (1 + 1e-9)
+            dP.append(d * P)
+            rows.append(dict(norm=c, d=d, probability=P, d_times_probability=d * P, hoeffding=h))
+        decreasing &= all(dP[k + 1] < dP[k] for k in range(1, len(dP) - 1))
+        worst = max(worst, dP[-1])
+    return worst, decreasing, hoeffding_ok, rows
+
+
+def check_lemma12_proof_threshold(ctx: C.CheckContext) -> C.CheckResult:
+    """The proof of Lemma 12, second fact, with the corrected threshold: for ||q'|| >= 0.2, Pr_x[<q', x> < 0.01] is
+    o(1/d) (<= exp(-(||q'||^2 - 0.01)^2 d / (2 ||q'||^2)) by Hoeffding).
+
+    Exact binomial probabilities (:func:`~privbound.bounds.robust_halfspaces.formulas.lemma12_conditional_failure`, q with
+    equal coordinates) at ||q'|| in {0.2, 0.3, 0.5} and d in {25, ..., 6400}. Passes when d P(d) decreases along the grid
+    (from d = 100), d P <= 1 at d = 6400 and every P is below its Hoeffding bound. Observed: max over ||q'|| of
+    6400 P(6400) (bound 1; 1.6e-30 at 0.2).
+    """
+    norms = (LEMMA12_PROOF_NORM, 0.3, 0.5)
+    worst, decreasing, hoeffding_ok, rows = _lemma12_proof_fact(norms)
+    out = C.exact(worst, 1.0, sense="<=", rtol=0.0, norms=list(norms), d=list(LEMMA12_PROOF_GRID), grid=rows,
+                  d_times_probability_decreasing=decreasing, below_hoeffding=hoeffding_ok)
+    if not (decreasing and hoeffding_ok):
+        out = replace(out, status="fail")
+    return out
+
+
+LEMMA12_ERRATUM = ("Erratum (Lemma 12): the proof's threshold ||q'|| >= 0.1 is too small -- there E_x <q', x> = ||q'||^2 = 0.01 "
+                   "equals the conditioning threshold, so Pr_x[<q', x> < 0.01] ~ 1/2 at every d, not o(1/d); any c with "
+                   "c^2 > 0.01 works, e.g. 0.2 (the corrected check). The lemma itself is true.")
+
+
+def check_lemma12_proof_threshold_as_printed(ctx: C.CheckContext) -> C.CheckResult:
+    """The same fact with the printed threshold ||q'|| >= 0.1 (an erratum; expected to fail): at ||q'|| = 0.1 the exact
+    probability is 0.46-0.50 at every d of the grid, so d P grows like d (6400 P(6400) = 3170 > 1)."""
+    worst, decreasing, hoeffding_ok, rows = _lemma12_proof_fact((LEMMA12_PROOF_NORM_AS_PRINTED,))
+    out = C.exact(worst, 1.0, sense="<=", rtol=0.0, norms=[LEMMA12_PROOF_NORM_AS_PRINTED], d=list(LEMMA12_PROOF_GRID),
+                  grid=rows, d_times_probability_decreasing=decreasing)
+    if not decreasing:
+        out = replace(out, status="fail")
+    if out.status == "fail":
+        out.details["erratum"] = LEMMA12_ERRATUM
+    return out
 
 
 # --------------------------------------------------------------------------- Lemma 13
@@ -200,11 +271,12 @@ def check_lemma14_reduction(ctx: C.CheckContext) -> C.CheckResult:
     """
     worst = math.inf
     for b0 in np.geomspace(1e-9, 0.03, 40):
-        lo = 4 * math.sqrt(2 * b0)
+        lo = lemma14_min_gamma0(b0)
         for g0 in np.linspace(lo * (1 + 1e-6), 1.0, 25):
             if g0 >= 1:
                 continue
-            worst = min(worst, (g0 * math.sqrt(b0 / 2)) / (2 * 2 * b0))
+            gamma, beta = lemma14_reduction(g0, b0)
+            worst = min(worst, gamma / (2 * beta))
     return C.inequality(worst, 1.0, sense=">=")
 
 

@@ -17,7 +17,7 @@ from dataclasses import replace
 import numpy as np
 
 from privbound.bounds import checks as C
-from privbound.learners.robust_halfspaces.robustness import RandomFourierFeatures
+from privbound.learners.robust_halfspaces.robustness import RandomFourierFeatures, certified_radius_linear
 
 __all__ = ["check_lemma22", "check_lemma22_kernel"]
 
@@ -32,7 +32,8 @@ def _fibonacci_sphere(m: int) -> np.ndarray:
 def check_lemma22(ctx: C.CheckContext) -> C.CheckResult:
     """Lemma 22 for linear one-vs-rest models (argmax of <w^(y), x>), k = 4 classes, d in {2, 3}.
 
-    Certified radius r = min_{y'} (f^y - f^{y'}) / ||w^(y) - w^(y')|| (gradient differences are constant).
+    Certified radius r = min_{y'} (f^y - f^{y'}) / ||w^(y) - w^(y')|| (gradient differences are constant), as computed
+    by :func:`~privbound.learners.robust_halfspaces.robustness.certified_radius_linear`.
     Brute force: for each direction u of a fine grid (7200 angles in 2-D, 40000 Fibonacci points in 3-D)
     the exact flip distance along u is min over y' with a = <w^(y) - w^(y'), u> < 0 of (f^y - f^{y'}) / (-a);
     its minimum over u must be >= r (soundness) and <= r / cos(grid gap) (tightness for linear f).
@@ -56,7 +57,7 @@ def check_lemma22(ctx: C.CheckContext) -> C.CheckResult:
             diffs = np.array([Wc[yv] - Wc[k] for k in others])
             m = np.array([f[yv] - f[k] for k in others])
             norms = np.linalg.norm(diffs, axis=1)
-            r = float(np.min(m / norms))
+            r = float(certified_radius_linear(Wc, x[None, :], [yv])[0])  # the learners' Lemma 22 radius
             a = U @ diffs.T  # directions x others
             with np.errstate(divide="ignore", invalid="ignore"):
                 dist = np.where(a < 0, m[None, :] / -a, np.inf)

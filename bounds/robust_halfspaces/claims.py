@@ -15,15 +15,21 @@ Reconstructed (``reconstructed=True``): ``fact-novikoff``, stated nowhere in the
 constants of the corrected proof) is our derivation and is labelled as such in its entry.
 
 Each claim lists the errata it relies on (``errata``), each stated in words next to the statement it corrects.
-Two checks are expected to fail because of an erratum and say so in ``details['erratum']``: ``observation-8``
-(check ``as-printed``: the printed number of runs) and ``lemma-15`` (check ``as-printed``: the printed delta).
+The checks named ``as-printed*`` are expected to fail because of an erratum and say so in ``details['erratum']``,
+each beside a corrected check that passes: ``observation-8`` (``as-printed``, ``as-printed-boosting``: the printed
+number of runs), ``lemma-15`` (``as-printed``: the printed delta), ``lemma-12`` (``as-printed-proof-threshold``:
+||q'|| >= 0.1), ``theorem-6`` (``as-printed-good-events``: the per-iteration good events with the printed n) and
+``lemma-19`` (``as-printed-any-T``: T = 1, delta >~ 0.65). Every other check has mutants (:mod:`.mutants`).
 """
 
 from __future__ import annotations
 
 import math
 
-from privbound.bounds.registry import Check, Claim, ClaimKind, Condition, register
+from dataclasses import replace
+
+from privbound.bounds.registry import Check, Claim, ClaimKind, Condition
+from privbound.bounds.registry import register as _register_claim
 from privbound.bounds.robust_halfspaces import (
     approx_dp_lower_bound,
     batch_perceptron,
@@ -39,13 +45,16 @@ from privbound.bounds.robust_halfspaces.formulas import (
     lemma12_bound,
     lemma16_deviation,
     lemma17_bound,
+    lemma15_delta,
     lemma19_accounting,
     obs8_runs,
     subsampled_epsilon,
     theorem5_sample_size,
+    theorem6_sample_size,
 )
+from privbound.bounds.robust_halfspaces.mutants import mutants_of
 from privbound.learners.robust_halfspaces.instances import theorem4_dimension
-from privbound.learners.robust_halfspaces.perceptron import lemma18_iterations, lemma19_parameters
+from privbound.learners.robust_halfspaces.perceptron import lemma18_iterations
 
 P = "robust-halfspaces/"
 
@@ -67,6 +76,12 @@ _LOWER_BOUND_REASON = (
     "lower bound over all {what} learners: it cannot be verified by running particular algorithms; "
     "the registered checks only demonstrate it on the paper's hard instance with the learners available (illustrations)"
 )
+
+
+def register(claim: Claim) -> Claim:
+    """Register ``claim`` with the mutants of each of its checks (:mod:`.mutants`)."""
+    checks = tuple(replace(c, mutants=mutants_of(claim.id, c.name)) for c in claim.checks)
+    return _register_claim(replace(claim, checks=checks))
 
 
 def _opt(name: str, test):
@@ -102,11 +117,7 @@ def _theorem6(d, gamma, alpha, epsilon, delta):
 
     ``log T`` (base unspecified in the paper) is taken natural.
     """
-    T = lemma18_iterations(alpha, gamma)
-    p, sigma, _ = lemma19_parameters(epsilon, delta, T)
-    lT = math.log(T)
-    return math.ceil(100 * math.sqrt(d) * sigma * lT / (p * math.sqrt(alpha)) + 1000 * sigma * math.sqrt(lT) / (p * alpha * gamma)
-                     + 100 * lT / alpha + 1e10 / (alpha**2 * gamma**2))
+    return theorem6_sample_size(d, gamma, alpha, epsilon, delta)
 
 
 def _obs8(xi, xi_prime):
@@ -141,7 +152,7 @@ def _lemma14(d, gamma_0, beta_0, c=1.0):
 
 def _lemma15(epsilon):
     """Lemma 15 (App. D), corrected: the delta for which the one-bit bound holds, 0.001 (1 - e^{-epsilon})."""
-    return 0.001 * -math.expm1(-epsilon)
+    return lemma15_delta(epsilon)
 
 
 def _lemma16(n, gamma_hat, xi_hat):
@@ -313,11 +324,17 @@ register(Claim(
             "Remark on Theorem 6: O~ hides ln(T/delta) and (log T)^2.",
             "Sec. 1 vs Theorem 6: the running time is O~_alpha(n d/gamma)."),
     checks=(Check("accuracy-scaled", "probabilistic", batch_perceptron.check_theorem6_scaled,
-                  "DPBatchPerceptron at scaled constants (kappa = 0.01 on sigma, b; 1e-4 on T): err^X_{0.95 gamma} <= 0.5 alpha "
-                  "with probability >= 0.99 (FAIL counts as failure)"),
+                  "DPBatchPerceptron at scaled constants (kappa = 0.01 on sigma, b; 1e-5 on T) on a tilted instance where "
+                  "it makes ~22 updates: err^X_{0.95 gamma} <= 0.5 alpha with probability >= 0.99 (FAIL counts as failure)"),
             Check("scaling-sqrt-d", "scaling", batch_perceptron.check_theorem6_scaling_d,
                   "needed n vs d (d >= 1/gamma^2) at fixed scaled privacy parameters: log-log slope CI contains 1/2; "
-                  "the noiseless reference is reported (flat)")),
+                  "the noiseless reference is reported (flat)"),
+            Check("good-events-corrected", "exact", batch_perceptron.check_theorem6_good_events,
+                  "Lemma 18's E_opt-noise / E_parallel, exact Gaussian tails: summed form at the printed n and the "
+                  "per-iteration union with constant 4000 both fail w.p. <= 0.01"),
+            Check("as-printed-good-events", "exact", batch_perceptron.check_theorem6_good_events_as_printed,
+                  "per-iteration events with the printed n (constant 1000): violated w.p. ~1 at epsilon <= 0.1 "
+                  "(an erratum) -- expected to fail")),
 ))
 
 register(Claim(
@@ -348,7 +365,12 @@ register(Claim(
             "App. A.2 has lower/upper bounds reversed."),
     checks=(Check("corrected", "exact", preliminaries.check_obs8_corrected, "xi^T <= 0.5 xi' with the corrected T"),
             Check("as-printed", "exact", preliminaries.check_obs8_as_printed,
-                  "the printed T fails (an erratum) -- expected to fail")),
+                  "the printed T fails (an erratum) -- expected to fail"),
+            Check("boosting-corrected", "probabilistic", preliminaries.check_obs8_boosting,
+                  "BoostedLearner with the corrected T = 51 on a base learner failing w.p. xi = 0.9: boosted failure "
+                  "rate <= xi' = 0.01 (accuracy 1.1 alpha)"),
+            Check("as-printed-boosting", "probabilistic", preliminaries.check_obs8_boosting_as_printed,
+                  "the same with the printed T = 3: fails w.p. ~0.73 (an erratum) -- expected to fail")),
 ))
 
 register(Claim(
@@ -413,7 +435,11 @@ register(Claim(
     checks=(Check("tv-decay-exact", "exact", approx_dp_lower_bound.check_lemma12_decay,
                   "exact enumeration over x, QMC over q, d in {4, 8, 12, 16}: d E[d_TV] decreases, below the explicit bound"),
             Check("tv-montecarlo-d400", "probabilistic", approx_dp_lower_bound.check_lemma12_montecarlo,
-                  "Monte Carlo failure rate at d = 400 vs the explicit bound")),
+                  "Monte Carlo failure rate at d = 400 vs the explicit bound"),
+            Check("proof-threshold-corrected", "exact", approx_dp_lower_bound.check_lemma12_proof_threshold,
+                  "proof step, corrected threshold ||q'|| >= 0.2: Pr_x[<q', x> < 0.01] = o(1/d), exact binomial, d <= 6400"),
+            Check("as-printed-proof-threshold", "exact", approx_dp_lower_bound.check_lemma12_proof_threshold_as_printed,
+                  "the printed threshold 0.1: the probability stays ~1/2 (an erratum) -- expected to fail")),
 ))
 
 register(Claim(
@@ -523,7 +549,8 @@ register(Claim(
     checks=(Check("proof-arithmetic", "deterministic", batch_perceptron.check_lemma18_arithmetic,
                   "proof step: the mistake bound 250 B/gamma_gap^2 contradicts 0.2 alpha B T (not the learner)"),
             Check("noiseless-margin-perceptron", "deterministic", batch_perceptron.check_lemma18_noiseless,
-                  "MarginPerceptron (sigma = 0, b -> 0) stops within T iterations with err_{gamma'} <= 0.5 alpha")),
+                  "MarginPerceptron (sigma = 0, b -> 0) stops within T iterations with err_{gamma'} <= 0.5 alpha, on "
+                  "random margin data and on tilted instances that need ~20-50 updates")),
 ))
 
 register(Claim(
@@ -546,7 +573,11 @@ register(Claim(
     checks=(Check("accounting-arithmetic", "deterministic", batch_perceptron_privacy.check_lemma19_arithmetic,
                   "epsilon' <= epsilon, delta' <= delta, exact Gaussian and Laplace calibration over a grid"),
             Check("dp-accounting", "deterministic", batch_perceptron_privacy.check_lemma19_accountants,
-                  "paper's epsilon' vs RDP and PLD on Algorithm 1's DpEvent tree; looseness reported")),
+                  "paper's epsilon' vs RDP and PLD on Algorithm 1's DpEvent tree; looseness reported"),
+            Check("corrected-regime", "deterministic", batch_perceptron_privacy.check_lemma19_corrected_regime,
+                  "T >= 2 or delta <= 0.5, delta up to 0.99: the proof's classic-Gaussian step and epsilon' <= epsilon hold"),
+            Check("as-printed-any-T", "deterministic", batch_perceptron_privacy.check_lemma19_any_T_as_printed,
+                  "'for any T in N': at T = 1, delta >= 0.65 the classic-Gaussian step fails (an erratum) -- expected to fail")),
 ))
 
 register(Claim(
@@ -611,5 +642,6 @@ register(Claim(
     regime=(Condition("0 < gamma <= R", lambda p: 0 < p["gamma"] <= p["R"]),),
     reconstructed=True,
     checks=(Check("perceptron-runs", "deterministic", batch_perceptron.check_novikoff,
-                  "Perceptron on random gamma-margin data, natural and adversarial orders: mistakes <= (R/gamma)^2"),),
+                  "Perceptron on the orthogonal sequences x_j = e_j (which attain (R/gamma)^2 exactly) and on random "
+                  "gamma-margin data, natural and adversarial orders: mistakes <= (R/gamma)^2"),),
 ))

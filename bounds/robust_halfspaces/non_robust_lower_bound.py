@@ -24,7 +24,8 @@ from scipy import stats
 
 from privbound.audit.engine import map_chunks
 from privbound.bounds import checks as C
-from privbound.bounds.robust_halfspaces.formulas import ds_error_lower_bound
+from privbound.bounds.robust_halfspaces.formulas import ds_error_lower_bound, lemma15_delta, lemma15_delta_as_printed
+from privbound.learners.mechanisms import LaplaceMechanism
 from privbound.bounds.robust_halfspaces.sample_size_search import doubling_needed_n
 from privbound.learners.robust_halfspaces.instances import Theorem4Instance, theorem4_dimension
 from privbound.learners.robust_halfspaces.perceptron import DPBatchPerceptron, calibrate_gaussian_noise
@@ -49,12 +50,14 @@ def check_lemma15_chain(ctx: C.CheckContext) -> C.CheckResult:
     Iterating (epsilon, delta)-DP from the empty input for both values of s, with n = floor(0.01/epsilon)
     samples: Pr[B(1^n) != 1] + Pr[B((-1)^n) != -1] >= e^{-n eps} - 2 delta sum_{k<n} e^{-k eps}; so the
     average success is <= 1 - (e^{-n eps} - 2 delta S)/2. It must be < 0.509 (the success of the truncated
-    algorithm, from 0.51 - 0.001 by Markov), for every epsilon in (0, 1).
+    algorithm, from 0.51 - 0.001 by Markov), for every epsilon in (0, 1). Power: the chain has slack -- the bound is
+    0.505 against 0.509 -- so only a delta >= ~400x the corrected one (e.g. the printed 0.001/(1 - e^{-epsilon}))
+    makes it fail.
     """
     worst = 0.0
     for eps in np.geomspace(1e-6, 0.999, 200):
         n = math.floor(0.01 / eps)
-        delta = 0.001 * (1 - math.exp(-eps))
+        delta = lemma15_delta(eps)
         S = sum(math.exp(-k * eps) for k in range(n)) if n < 10_000 else (1 - math.exp(-n * eps)) / (1 - math.exp(-eps))
         worst = max(worst, 1 - 0.5 * (math.exp(-n * eps) - 2 * delta * S))
     return C.inequality(worst, 0.509, sense="<=", note="strict < needed; observed is the max over the epsilon grid")
@@ -68,11 +71,11 @@ def check_lemma15_as_printed(ctx: C.CheckContext) -> C.CheckResult:
     samples in expectation and succeeds with probability 0.1 + 0.9 / 2 = 0.55 > 0.51.
     """
     eps = 1e-4
-    delta_printed = 0.001 / (1 - math.exp(-eps))
+    delta_printed = lemma15_delta_as_printed(eps)
     budget = 1e-5 / eps
     success = budget * 1.0 + (1 - budget) * 0.5 if delta_printed >= 1 else 0.0
     out = C.inequality(success, 0.51, sense="<=", epsilon=eps, delta_printed=delta_printed,
-                       delta_corrected=0.001 * (1 - math.exp(-eps)))
+                       delta_corrected=lemma15_delta(eps))
     if out.status == "fail":
         out.details["erratum"] = ("Erratum (Lemma 15): it prints delta = Omega(1/epsilon) and delta = 0.001/(1 - e^{-epsilon}); "
                                   "the proof needs delta sum_k e^{-k eps} <= 0.001, i.e. delta = 0.001 (1 - e^{-epsilon}). "
@@ -83,13 +86,15 @@ def check_lemma15_as_printed(ctx: C.CheckContext) -> C.CheckResult:
 def check_lemma15_tightness(ctx: C.CheckContext) -> C.CheckResult:
     """Exact: for pure epsilon-DP and exactly k copies of the bit, sgn(c + Lap(1/epsilon)) attains the chain bound 1 - e^{-k eps}/2.
 
-    (Add/remove adjacency; c = #(+1) - #(-1) has sensitivity 1.) Success for s = +1 is
-    Pr[k + Lap(1/eps) > 0] = laplace.sf(-k, scale=1/eps) (scipy); by symmetry the same for s = -1.
+    (Add/remove adjacency; c = #(+1) - #(-1) has sensitivity 1.) The noise is the Laplace mechanism's
+    (:class:`~privbound.learners.mechanisms.LaplaceMechanism`, scale sensitivity/epsilon); success for s = +1 is
+    Pr[k + Lap(scale) > 0] = laplace.sf(-k, scale) (scipy); by symmetry the same for s = -1.
     """
     worst = 0.0
     for eps in (0.01, 0.3, 1.0):
+        scale = LaplaceMechanism(eps, sensitivity=1.0).scale
         for k in (1, 3, 10):
-            success = float(stats.laplace.sf(-k, scale=1 / eps))
+            success = float(stats.laplace.sf(-k, scale=scale))
             bound = 1 - 0.5 * math.exp(-k * eps)
             worst = max(worst, abs(success - bound) / bound)
     return C.exact(worst, 0.0, sense="==", atol=1e-12, quantity="max relative gap between attained success and the chain bound",
@@ -102,19 +107,19 @@ def check_lemma15_tightness(ctx: C.CheckContext) -> C.CheckResult:
 def check_theorem4_instance(ctx: C.CheckContext) -> C.CheckResult:
     """Proof step of Theorem 4 (the hard instance), not the lower bound itself.
 
-    z = (1/sqrt d) sum_i s_i e_i classifies every point (+-e_i, +-s_i) of D_s with margin exactly
-    1/sqrt(d) >= gamma for d = floor(1/gamma^2). The printed z = (1/sqrt d) sum_i e_i does not when
+    z = (1/sqrt d) sum_i s_i e_i (:attr:`Theorem4Instance.realiser`) classifies every point (+-e_i, +-s_i) of D_s
+    with margin exactly 1/sqrt(d) >= gamma for d = floor(1/gamma^2) (:func:`theorem4_dimension`). The printed z = (1/sqrt d) sum_i e_i does not when
     some s_i = -1 (reported). Observed: min over random s and gamma of margin / gamma (>= 1).
     """
     rng = ctx.rng
     worst, printed_fails = math.inf, 0
     for gamma in (0.9, 0.5, 0.3, 0.1, 0.05):
-        d = math.floor(1 / gamma**2)
+        d = theorem4_dimension(gamma)
         for _ in range(ctx.trials(50, minimum=5)):
             s = rng.choice([-1.0, 1.0], size=d)
             X = np.vstack([np.eye(d), -np.eye(d)])
             y = np.concatenate([s, -s])
-            z = s / math.sqrt(d)
+            z = Theorem4Instance(s).realiser
             worst = min(worst, float(np.min(y * (X @ z))) / gamma)
             printed_fails += int(np.min(y * (X @ (np.ones(d) / math.sqrt(d)))) <= 0)
     return C.inequality(worst, 1.0, sense=">=", printed_z_fails_on_instances=printed_fails,

@@ -17,7 +17,13 @@ import numpy as np
 
 from privbound.audit.engine import map_chunks
 from privbound.bounds import checks as C
-from privbound.bounds.robust_halfspaces.formulas import CLAIM10_MAX_INNER_PRODUCT, em_packing_needed_n, em_packing_success
+from privbound.bounds.robust_halfspaces.formulas import (
+    CLAIM10_MAX_INNER_PRODUCT,
+    claim10_point,
+    em_packing_needed_n,
+    em_packing_success,
+    lemma9_union_bound,
+)
 from privbound.learners.robust_halfspaces.instances import greedy_sign_packing
 
 __all__ = ["EM_DIMS", "check_lemma9_random_signs", "check_claim10", "check_theorem2_packing_em"]
@@ -52,7 +58,7 @@ def check_lemma9_random_signs(ctx: C.CheckContext) -> C.CheckResult:
     K = 8, d = 200000: stated probability 56 e^{-10} = 2.54e-3.
     """
     K, d, t = 8, 200_000, 0.01
-    p_stated = K * (K - 1) * math.exp(-d * t * t / 2)
+    p_stated = lemma9_union_bound(K, d, t)
     trials = ctx.trials(4000, minimum=200)
     parts = map_chunks(_gram_chunk(K, d, t), trials, seed=ctx.seed, chunk_size=1000, n_jobs=ctx.n_jobs)
     failures = sum(p[0] for p in parts)
@@ -87,7 +93,7 @@ def check_claim10(ctx: C.CheckContext) -> C.CheckResult:
             Bp = B - c[:, None] * A
             Bp /= np.linalg.norm(Bp, axis=1, keepdims=True)
             Wj = target[:, None] * A + np.sqrt(1 - target**2)[:, None] * Bp
-            z = 0.505 * gamma * (A - Wj)
+            z = claim10_point(A, Wj, gamma)
             d1 = np.linalg.norm(z - 1.01 * gamma * A, axis=1)
             d2 = np.linalg.norm(z + 1.01 * gamma * Wj, axis=1)
             worst = max(worst, float(np.max(np.maximum(d1, d2)) / (0.9 * gamma)))

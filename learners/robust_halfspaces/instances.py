@@ -1,7 +1,10 @@
 """Instances of Ghazi, Kumar, Manurangsi & Nguyen, "Robust and Private Learning of Halfspaces"
 (AISTATS 2021, arXiv:2011.14580), paper id ``robust-halfspaces``.
 
-* gamma-margin-realizable data in the unit ball (the upper bounds, Theorems 5 and 6);
+* gamma-margin-realizable data in the unit ball (the upper bounds, Theorems 5 and 6), and two worst cases of the
+  perceptrons' bounds: orthogonal sequences, on which the Perceptron makes exactly Novikoff's (R/gamma)^2 mistakes,
+  and a tilted instance on which the batch mean is a poor direction, so that the margin perceptron of Algorithm 1
+  needs many batched updates (Lemma 18's iterations exercised);
 * the Theorem 2 packing (App. B): random sign vectors, greedy or of a given size, and the two-point
   distributions D^(i). Claim 10 needs only pairwise <w_i, w_j> <= (0.9/0.505)^2/2 - 1 ~ 0.588,
   not the 0.01 of Lemma 9, so random signs with |<w_i, w_j>| <= 0.5 suffice;
@@ -22,12 +25,15 @@ from privbound.learners.validation import check_int, check_real, check_rng
 
 __all__ = [
     "margin_realizable",
+    "orthogonal_sequence",
+    "tilted_margin_instance",
     "sign_packing",
     "greedy_sign_packing",
     "packing_sample",
     "in_packing_cell",
     "theorem4_dimension",
     "Theorem4Instance",
+    "LEMMA12_MARGIN",
     "fingerprinting_blocks",
     "fingerprinting_sample",
     "FingerprintingInstance",
@@ -57,6 +63,55 @@ def margin_realizable(n: int, d: int, gamma: float, rng: np.random.Generator, w_
     r = rng.uniform(size=(n, 1))
     X = (y * s)[:, None] * w_star[None, :] + np.sqrt(1 - s**2)[:, None] * r * U
     return X, y, w_star
+
+
+def orthogonal_sequence(k: int, rng: np.random.Generator | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Novikoff's bound attained: x_j = e_j (j = 1..k) in R^k with labels y_j (random signs, or +1 without ``rng``).
+
+    w* = y / sqrt(k) separates them with margin gamma = 1/sqrt(k) and R = 1, so (R/gamma)^2 = k; the Perceptron
+    (started at 0, a zero score counts as a mistake) errs on every x_j exactly once, in any order: <w, e_j> = 0 until
+    e_j itself is used, and y_j <w, e_j> = 1 > 0 afterwards. Returns (X, y, w*).
+    """
+    k = check_int(k, "k", low=1)
+    y = np.ones(k) if rng is None else check_rng(rng).choice([-1.0, 1.0], size=k)
+    return np.eye(k), y, y / math.sqrt(k)
+
+
+def tilted_margin_instance(n: int, d: int, gamma: float, minority: float, rng: np.random.Generator, *,
+                           majority_tilt: float = 0.9, minority_tilt: float = 0.3, margin_spread: float = 0.05,
+                           jitter: float = 0.02) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """gamma-margin data on which the batch margin perceptron needs many updates (a worst case of Lemma 18's count).
+
+    y x = g e_1 + t e_2 + (jitter noise on e_3..e_d), g ~ U[gamma, gamma + margin_spread]: a majority of fraction
+    1 - ``minority`` has t = +majority_tilt, the minority t = -minority_tilt (the orthogonal part is shrunk if needed
+    so that ||x|| <= 1; the e_1 component is kept, so w* = e_1 has margin >= gamma on every point). The first batched
+    update is ~ the mean of y x, which points along e_2 enough to misclassify the whole minority; every later update
+    adds only the minority, turning w by ~ minority * minority_tilt per step, so the margin perceptron makes about
+    (1 - minority) majority_tilt / (minority minority_tilt) updates (~21 at the defaults with minority 0.11) before
+    the minority's margin exceeds gamma' = 0.95 gamma -- against ~1 update on :func:`margin_realizable` data.
+    Rows are shuffled; y is uniform in {-1, +1}. Returns (X, y, w*).
+    """
+    rng = check_rng(rng)
+    n = check_int(n, "n", low=2)
+    d = check_int(d, "d", low=2)
+    gamma = check_real(gamma, "gamma", low=0.0, high=1.0, low_inclusive=False)
+    minority = check_real(minority, "minority", low=0.0, high=0.5, low_inclusive=False)
+    if gamma + margin_spread >= 1:
+        raise ValueError(f"gamma + margin_spread must be < 1, got {gamma + margin_spread}")
+    n_min = max(1, int(round(minority * n)))
+    g = rng.uniform(gamma, gamma + margin_spread, size=n)
+    t = np.r_[np.full(n - n_min, majority_tilt), np.full(n_min, -minority_tilt)]
+    O = np.zeros((n, d - 1))
+    O[:, 0] = t
+    O[:, 1:] = rng.normal(0.0, jitter, size=(n, d - 2))
+    room = np.sqrt(1 - g**2)
+    O *= np.minimum(1.0, room / np.linalg.norm(O, axis=1))[:, None]
+    Z = np.hstack([g[:, None], O])
+    y = rng.choice([-1.0, 1.0], size=n)
+    perm = rng.permutation(n)
+    w_star = np.zeros(d)
+    w_star[0] = 1.0
+    return (y[:, None] * Z)[perm], y[perm], w_star
 
 
 def sign_packing(K: int, d: int, rng: np.random.Generator, max_inner: float = 0.5) -> np.ndarray:
@@ -145,6 +200,10 @@ class Theorem4Instance:
         return float(np.mean(0.5 * ((self.s * w <= 0).astype(float) + (-self.s * -w <= 0).astype(float))))
 
 
+LEMMA12_MARGIN = 0.01
+"""The conditioning threshold of P_q (Lemma 12, App. C.1): x ~ B_q conditioned on <q', x> >= 0.01."""
+
+
 def fingerprinting_blocks(gamma: float) -> int:
     """T = floor(0.01/gamma) of the Theorem 3 embedding (T^2 blocks; relative guard 1e-12 as in :func:`theorem4_dimension`)."""
     return int(math.floor(0.01 / gamma * (1 + 1e-12)))
@@ -159,7 +218,7 @@ def fingerprinting_sample(q: np.ndarray, n: int, rng: np.random.Generator) -> np
     todo = np.arange(n)
     while todo.size:
         x = np.where(rng.random((todo.size, d)) < q, 1.0, -1.0) / math.sqrt(d)
-        ok = x @ qp >= 0.01
+        ok = x @ qp >= LEMMA12_MARGIN
         X[todo[ok]] = x[ok]
         todo = todo[~ok]
     return X
@@ -213,7 +272,7 @@ class FingerprintingInstance:
         while todo.size:
             b = blocks[todo]
             x = np.where(rng.random((todo.size, dp)) < self.q[b], 1.0, -1.0) / math.sqrt(dp)
-            ok = np.einsum("ij,ij->i", x, qp[b]) >= 0.01
+            ok = np.einsum("ij,ij->i", x, qp[b]) >= LEMMA12_MARGIN
             for t, bb, xx in zip(todo[ok], b[ok], x[ok]):
                 X[t, bb * dp:(bb + 1) * dp] = xx
             todo = todo[~ok]

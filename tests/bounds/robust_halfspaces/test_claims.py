@@ -242,12 +242,32 @@ def test_all_checks_smoke(claim_id):
     parts = res.details["checks"] if "checks" in res.details else [res.to_dict()]
     assert len(parts) == len(bounds.get(claim_id).checks)
     for r in parts:
-        if r["check"] == "as-printed":
+        if r["check"].startswith("as-printed"):
             # documented errata: the paper's printed formula fails, and the result names the erratum
             assert r["status"] == "fail", r
-            assert r["details"]["erratum"].startswith(("Erratum (Lemma 15)", "Erratum (Observation 8)")), r["details"]
+            assert r["details"]["erratum"].startswith(
+                ("Erratum (Lemma 15)", "Erratum (Observation 8)", "Erratum (Lemma 12)", "Erratum (proof of Theorem 6",
+                 "Erratum (Lemma 19")), r["details"]
         else:
             assert r["status"] == "pass", r
+
+
+ERRATA_PAIRS = {
+    # claim: (printed check -> expected to fail, corrected check -> passes)
+    "observation-8": [("as-printed", "corrected"), ("as-printed-boosting", "boosting-corrected")],
+    "lemma-15": [("as-printed", "chain-bound")],
+    "lemma-12": [("as-printed-proof-threshold", "proof-threshold-corrected")],
+    "theorem-6": [("as-printed-good-events", "good-events-corrected")],
+    "lemma-19": [("as-printed-any-T", "corrected-regime")],
+}
+
+
+@pytest.mark.parametrize("claim", sorted(ERRATA_PAIRS))
+def test_errata_pairs_printed_fails_corrected_passes(claim):
+    res = bounds.check(f"{PAPER}/{claim}", profile="smoke")
+    status = {c["check"]: c["status"] for c in res.details["checks"]}
+    for printed, corrected in ERRATA_PAIRS[claim]:
+        assert status[printed] == "fail" and status[corrected] == "pass", (claim, status)
 
 
 def test_accounting_looseness_reported():
@@ -269,3 +289,51 @@ def test_broken_formula_is_caught():
     r = min(0.5 * p * e0 / math.log1p(p * math.expm1(e0)) for p in (0.01, 0.5) for e0 in (0.1, 0.9))
     assert C.exact(r, 1.0, sense=">=", rtol=1e-12).status == "fail"
     assert check_lemma20_exact(ctx).status == "pass"
+
+
+# ------------------------------------------------------------------ printed formulas (errata), evaluable by name
+
+
+def test_printed_and_corrected_formulas_by_hand():
+    # Observation 8: printed ln(0.005)/ln(0.1) = -5.29832/-2.302585 = 2.30 -> 3; corrected 51 (test_other_formulas).
+    assert F.obs8_runs_as_printed(0.9, 0.01) == 3 and F.obs8_runs(0.9, 0.01) == 51
+    # Lemma 15 at eps = 1: printed 0.001/(1 - e^{-1}) = 0.001/0.632121 = 1.581977e-3, corrected 6.32121e-4.
+    assert F.lemma15_delta_as_printed(1.0) == pytest.approx(1.581977e-3, rel=1e-6)
+    assert F.lemma15_delta(1.0) == pytest.approx(6.32121e-4, rel=1e-5)
+    # Lemma 12's conditional failure at ||q'|| = c, d = 4: K ~ Bin(4, (1 + c)/2), event K < 2 (1 + 0.01/c).
+    # c = 0.5: K < 2.04, i.e. K <= 2: P = 1 - P(K = 3) - P(K = 4) = 1 - 4 (0.75^3)(0.25) - 0.75^4 = 1 - 0.421875 - 0.31640625.
+    assert F.lemma12_conditional_failure(0.5, 4) == pytest.approx(1 - 0.421875 - 0.31640625, rel=1e-12)
+    # c = 0.01: K < 2 * 2 = 4 exactly, so K = 4 (where <q', x> = 0.01, not < 0.01) is out: P = 1 - 0.505^4 = 0.93496.
+    assert F.lemma12_conditional_failure(0.01, 4) == pytest.approx(1 - 0.505**4, rel=1e-12)
+    # Lemma 14's reduction: gamma = 0.01 sqrt(1e-6/2) = 7.0711e-6, beta = 2e-6; regime 4 sqrt(2e-6) = 0.0056569.
+    g, b = F.lemma14_reduction(0.01, 1e-6)
+    assert g == pytest.approx(7.0710678e-6, rel=1e-7) and b == 2e-6
+    assert F.lemma14_min_gamma0(1e-6) == pytest.approx(0.00565685425, rel=1e-9)
+    # Lemma 9: K (K - 1) e^{-d t^2/2} = 56 e^{-10} = 2.5424e-3 at K = 8, d = 2e5, t = 0.01.
+    assert F.lemma9_union_bound(8, 200_000, 0.01) == pytest.approx(56 * math.exp(-10), rel=1e-12)
+    np.testing.assert_allclose(F.claim10_point(np.array([1.0, 0.0]), np.array([0.0, 1.0]), 0.5), [0.2525, -0.2525])
+
+
+def test_theorem6_good_events_by_hand():
+    # alpha = gamma = 0.1, eps = 0.1, delta = 1e-5, d = 1000 (notes E25): T = 6e8, p = 4.0825e-5,
+    # sigma = 100 ln(6e13)/0.1 = 31725.4; n = 1.57073e14 (sqrt(d) term) + 3.49372e14 (opt-noise term, constant 1000)
+    # + 2.0e5 + 1e14 = 6.0645e14; tau = 0.01 * 0.1 * 0.005 * p n = 5e-6 * 2.47583e10 = 1.23792e5;
+    # tau/sigma = 3.9020, Phi(-3.902) = 4.771e-5, T Phi = 2.863e4 expected violations.
+    t = F.theorem6_good_event_tails(1000, 0.1, 0.1, 0.1, 1e-5)
+    assert t["n"] == pytest.approx(6.0645e14, rel=1e-4)
+    assert t["tau_over_sigma"] == pytest.approx(3.9020, abs=5e-4)
+    assert t["expected_violations"] == pytest.approx(2.863e4, rel=2e-3)
+    assert t["union"] == 1.0 and t["summed"] == 0.0
+    # the printed n is the registered formula's; constant 4000 multiplies the opt-noise term by 4
+    assert F.theorem6_sample_size(1000, 0.1, 0.1, 0.1, 1e-5) == t["n"] == ev("theorem-6", d=1000, gamma=0.1, alpha=0.1, epsilon=0.1, delta=1e-5)
+    t4 = F.theorem6_good_event_tails(1000, 0.1, 0.1, 0.1, 1e-5, F.THEOREM6_OPT_NOISE_CONSTANT_CORRECTED)
+    assert t4["n"] == pytest.approx(6.0645e14 + 3 * 3.49372e14, rel=1e-4)
+    assert t4["union"] < 1e-15
+
+
+def test_lemma19_classic_ratio_by_hand():
+    # T = 1, delta = 0.9, eps = 0.5: sigma = 100 ln(1/0.9)/0.5 = 21.0721; eps_0 = 0.5/(20 sqrt(0.1053605)) = 0.0770213,
+    # delta_0 = 0.45; classic sqrt(2 ln(1.25/0.45))/(0.5 eps_0) = sqrt(2.0433)/0.0385107 = 1.429441/0.0385107 = 37.1180;
+    # ratio 0.56770 (< 1: the erratum). T = 1, delta = 0.5: 1.16011 (notes: 1.16).
+    assert F.lemma19_classic_gaussian_ratio(0.5, 0.9, 1) == pytest.approx(0.56770, rel=1e-4)
+    assert F.lemma19_classic_gaussian_ratio(0.5, 0.5, 1) == pytest.approx(1.16011, rel=1e-4)

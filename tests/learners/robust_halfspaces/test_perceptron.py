@@ -261,3 +261,152 @@ def test_declared_parameter_constraints_name_the_parameter(make, name, owner):
     # must be a float in the range (0, 1). Got 1.0 instead."
     with pytest.raises(ValueError, match=f"The '{name}' parameter of {owner} must be"):
         make()
+
+
+# ------------------------------------------------------------------ pinned quantities (kill the surviving mutants)
+
+
+def _first_iteration_instance(n_nominal):
+    # 10 points, p = 1: at i = 1 every point is a margin mistake (w_hat = 0), so |M_1| = 10 exactly and the stopping
+    # test fires iff 10 + nu < 0.3 alpha p n_nominal, nu ~ Lap(b).
+    X = np.tile([[0.6, 0.0]], (10, 1))
+    return X, np.ones(10), dict(alpha=0.5, sampling_rate=1.0, noise_std=1.0, laplace_scale=5.0, n_iter=1, n_nominal=n_nominal)
+
+
+@pytest.mark.parametrize("n_nominal, expected", [
+    # threshold 0.3 * 0.5 * 1 * 100 = 15 > 10: P[Lap(5) < 5] = 1 - e^{-5/5}/2 = 1 - 0.1839397 = 0.8160603
+    (100, 1 - 0.5 * math.exp(-1.0)),
+    # threshold 0.3 * 0.5 * 1 * 20 = 3 < 10: P[Lap(5) < -7] = e^{-7/5}/2 = 0.1232985
+    (20, 0.5 * math.exp(-1.4)),
+])
+def test_stopping_test_probability_is_pinned(n_nominal, expected):
+    # The Laplace scale of the stopping test is b, in the batched runs and in fit(): the stopping frequency at i = 1
+    # matches the exact Laplace probability (halving b moves it to 0.932 / 0.030). Binomial standard error at
+    # 20000 batched runs 0.0027 and at 2000 fits 0.0087; a correct implementation leaves 5 standard errors with
+    # probability 6e-7 (seeds fixed).
+    X, y, kw = _first_iteration_instance(n_nominal)
+    r = DPBatchPerceptron(0.3, **kw).run_batch(X, y, np.random.default_rng(11), 20_000)
+    rate = np.mean(r["stopped"] & (r["n_iter"] == 0))
+    assert abs(rate - expected) < 5 * math.sqrt(expected * (1 - expected) / 20_000)
+    assert np.all(r["failed"])  # a stop at i = 1 is FAIL (w_0/||w_0|| = 0/0), and so is no stop within T = 1 (Line 14)
+    fits = [DPBatchPerceptron(0.3, random_state=s, **kw).fit(X, y).stopped_ for s in range(2000)]
+    assert abs(np.mean(fits) - expected) < 5 * math.sqrt(expected * (1 - expected) / 2000)
+
+
+def test_gdp_mu_of_pure_dp_is_pinned():
+    # mu(eps) = -2 Phi^{-1}(1/(1 + e^eps)) (Dong, Roth & Su 2019): 1/(1 + e^eps) = 1/4, 1/20, 1/40 at
+    # eps = ln 3, ln 19, ln 39, where Phi^{-1} = -0.6744897501960817, -1.6448536269514722, -1.959963984540054 (tables).
+    from privbound.learners.robust_halfspaces.perceptron import gdp_mu_of_pure_dp
+
+    assert gdp_mu_of_pure_dp(math.log(3)) == pytest.approx(2 * 0.6744897501960817, rel=1e-12)
+    assert gdp_mu_of_pure_dp(math.log(19)) == pytest.approx(2 * 1.6448536269514722, rel=1e-12)
+    assert gdp_mu_of_pure_dp(math.log(39)) == pytest.approx(2 * 1.959963984540054, rel=1e-12)
+    assert gdp_mu_of_pure_dp(0.0) == 0.0
+
+
+def test_theory_accounting_includes_the_laplace_stopping_test():
+    # A step releases Lap(b) on |M_i| and N(0, sigma^2 I) on u_i: with sigma = 1 and b = 1/ln 3 (a (ln 3)-DP Laplace,
+    # mu_L = 2 * 0.6744897501960817 = 1.3489795), the pair is sqrt(1 + mu_L^2) = sqrt(2.8197457) = 1.6792099-GDP, so the
+    # dominating Gaussian has noise multiplier 1/1.6792099 = 0.5955181 (without the stopping test it would be 1).
+    import dp_accounting
+
+    from privbound.learners.robust_halfspaces.perceptron import algorithm1_dp_event
+
+    mu_L = 2 * 0.6744897501960817
+    expected = 1 / math.sqrt(1 + mu_L**2)
+    assert expected == pytest.approx(0.5955181, rel=1e-6)
+    for event in (algorithm1_dp_event(0.1, 1.0, 1 / math.log(3), 7),
+                  DPBatchPerceptron(0.3, sampling_rate=0.1, noise_std=1.0, laplace_scale=1 / math.log(3), n_iter=7).dp_event()):
+        assert isinstance(event, dp_accounting.SelfComposedDpEvent) and event.count == 7
+        step = event.event
+        assert isinstance(step, dp_accounting.PoissonSampledDpEvent) and step.sampling_probability == 0.1
+        assert step.event.noise_multiplier == pytest.approx(expected, rel=1e-12)
+    # The accounted epsilon of the theory variant with free parameters is that event's, above the Gaussian-only one.
+    est = DPBatchPerceptron(0.3, sampling_rate=0.1, noise_std=1.0, laplace_scale=1 / math.log(3), n_iter=7)
+    gauss_only = epsilon_of(algorithm1_dp_event(0.1, 1.0, None, 7), 1e-5, "rdp")
+    assert est.guarantee.epsilon == pytest.approx(epsilon_of(algorithm1_dp_event(0.1, 1.0, 1 / math.log(3), 7), 1e-5, "rdp"))
+    assert est.guarantee.epsilon > 1.2 * gauss_only
+    # With Lemma 19's parameters the released event also carries the Laplace step (eps = 0.5, delta = 1e-5, T = 100:
+    # sigma = 3223.62, b = 802.95).
+    th = DPBatchPerceptron(0.3, epsilon=0.5, delta=1e-5, n_iter=100)
+    p, s, b = lemma19_parameters(0.5, 1e-5, 100)
+    assert th.guarantee.dp_event().event.event.noise_multiplier == pytest.approx(1 / math.hypot(1 / s, 2 * -stats.norm.ppf(1 / (1 + math.exp(1 / b)))), rel=1e-9)
+
+
+# ------------------------------------------------------------------ worst-case instances and Observation 8's boosting
+
+
+@pytest.mark.parametrize("k", [1, 2, 9, 100])
+def test_orthogonal_sequence_attains_novikoff_exactly(k):
+    # x_j = e_j, gamma = 1/sqrt(k), R = 1: (R/gamma)^2 = k, and the Perceptron errs on every e_j exactly once, in any order.
+    from privbound.learners.robust_halfspaces.instances import orthogonal_sequence
+
+    X, y, w = orthogonal_sequence(k, np.random.default_rng(k))
+    assert np.min(y * (X @ w)) == pytest.approx(1 / math.sqrt(k)) and np.linalg.norm(w) == pytest.approx(1.0)
+    for order in (np.arange(k), np.arange(k)[::-1], np.random.default_rng(0).permutation(k)):
+        p = Perceptron().fit(X[order], y[order])
+        assert p.converged_ and p.n_mistakes_ == k
+
+
+def test_tilted_instance_needs_many_margin_perceptron_updates():
+    # gamma-margin realisable by e_1 in the unit ball; the margin perceptron makes ~(1 - f) 0.9/(0.3 f) - 2 ~ 22 updates
+    # at f = 0.11 (by hand, the overview's rotation argument), against 1 on margin_realizable data.
+    from privbound.learners.robust_halfspaces.instances import tilted_margin_instance
+    from privbound.learners.robust_halfspaces.robustness import margin_error
+
+    X, y, w = tilted_margin_instance(4000, 16, 0.3, 0.11, np.random.default_rng(0))
+    assert np.all(y * (X @ w) >= 0.3) and np.all(np.linalg.norm(X, axis=1) <= 1 + 1e-12)
+    assert np.isclose(np.mean(y * X[:, 1] < 0), 0.11)  # the minority, tilted along -e_2
+    m = MarginPerceptron(0.3, alpha=0.2).fit(X, y)
+    assert m.stopped_ and 15 <= m.n_iter_ <= 30 and margin_error(m.coef_, X, y, 0.285) <= 0.1
+    X0, y0, _ = margin_realizable(4000, 16, 0.3, np.random.default_rng(0))
+    assert MarginPerceptron(0.3, alpha=0.2).fit(X0, y0).n_iter_ <= 2
+
+
+def test_boosting_counts_by_hand():
+    from privbound.learners.robust_halfspaces.boosting import BoostedLearner, obs8_runs, obs8_selection_size
+
+    # T = ceil(ln(0.005)/ln(0.9)) = ceil(50.29) = 51; M = ceil(1e6 ln(51)/0.2) = ceil(1e6 * 3.93182563/0.2) = ceil(19659128.2).
+    assert obs8_runs(0.9, 0.01) == 51 and obs8_runs(0.5, 0.5) == 2  # ln(0.25)/ln(0.5) = 2 exactly
+    assert obs8_selection_size(0.2, 51) == math.ceil(1e6 * math.log(51) / 0.2) == 19_659_129
+    b = BoostedLearner(lambda: None, xi=0.9, xi_prime=0.01, alpha=0.2, gamma_prime=0.27, selection_constant=50.0)
+    assert b.runs() == 51 and b.selection_size() == math.ceil(50 * math.log(51) / 0.2) == 983
+    with pytest.raises(ValueError, match="xi"):
+        BoostedLearner(lambda: None, xi=1.0, xi_prime=0.01, alpha=0.2, gamma_prime=0.27).runs()
+
+
+def test_boosting_selects_the_smallest_gamma_prime_error():
+    # Candidates: -e_1 (error 1), e_2 (error ~0.85: y <e_2, x> <= 0.27 unless the orthogonal part is large), e_1 (error 0 at gamma' = 0.27 on margin_realizable data): e_1 is chosen,
+    # and the number of samples used is T m + M.
+    from privbound.learners.robust_halfspaces.boosting import BoostedLearner
+
+    cands = iter([np.array([-1.0, 0, 0]), np.array([0, 1.0, 0]), np.array([1.0, 0, 0])])
+
+    class Fixed:
+        def fit(self, X, y):
+            self.coef_ = next(cands)
+            return self
+
+    sample = lambda k, rng: margin_realizable(k, 3, 0.3, rng)[:2]
+    b = BoostedLearner(Fixed, xi=0.5, xi_prime=0.2, alpha=0.1, gamma_prime=0.27, n_runs=3, n_select=500)
+    b.fit_oracle(sample, 10, np.random.default_rng(0))
+    np.testing.assert_array_equal(b.coef_, [1.0, 0, 0])
+    assert b.selection_errors_[0] == 1.0 and b.selection_errors_[2] == 0.0 and 0.5 < b.selection_errors_[1] < 1
+    assert b.samples_used_ == 3 * 10 + 500
+
+
+def test_noiseless_dp_batch_perceptron_on_the_tilted_instance():
+    # sigma = 0, b = 0, p = 1 on data that needs ~20 updates: fit() and run_batch() are the margin perceptron, stop with
+    # err_{gamma'} <= 0.5 alpha, after as many updates (a Line 6 that tests margin 0 instead of gamma' stops after ~7,
+    # with the whole minority, 0.11 > 0.1, misclassified).
+    from privbound.learners.robust_halfspaces.instances import tilted_margin_instance
+    from privbound.learners.robust_halfspaces.robustness import margin_error
+
+    X, y, _ = tilted_margin_instance(2000, 8, 0.3, 0.11, np.random.default_rng(1))
+    m = MarginPerceptron(0.3, alpha=0.2).fit(X, y)
+    assert m.n_iter_ >= 15
+    kw = dict(alpha=0.2, sampling_rate=1.0, noise_std=0.0, laplace_scale=0.0, n_iter=200)
+    dp = DPBatchPerceptron(0.3, random_state=0, **kw).fit(X, y)
+    assert dp.stopped_ and dp.n_iter_ == m.n_iter_ and margin_error(dp.coef_, X, y, 0.285) <= 0.1
+    r = DPBatchPerceptron(0.3, **kw).run_batch(X, y, np.random.default_rng(0), 3)
+    assert np.all(r["n_iter"] == m.n_iter_) and np.all(margin_error(r["coef"], X, y, 0.285) <= 0.1)
