@@ -478,20 +478,28 @@ class MutantResult:
 
 
 def run_mutants(ids: Iterable[str] | None = None, *, profile: str | Profile | None = None,
-                n_jobs: int | None = 1, progress: Any = None) -> list[MutantResult]:
+                n_jobs: int | None = 1, progress: Any = None, checks: Iterable[str] | None = None,
+                mutants: Iterable[str] | None = None) -> list[MutantResult]:
     """Run every check of the given claims (all by default) once per mutant, with the mutant applied.
 
     ``profile=None`` runs each mutant at its own ``Mutant.profile`` (the smallest profile
-    expected to detect it); a profile given runs them all there. The seeds are the checks'
-    usual stable seeds, so a mutant changes nothing but the code it patches.
+    expected to detect it); a profile given runs them all there. ``checks`` and ``mutants``
+    restrict the run to those check and mutant names. The seeds are the checks' usual stable
+    seeds, so a mutant changes nothing but the code it patches.
     """
+    check_names = None if checks is None else set(checks)
+    mutant_names = None if mutants is None else set(mutants)
     from privbound.bounds.registry import claims as all_claims, get
 
     selected = [get(i) for i in ids] if ids is not None else [c for c in all_claims() if c.checks]
     out: list[MutantResult] = []
     for claim in selected:
         for chk in claim.checks:
+            if check_names is not None and chk.name not in check_names:
+                continue
             for mutant in chk.mutants:
+                if mutant_names is not None and mutant.name not in mutant_names:
+                    continue
                 prof = _profile(mutant.profile if profile is None else profile)
                 start = time.perf_counter()
                 try:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from threadpoolctl import threadpool_limits
 
 from privbound.bounds.checks import CheckContext
 
@@ -21,3 +22,11 @@ def repo_root() -> Path:
 def check_context():
     """``check_context(seed, profile="smoke")``: the context a check gets from the runner, for that seed."""
     return CheckContext.seeded
+
+
+@pytest.fixture(scope="session", autouse=True)
+def one_blas_thread():
+    """One BLAS / OpenMP thread per test process: the small products of the tests gain nothing from
+    threads, and on a busy machine competing threads made them many times slower."""
+    with threadpool_limits(limits=1):
+        yield
