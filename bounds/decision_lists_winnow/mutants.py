@@ -1,0 +1,299 @@
+"""Mutants of the checks of "Privately Learning Decision Lists and a Differentially Private Winnow": for each
+check, the learner or formula it guards broken the way a real bug would break it.
+
+Each :class:`~privbound.bounds.registry.Mutant` patches the guarded object in the module where the
+check looks it up (``unittest.mock.patch.object``), for the duration of one run of the check
+(:func:`privbound.bounds.run_mutants`). ``MUTANTS[(claim number, check name)]`` is the tuple attached
+to that check in :mod:`.claims`. The broken variants are small wrappers around the real code
+(the rate, a constant, a sign, a noise scale or a formula changed), so a mutant changes only what
+it says.
+
+Checks without a mutant: the printed-form (erratum) checks, which fail on the real code by design,
+and ``calibrated-vacuity`` (Theorems 2 and 12), which is always inconclusive (the calibrated bound
+exceeds T by 13 orders of magnitude; it reports, it cannot fail).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import copy
+import math
+from typing import Any, Callable
+from unittest import mock
+
+import numpy as np
+
+from privbound.bounds.registry import Mutant
+from privbound.learners.decision_lists_winnow import decision_lists as _dl
+from privbound.learners.decision_lists_winnow import winnow as _w
+
+__all__ = ["MUTANTS", "mutants_for"]
+
+
+def _patch(target: Any, attr: str, new: Any) -> Callable[[], Any]:
+    return lambda: mock.patch.object(target, attr, new)
+
+
+def _patch_lazy(module_path: str, attr: str, make: Callable[[Any], Any]) -> Callable[[], Any]:
+    """Patch ``module.attr`` with ``make(original)``; the module is imported when the mutant is applied."""
+
+    def apply():
+        import importlib
+
+        mod = importlib.import_module(module_path)
+        return mock.patch.object(mod, attr, make(getattr(mod, attr)))
+
+    return apply
+
+
+_B = "privbound.bounds.decision_lists_winnow."
+
+# ----------------------------------------------------------------------------- Winnow's update
+
+
+def _rate(factor: float):
+    orig = _w.multiplicative_update
+    return _patch(_w, "multiplicative_update", lambda logw, eta, y, x: orig(logw, factor * eta, y, x))
+
+
+RATE_HALVED = Mutant("update-rate-halved", "Winnow's multiplicative step uses eta/2 (w_j e^{eta y x_j / 2})",
+                     _rate(0.5))
+SIGN_FLIPPED = Mutant("update-sign-flipped", "Winnow's multiplicative step has the wrong sign (w_j e^{-eta y x_j})",
+                      _rate(-1.0))
+
+
+def _dp_winnow_variant(**change: Callable[[Any], Any]) -> Callable[[], Any]:
+    """DP-Winnow runs (single and batched) with parameters changed internally, e.g. L -> 2L, while the
+    object (and so every bound a check computes from it) keeps the declared ones."""
+    orig_batch, orig_run = _w.DPWinnow.run_batch, _w.DPWinnow.run
+
+    def variant(self):
+        v = copy.copy(self)
+        for k, f in change.items():
+            setattr(v, k, f(getattr(self, k)))
+        return v
+
+    @contextlib.contextmanager
+    def apply():
+        with mock.patch.object(_w.DPWinnow, "run_batch", lambda self, *a, **k: orig_batch(variant(self), *a, **k)), \
+             mock.patch.object(_w.DPWinnow, "run", lambda self, *a, **k: orig_run(variant(self), *a, **k)):
+            yield
+
+    return apply
+
+
+def _stale_release() -> Callable[[], Any]:
+    """run_batch forgets to install the new sample: the released vector stays the one of the previous update."""
+    orig = _w.DPWinnow._update_fired
+
+    def broken(self, st, runs, t_fire, X, y, rng):
+        before = st.tw.copy()
+        orig(self, st, runs, t_fire, X, y, rng)
+        st.tw[:] = before
+
+    return _patch(_w.DPWinnow, "_update_fired", broken)
+
+
+STALE_RELEASE = Mutant("released-vector-not-refreshed",
+                       "DP-Winnow draws the m samples but keeps releasing the previous vector (uniform forever)",
+                       _stale_release())
+
+# ----------------------------------------------------------------------------- exponential mechanism / DP-GreedyCover
+
+
+def _em(make):
+    return _patch_lazy(_B + "exponential_mechanism", "exponential_mechanism_log_probabilities", make)
+
+
+def _greedy(module: str, make):
+    return _patch_lazy(module, "greedy_cover_sample", make)
+
+
+def _greedy_eps(factor: float, module: str = _B + "greedy_cover"):
+    return _greedy(module, lambda f: (lambda Phi, y, eps, rng, size, **kw: f(Phi, y, factor * eps, rng, size, **kw)))
+
+
+def _greedy_sign(module: str = _B + "greedy_cover"):
+    return _greedy(module, lambda f: (lambda Phi, y, eps, rng, size, **kw: f(Phi, y, eps, rng, size, sign=-1.0)))
+
+
+def _greedy_split(module: str = _B + "greedy_cover"):
+    """The privacy budget split evenly over the M rounds (eps_step / M per round: naive composition)."""
+    return _greedy(module, lambda f: (lambda Phi, y, eps, rng, size, **kw:
+                                      f(Phi, y, eps / np.asarray(Phi).shape[1], rng, size, **kw)))
+
+
+def _greedy_flipped_bits(module: str = _B + "greedy_cover"):
+    def make(f):
+        def broken(*a, **kw):
+            order, bits, errors = f(*a, **kw)
+            return order, (1 - bits).astype(bits.dtype), errors
+        return broken
+    return _greedy(module, make)
+
+
+def _greedy_reuse(module: str = _B + "greedy_cover"):
+    """Every round's exponential mechanism runs over all features, not only the remaining ones."""
+
+    def make(_f):
+        def broken(Phi, y, eps, rng, size, **kw):
+            from privbound.learners.mechanisms import exponential_mechanism_log_probabilities as lp
+
+            Phi = np.asarray(Phi, dtype=bool)
+            y = np.asarray(y)
+            n, M = Phi.shape
+            order = np.empty((size, M), dtype=np.int64)
+            bits = np.empty((size, M), dtype=np.int8)
+            errors = np.empty((size, M), dtype=np.int64)
+            for r in range(size):
+                alive = np.ones(n, dtype=bool)
+                for j in range(M):
+                    err = np.array([[np.count_nonzero(alive & Phi[:, f] & (y != b)) for b in (0, 1)] for f in range(M)])
+                    p = np.exp(lp(-err.ravel().astype(float), eps))
+                    k = int(rng.choice(2 * M, p=p / p.sum()))
+                    order[r, j], bits[r, j], errors[r, j] = k // 2, k % 2, err[k // 2, k % 2]
+                    alive &= ~Phi[:, k // 2]
+            return order, bits, errors
+        return broken
+
+    return _greedy(module, make)
+
+
+# ----------------------------------------------------------------------------- the table
+
+
+def _m_printed(T, beta, c, rho):
+    return int(math.ceil(2.0 * math.log(T / beta) / (c * c * rho * rho)))
+
+
+def _k_star_without_a2(epsilon, delta, d, rho, m, c):
+    a = epsilon / (8.0 * math.sqrt(2.0 * m * math.log(2.0 / delta)))
+    return int(math.ceil((math.log(d) / ((1.0 - c) * a * rho)) ** 2))
+
+
+def _m_linear(T, beta, c, rho):
+    return int(math.ceil(2.0 * math.log(T * T / beta) / (c * rho)))
+
+
+def _eps_hat_without_4(epsilon, delta, K):
+    return epsilon / math.sqrt(2.0 * K * math.log(2.0 / delta))
+
+
+def _threshold_scale_halved():
+    from privbound.learners.mechanisms import SparseVector
+
+    return mock.patch.object(SparseVector, "threshold_scale",
+                             property(lambda self: self.sensitivity / self.epsilon))
+
+
+def _alpha_halved():
+    return _patch_lazy(_B + "sparse_vector", "above_threshold_alpha", lambda f: (lambda eps, T, beta: f(eps, T, beta) / 2.0))()
+
+
+def _dl_no_deletion():
+    from privbound.bounds.decision_lists_winnow.formulas import monotone_dl_to_halfspace_printed
+
+    return _patch_lazy(_B + "decision_lists_via_winnow", "monotone_dl_to_halfspace",
+                       lambda f: monotone_dl_to_halfspace_printed)()
+
+
+def _embedding_unsigned():
+    return _patch_lazy(_B + "decision_lists_via_winnow", "nonnegative_embedding",
+                       lambda f: (lambda X: np.concatenate([np.asarray(X), np.asarray(X)], axis=-1)))()
+
+
+def _witness_truncated():
+    def broken(cj, fz):
+        idx = [f for f, _ in cj].index(fz) if fz in [f for f, _ in cj] else len(cj)
+        return cj[:idx]
+    return _patch_lazy(_B + "greedy_cover", "prop6_witness_next", lambda f: broken)()
+
+
+def _replace_without_reverse():
+    return _patch_lazy(_B + "greedy_cover", "greedy_cover_epsilon_replace", lambda f: _dl.greedy_cover_epsilon_add_remove)()
+
+
+_AUDIT_TARGETS = "privbound.audit.targets.decision_lists_winnow"
+
+MUTANTS: dict[tuple[str, str], tuple[Mutant, ...]] = {
+    ("theorem-1", "sample-size-scaling"): (
+        Mutant("eps-split-over-rounds", "DP-GreedyCover runs each round at eps_step / M (naive composition): "
+               "n ~ |F|^2 log|F|", _greedy_split()),),
+    ("theorem-2", "exponents"): (
+        Mutant("lemma13-m-linear-in-c-rho", "Lemma 13's m with c rho instead of (c rho)^2: the rho exponent "
+               "becomes -4.5", _patch(_w, "lemma13_m", _m_linear)),),
+    ("lemma-3", "exact-dp"): (
+        Mutant("em-weight-exp-eps-q", "the exponential mechanism samples with exp(eps q) (factor 1/2 dropped)",
+               _em(lambda f: (lambda q, eps: f(q, 2.0 * eps)))),),
+    ("lemma-3", "exact-utility"): (
+        Mutant("em-printed-sign", "the exponential mechanism samples with exp(-eps q/2) (the printed sign)",
+               _em(lambda f: (lambda q, eps: f(-np.asarray(q, dtype=float), eps)))),
+        Mutant("em-eps-halved", "the exponential mechanism samples with exp(eps q/4)",
+               _em(lambda f: (lambda q, eps: f(q, eps / 2.0))))),
+    ("proposition-6", "proof-witness"): (
+        Mutant("witness-truncated", "the proof's witness deletes f_z and every later rule (the default too)",
+               _witness_truncated),),
+    ("proposition-6", "em-choices"): (
+        Mutant("features-reused", "DP-GreedyCover offers already chosen features again in later rounds",
+               _greedy_reuse()),),
+    ("theorem-7", "training-error"): (
+        Mutant("em-printed-sign", "DP-GreedyCover samples with the printed sign exp(-eps q/2)", _greedy_sign()),),
+    ("theorem-7", "exact-privacy"): (
+        Mutant("replace-one-without-reverse-term", "the replace-one epsilon drops the + eps_step/2 of the reverse "
+               "direction (eps_AR only)", _replace_without_reverse),),
+    ("theorem-7", "audit"): (
+        Mutant("em-weight-exp-eps-q", "the audited DP-GreedyCover samples with exp(eps q) (factor 1/2 dropped)",
+               _greedy_eps(2.0, _AUDIT_TARGETS), profile="default"),),
+    ("theorem-7", "pac-accuracy"): (
+        Mutant("em-printed-sign", "DP-GreedyCover samples with the printed sign exp(-eps q/2)", _greedy_sign()),),
+    ("theorem-7", "error-identity"): (
+        Mutant("output-bits-flipped", "DP-GreedyCover reports 1 - b for the chosen rules' bits",
+               _greedy_flipped_bits()),),
+    ("lemma-9", "sequences"): (RATE_HALVED, SIGN_FLIPPED),
+    ("lemma-9", "winnow-sweep"): (RATE_HALVED,),
+    ("lemma-9", "intro-consequences"): (RATE_HALVED,),
+    ("lemma-10", "mc-accuracy"): (
+        Mutant("alpha-halved", "Lemma 10's alpha with 4 ln(2T/beta)/eps instead of 8 ln(2T/beta)/eps",
+               _alpha_halved),),
+    ("lemma-10", "quadrature-dp"): (
+        Mutant("threshold-noise-halved", "AboveThreshold's threshold noise Lap(1/eps) instead of Lap(2/eps)",
+               _threshold_scale_halved),),
+    ("lemma-11", "calibration-grid"): (
+        Mutant("eps-hat-without-4", "Lemma 11's eps_hat = eps/sqrt(2K ln(2/delta)) (the factor 4 dropped)",
+               _patch_lazy(_B + "dp_winnow_privacy", "lemma11_epsilon_hat", lambda f: _eps_hat_without_4)),),
+    ("lemma-11", "dp-accounting"): (
+        Mutant("eps-hat-without-4", "Lemma 11's eps_hat = eps/sqrt(2K ln(2/delta)) (the factor 4 dropped)",
+               _patch_lazy(_B + "dp_winnow_privacy", "lemma11_epsilon_hat", lambda f: _eps_hat_without_4)),),
+    ("lemma-11", "audit"): (
+        Mutant("svt-noise-dropped", "DP-Winnow runs AboveThreshold with eps_hat x 1000 (its noise scales / 1000)",
+               _dp_winnow_variant(epsilon_hat=lambda e: 1000.0 * e), profile="default"),),
+    ("theorem-12", "parametric"): (STALE_RELEASE,),
+    ("theorem-12", "parametric-tight"): (
+        Mutant("svt-threshold-doubled", "DP-Winnow's AboveThreshold uses the threshold 2L",
+               _dp_winnow_variant(L=lambda L: 2.0 * L)),),
+    ("lemma-13", "single-draw-hoeffding"): (
+        Mutant("m-union-over-rounds", "Lemma 13's m with ln(T/beta) (union over rounds only)",
+               _patch_lazy(_B + "dp_winnow_regret", "lemma13_m", lambda f: _m_printed)),),
+    ("lemma-13", "runs"): (
+        Mutant("m-divided-by-50", "DP-Winnow draws m/50 samples per released vector",
+               _dp_winnow_variant(m=lambda m: max(1, m // 50))),),
+    ("lemma-13", "pairs-union"): (
+        Mutant("m-union-over-rounds", "Lemma 13's m with ln(T/beta) (union over rounds only)",
+               _patch_lazy(_B + "dp_winnow_regret", "lemma13_m", lambda f: _m_printed)),),
+    ("lemma-14", "k-star"): (
+        Mutant("k-star-without-a2-term", "the closed-form K* without the a^2/2 term",
+               _patch_lazy(_B + "dp_winnow_regret", "lemma14_k_star", lambda f: _k_star_without_a2)),),
+    ("lemma-14", "runs"): (SIGN_FLIPPED,),
+    ("lemma-14", "coupling"): (
+        Mutant("shadow-rate-doubled", "DP-Winnow's shadow update uses 2 eta", _dp_winnow_variant(eta=lambda e: 2.0 * e)),),
+    ("lemma-15", "exhaustive-construction"): (
+        Mutant("no-final-run-deletion", "the construction keeps the final run of rules sharing the default's bit",
+               _dl_no_deletion),
+        Mutant("embedding-unsigned", "the d -> 2d embedding z = (x, x) instead of (x, -x)", _embedding_unsigned)),
+    ("lemma-15", "dp-winnow-end-to-end"): (STALE_RELEASE,),
+}
+
+
+def mutants_for(claim_number: str, check: str) -> tuple[Mutant, ...]:
+    """The mutants of check ``check`` of claim ``decision-lists-winnow/<claim_number>`` (empty if none)."""
+    return MUTANTS.get((claim_number, check), ())
