@@ -381,3 +381,19 @@ def test_calibration_is_the_learners():
     cal = dp_winnow_calibration(**kw)
     w = DPWinnow.from_privacy(**kw)
     assert (cal["m"], cal["K"], cal["eta"], cal["epsilon_hat"], cal["L"]) == (w.m, w.K, w.eta, w.epsilon_hat, w.L)
+
+
+def test_pinned_values_of_the_checks_constants():
+    from privbound.bounds.decision_lists_winnow.dp_winnow_regret import check_theorem2_exponents
+
+    # Lemma 15's explicit constant for the construction: (1/3)(D/(r+D-1))^D; r = 4, D = 2: (2/5)^2/3 = 0.053333
+    assert lemma15_margin_lower(4, 2) == pytest.approx(0.16 / 3, rel=1e-12)
+    assert lemma15_margin_lower(11, 1) == pytest.approx(1 / 33, rel=1e-12)
+    # Theorem 2's exponents: the worst pairwise slope sits at 0.773 of its rigorous rounding tolerance (rho pair
+    # (0.02, 0.5): slope -5.99991 against -6 with tolerance 1.19e-4); a wider tolerance would hide a wrong exponent
+    out = check_theorem2_exponents(None)
+    assert out.status == "pass" and out.observed == pytest.approx(0.77311, rel=1e-4)
+    # Theorem 12 printed vs corrected at T = 100, beta = 0.1, eps_hat = 2, K = 3: alpha = 8 ln(2e5)/2 = 48.8239;
+    # printed 16 ln(2e5) * 3 / 2 = 292.946; corrected (3 + 1)(2 alpha + 1) = 394.594
+    assert theorem12_paper_bound(100, 0.1, 2.0, 3) == pytest.approx(292.9457, rel=1e-6)
+    assert theorem12_corrected_bound(100, 0.1, 2.0, 3) == pytest.approx(394.5943, rel=1e-6)
