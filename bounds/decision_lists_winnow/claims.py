@@ -13,7 +13,8 @@ one module per part of the paper:
 * :mod:`.dp_winnow_regret` -- Theorem 12, Lemmas 13 and 14 (Sec. 4.2.2) and Theorem 2 (Sec. 1.2);
 * :mod:`.decision_lists_via_winnow` -- Lemma 15 (Sec. 4.3);
 
-and the formulas in :mod:`.formulas` (those a learner runs with are the learner's).
+the formulas in :mod:`.formulas` (those a learner runs with are the learner's) and the checks' mutants
+in :mod:`.mutants`.
 
 Reconstructed statements (``reconstructed=True``; the source text lost them): Theorem 7
 (DP-GreedyCover privacy and accuracy), Lemma 10 (the value alpha = 8 ln(2T/beta)/epsilon and the
@@ -24,7 +25,7 @@ Errata relied on:
 
 * Lemma 3: the printed sampling weight exp(-eps q/2) has the wrong sign for a maximised score;
   exp(+eps q/2) is used.
-* Lemma 11: the two-part advanced-composition total exceeds epsilon for delta >~ 0.46; the sharp
+* Lemma 11: the two-part advanced-composition total exceeds epsilon from delta ~ 0.47; the sharp
   accounting (only the AboveThreshold instance of the changed round pays) is the formula.
 * Theorem 12: the proof's count 16 ln(2T^2/beta) K / eps_hat omits the firing round of each
   window; the corrected (K+1)(L+alpha+1) with L = alpha is the formula.
@@ -32,6 +33,24 @@ Errata relied on:
 * Lemma 15: the construction must give weight 0 to the final run of rules sharing the default's
   bit, otherwise the margin is only Theta(r^-(D+1)).
 * Theorem 2 says "halfspaces over {-1,1}" meaning {-1,1}^d.
+
+Each erratum is demonstrated by a pair of registered checks: the printed form fails where the paper
+says the statement holds (``details['erratum']`` says why), the corrected form beside it passes.
+
+=============  =================================  ==============================================
+claim          printed form (fails)               corrected form (passes)
+=============  =================================  ==============================================
+lemma-3        ``printed-sign-utility``           ``exact-utility``
+lemma-11       ``printed-two-part-grid``          ``calibration-grid``
+lemma-13       ``printed-m-pairs-union``          ``pairs-union``
+lemma-15       ``printed-recipe-margin``          ``exhaustive-construction``
+theorem-12     ``window-count``                   ``parametric`` / ``parametric-tight``
+=============  =================================  ==============================================
+
+The printed formulas stay evaluable by name in :mod:`.formulas` (``em_log_probabilities_printed``,
+``lemma11_two_part_total``, ``lemma13_m_printed``, ``monotone_dl_to_halfspace_printed``,
+``theorem12_paper_bound``). Every other check carries mutants (:mod:`.mutants`): the learner or
+formula it guards, broken, which the check must be seen to fail on.
 """
 
 from __future__ import annotations
@@ -232,7 +251,8 @@ register(_with_mutants(Claim(
             Condition("|H| = H >= 1", lambda p: p["H"] >= 1),
             Condition("tau > 0", lambda p: p["tau"] > 0)),
     errata=("Printed sampling weight exp(-epsilon q/2) has the wrong sign for a maximised score: it selects "
-            "the worst candidate and the utility claim fails; implemented with exp(+epsilon q/2).",),
+            "the worst candidate and the utility claim fails (check printed-sign-utility); implemented with "
+            "exp(+epsilon q/2).",),
     checks=(Check("exact-dp", "exact", exponential_mechanism.check_lemma3_dp,
                   "max log-ratio over neighbouring score vectors (vertex enumeration) <= epsilon"),
             Check("exact-utility", "exact", exponential_mechanism.check_lemma3_utility,
@@ -352,8 +372,8 @@ register(_with_mutants(Claim(
             Condition("K >= 1", lambda p: p["K"] >= 1),
             Condition("m >= 1", lambda p: p["m"] >= 1)),
     errata=("Proof missing; reconstructed accounting. The two-part total with K+1 SVT "
-            "instances and delta/2 each exceeds epsilon for delta >~ 0.46; the sharp single-instance "
-            "total (registered) is <= 0.61 epsilon on all of (0,1)^2.",
+            "instances and delta/2 each exceeds epsilon from delta ~ 0.47 (1.18 eps at delta = 0.999; check "
+            "printed-two-part-grid); the sharp single-instance total (registered) is <= 0.61 epsilon on all of (0,1)^2.",
             "SVT privacy requires AddQuery every round, not only on mistake rounds (the presence of a query "
             "must not depend on a label)."),
     checks=(Check("calibration-grid", "deterministic", dp_winnow_privacy.check_lemma11_grid,
@@ -411,7 +431,9 @@ register(_with_mutants(Claim(
             Condition("0 < c < 1/2", lambda p: 0 < p["c"] < 0.5),
             Condition("0 < rho <= 1", lambda p: 0 < p["rho"] <= 1)),
     errata=("m = 2 ln(T/beta)/(c^2 rho^2) is not justified: the union bound runs over (sample, round) pairs, "
-            "<= T^2 of them; use ln(T^2/beta).",),
+            "<= T^2 of them; use ln(T^2/beta). On a constructed stream (T = 200, beta = 0.1) the pairs' union "
+            "fails in ~34% of runs at the printed m = 152 and in none at m = 257 (checks printed-m-pairs-union, "
+            "pairs-union).",),
     reconstructed=True,
     checks=(Check("single-draw-hoeffding", "exact", dp_winnow_regret.check_lemma13_single_draw,
                   "exact binomial tail <= e^{-m mu^2/2}; T^2 e^{-m c^2 rho^2/2} <= beta at the registered m"),
@@ -463,7 +485,7 @@ register(_with_mutants(Claim(
             Condition("1 <= D <= r - 1", lambda p: 1 <= p["D"] <= p["r"] - 1)),
     errata=("The 2d transform formula is missing from the text (reconstructed: z = (x, -x), v' = (v+, v-)).",
             "The construction must give weight 0 to the final run of rules sharing the default's bit, "
-            "otherwise the margin is Theta(r^-(D+1)).",
+            "otherwise the margin is Theta(r^-(D+1)) (check printed-recipe-margin: 0.31 of the bound at r = 13).",
             "For the construction, C_15 = 1/3 suffices: margin >= (1/3)(D/(r+D-1))^D (derived here)."),
     checks=(Check("exhaustive-construction", "exact", decision_lists_via_winnow.check_lemma15_construction,
                   "exact representation and margin >= (1/3)(D/(r+D-1))^D on all inputs, d <= 11; 2d transform"),

@@ -5,7 +5,7 @@ Lemma 11's proof is missing from the source text; the accounting checked is DP-W
 reconstruction (:func:`privbound.learners.decision_lists_winnow.winnow.dp_winnow_epsilon_sharp`:
 one AboveThreshold instance pays eps_hat, the m K released samples are 4 eta-DP draws composed
 by advanced composition). Erratum found on the way: the conservative two-part total (K+1
-instances, delta/2 each) exceeds epsilon for delta >~ 0.46, so Lemma 11 needs the sharp accounting.
+instances, delta/2 each) exceeds epsilon from delta ~ 0.47, so Lemma 11 needs the sharp accounting.
 
 * the reconstructed totals over a grid of (epsilon, delta, K, m) (:func:`check_lemma11_grid`);
 * the erratum: the two-part total over a grid with delta -> 1 (:func:`check_lemma11_printed_two_part`), which fails;
@@ -41,7 +41,8 @@ def check_lemma11_grid(ctx: CheckContext) -> CheckResult:
     """Reconstructed accounting of Lemma 11's calibration <= epsilon over a grid.
 
     Sharp total (one AboveThreshold instance pays, all of delta to the draws): every (eps, delta) in (0,1).
-    Two-part total (K+1 instances, delta/2 each): only delta <= 0.45 (it exceeds epsilon above ~0.46).
+    Two-part total (K+1 instances, delta/2 each): only delta <= 0.45 (it exceeds epsilon from ~0.47; the
+    printed form over the whole range is :func:`check_lemma11_printed_two_part`).
     """
     sharp, two = 0.0, 0.0
     for eps, delta, K, m in itertools.product(_GRID_EPS, _GRID_DELTA, _GRID_K, _GRID_M):

@@ -161,7 +161,7 @@ def dp_winnow_epsilon_sharp(epsilon_hat: float, eta: float, m: int, K: int, delt
 def dp_winnow_epsilon_two_part(epsilon_hat: float, eta: float, m: int, K: int, delta: float) -> float:
     """The conservative accounting [RECON]: K+1 instances and m K draws, advanced composition with delta/2 each.
 
-    Erratum: with Lemma 11's eps_hat and eta this total exceeds epsilon for delta >~ 0.46, so
+    Erratum: with Lemma 11's eps_hat and eta this total exceeds epsilon from delta ~ 0.47, so
     Lemma 11 needs the sharp accounting (:func:`dp_winnow_epsilon_sharp`).
     """
     return advanced_composition(epsilon_hat, K + 1, delta / 2.0) + advanced_composition(4.0 * eta, m * K, delta / 2.0)
