@@ -13,7 +13,8 @@ one module per part of the paper:
 * :mod:`.dp_winnow_regret` -- Theorem 12, Lemmas 13 and 14 (Sec. 4.2.2) and Theorem 2 (Sec. 1.2);
 * :mod:`.decision_lists_via_winnow` -- Lemma 15 (Sec. 4.3);
 
-and the formulas in :mod:`.formulas` (those a learner runs with are the learner's).
+the formulas in :mod:`.formulas` (those a learner runs with are the learner's) and the checks' mutants
+in :mod:`.mutants`.
 
 Reconstructed statements (``reconstructed=True``; the source text lost them): Theorem 7
 (DP-GreedyCover privacy and accuracy), Lemma 10 (the value alpha = 8 ln(2T/beta)/epsilon and the
@@ -24,7 +25,7 @@ Errata relied on:
 
 * Lemma 3: the printed sampling weight exp(-eps q/2) has the wrong sign for a maximised score;
   exp(+eps q/2) is used.
-* Lemma 11: the two-part advanced-composition total exceeds epsilon for delta >~ 0.46; the sharp
+* Lemma 11: the two-part advanced-composition total exceeds epsilon from delta ~ 0.47; the sharp
   accounting (only the AboveThreshold instance of the changed round pays) is the formula.
 * Theorem 12: the proof's count 16 ln(2T^2/beta) K / eps_hat omits the firing round of each
   window; the corrected (K+1)(L+alpha+1) with L = alpha is the formula.
@@ -32,11 +33,30 @@ Errata relied on:
 * Lemma 15: the construction must give weight 0 to the final run of rules sharing the default's
   bit, otherwise the margin is only Theta(r^-(D+1)).
 * Theorem 2 says "halfspaces over {-1,1}" meaning {-1,1}^d.
+
+Each erratum is demonstrated by a pair of registered checks: the printed form fails where the paper
+says the statement holds (``details['erratum']`` says why), the corrected form beside it passes.
+
+=============  =================================  ==============================================
+claim          printed form (fails)               corrected form (passes)
+=============  =================================  ==============================================
+lemma-3        ``printed-sign-utility``           ``exact-utility``
+lemma-11       ``printed-two-part-grid``          ``calibration-grid``
+lemma-13       ``printed-m-pairs-union``          ``pairs-union``
+lemma-15       ``printed-recipe-margin``          ``exhaustive-construction``
+theorem-12     ``window-count``                   ``parametric`` / ``parametric-tight``
+=============  =================================  ==============================================
+
+The printed formulas stay evaluable by name in :mod:`.formulas` (``em_log_probabilities_printed``,
+``lemma11_two_part_total``, ``lemma13_m_printed``, ``monotone_dl_to_halfspace_printed``,
+``theorem12_paper_bound``). Every other check carries mutants (:mod:`.mutants`): the learner or
+formula it guards, broken, which the check must be seen to fail on.
 """
 
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 from privbound.bounds.decision_lists_winnow import (
     confident_winnow,
@@ -54,6 +74,7 @@ from privbound.bounds.decision_lists_winnow.formulas import (
     theorem2_mistakes,
     theorem12_corrected_bound,
 )
+from privbound.bounds.decision_lists_winnow.mutants import mutants_for
 from privbound.bounds.registry import Check, Claim, ClaimKind, Condition, register
 from privbound.learners.decision_lists_winnow.winnow import lemma13_m, winnow_update_bound
 from privbound.learners.mechanisms import above_threshold_alpha
@@ -155,10 +176,15 @@ def _lemma15_margin(r, D, C_15=1.0):
     return C_15 / r**D
 
 
+def _with_mutants(claim: Claim) -> Claim:
+    """``claim`` with each check's mutants (:mod:`.mutants`) attached."""
+    return replace(claim, checks=tuple(replace(c, mutants=mutants_for(claim.number, c.name)) for c in claim.checks))
+
+
 # ------------------------------------------------------------------- claims
 
 
-register(Claim(
+register(_with_mutants(Claim(
     id="decision-lists-winnow/theorem-1",
     statement=("Let F be a set of features and F-decision lists the class of decision lists whose conditional "
                "rules are members of F. There is an (epsilon, delta)-differentially private learner for "
@@ -177,9 +203,9 @@ register(Claim(
             "O~(|F| log(1/delta)/(alpha epsilon)).",),
     checks=(Check("sample-size-scaling", "scaling", greedy_cover.check_theorem1_scaling,
                   "needed n of DPGreedyCover vs |F| (O~(|F|)) and vs epsilon_step (exponent -1), OLS fits"),),
-))
+)))
 
-register(Claim(
+register(_with_mutants(Claim(
     id="decision-lists-winnow/theorem-2",
     statement=("Let C be the class of halfspaces over {-1,1}^d with margin rho. There is an (epsilon, delta)-"
                "differentially private online learner for C incurring regret O(polylog(d, T, 1/delta)/"
@@ -208,9 +234,9 @@ register(Claim(
             Check("calibrated-vacuity", "deterministic", dp_winnow_regret.check_calibrated_vacuity,
                   "calibrated value vs T (inconclusive: vacuous at practical sizes)")),
     # The empirical (parametric) check of the mistake bound is registered under theorem-12.
-))
+)))
 
-register(Claim(
+register(_with_mutants(Claim(
     id="decision-lists-winnow/lemma-3",
     statement=("Let q be a sensitivity-1 score function. The Exponential Mechanism samples each h with "
                "probability proportional to exp(epsilon q(S,h)/2) [printed: exp(-epsilon q(S,h)/2)]. It is "
@@ -225,14 +251,17 @@ register(Claim(
             Condition("|H| = H >= 1", lambda p: p["H"] >= 1),
             Condition("tau > 0", lambda p: p["tau"] > 0)),
     errata=("Printed sampling weight exp(-epsilon q/2) has the wrong sign for a maximised score: it selects "
-            "the worst candidate and the utility claim fails; implemented with exp(+epsilon q/2).",),
+            "the worst candidate and the utility claim fails (check printed-sign-utility); implemented with "
+            "exp(+epsilon q/2).",),
     checks=(Check("exact-dp", "exact", exponential_mechanism.check_lemma3_dp,
                   "max log-ratio over neighbouring score vectors (vertex enumeration) <= epsilon"),
             Check("exact-utility", "exact", exponential_mechanism.check_lemma3_utility,
-                  "exact tail mass of bad candidates <= e^-tau over a family of score vectors")),
-))
+                  "exact tail mass of bad candidates <= e^-tau over a family of score vectors"),
+            Check("printed-sign-utility", "exact", exponential_mechanism.check_lemma3_printed_sign,
+                  "erratum: the same utility check with the printed weight exp(-eps q/2) fails")),
+)))
 
-register(Claim(
+register(_with_mutants(Claim(
     id="decision-lists-winnow/proposition-6",
     statement=("Let S be a sample labeled by a decision list c* = [(f_1,b_1),...,(f_m,b_m),(T,b_{m+1})] with "
                "m <= M. For every iteration of running DP-GreedyCover over S, there exists a decision list c_j "
@@ -245,9 +274,9 @@ register(Claim(
                   "the proof's witness lists are consistent for random and adversarial choice sequences"),
             Check("em-choices", "deterministic", greedy_cover.check_prop6_em_choices,
                   "max score 0 in every round along DPGreedyCover's own exponential-mechanism choices")),
-))
+)))
 
-register(Claim(
+register(_with_mutants(Claim(
     id="decision-lists-winnow/theorem-7",
     statement=("[Reconstructed] DP-GreedyCover with per-round EM parameter epsilon_step is (eps_AR, delta)-DP "
                "under add/remove with eps_AR = (e^{eps_step/2}-1)(e^{eps_step/2} ln(1/delta)+1) and "
@@ -279,9 +308,9 @@ register(Claim(
                   "true error <= alpha w.p. >= 1 - beta at the reconstructed n (exact error on {0,1}^4)"),
             Check("error-identity", "exact", greedy_cover.check_theorem7_error_identity,
                   "training errors of the output = sum over rounds of -q(S_j, h_j)")),
-))
+)))
 
-register(Claim(
+register(_with_mutants(Claim(
     id="decision-lists-winnow/lemma-9",
     statement=("Let x^(1..T) in {-1,1}^d be arbitrary points and b^(1..T) arbitrary update instructions. If "
                "some v >= 0 with ||v||_1 = 1 and margin rho >= 0 satisfy y^(t)(v . x^(t)) >= rho for all t, then "
@@ -302,9 +331,9 @@ register(Claim(
             Check("intro-consequences", "deterministic", confident_winnow.check_intro_consequences,
                   "k-disjunction margin 1/(2k-1) exhaustively; Winnow O(k^2 log d) on disjunctions "
                   "(i.i.d. and greedy) and O(r^{2D} log d) on decision lists")),
-))
+)))
 
-register(Claim(
+register(_with_mutants(Claim(
     id="decision-lists-winnow/lemma-10",
     statement=("[Reconstructed hypotheses] AboveThreshold initialised with (epsilon, L, beta) and run on at "
                "most T sensitivity-1 queries is epsilon-DP, and with probability >= 1 - beta, where k is the "
@@ -325,9 +354,9 @@ register(Claim(
                   "failure rate of conclusions (1)-(2) over adversarial sequences vs beta (SparseVector)"),
             Check("quadrature-dp", "exact", sparse_vector.check_lemma10_dp,
                   "exact firing-time distribution by quadrature; max log-ratio over neighbours <= epsilon")),
-))
+)))
 
-register(Claim(
+register(_with_mutants(Claim(
     id="decision-lists-winnow/lemma-11",
     statement=("Let epsilon, delta in (0,1). If eps_hat = epsilon/(4 sqrt(2K log(2/delta))) and "
                "eta = epsilon/(8 sqrt(2mK log(2/delta))), then DP-Winnow is (epsilon, delta)-differentially private."),
@@ -343,19 +372,21 @@ register(Claim(
             Condition("K >= 1", lambda p: p["K"] >= 1),
             Condition("m >= 1", lambda p: p["m"] >= 1)),
     errata=("Proof missing; reconstructed accounting. The two-part total with K+1 SVT "
-            "instances and delta/2 each exceeds epsilon for delta >~ 0.46; the sharp single-instance "
-            "total (registered) is <= 0.61 epsilon on all of (0,1)^2.",
+            "instances and delta/2 each exceeds epsilon from delta ~ 0.47 (1.18 eps at delta = 0.999; check "
+            "printed-two-part-grid); the sharp single-instance total (registered) is <= 0.61 epsilon on all of (0,1)^2.",
             "SVT privacy requires AddQuery every round, not only on mistake rounds (the presence of a query "
             "must not depend on a label)."),
     checks=(Check("calibration-grid", "deterministic", dp_winnow_privacy.check_lemma11_grid,
                   "reconstructed totals <= epsilon over a grid of (epsilon, delta, K, m)"),
+            Check("printed-two-part-grid", "deterministic", dp_winnow_privacy.check_lemma11_printed_two_part,
+                  "erratum: the two-part total over a grid with delta -> 1 exceeds epsilon from delta ~ 0.47"),
             Check("dp-accounting", "deterministic", dp_winnow_privacy.check_lemma11_accountants,
                   "RDP and PLD accountants on a randomized-response model of the composition"),
             Check("audit", "deterministic", dp_winnow_privacy.check_lemma11_audit,
                   "white-box replay audit of the released weights (relaxed parameters) <= own accounting")),
-))
+)))
 
-register(Claim(
+register(_with_mutants(Claim(
     id="decision-lists-winnow/theorem-12",
     statement=("[Reconstructed statement; proof in text] For an oblivious sequence consistent with a rho-margin "
                "halfspace with v >= 0, c in (0,1/2), m = ceil(2 ln(T^2/beta)/(c^2 rho^2)), "
@@ -380,10 +411,12 @@ register(Claim(
             Check("calibrated-vacuity", "deterministic", dp_winnow_regret.check_calibrated_vacuity,
                   "calibrated value vs T (inconclusive)"),
             Check("parametric", "probabilistic", dp_winnow_regret.check_theorem12_parametric,
-                  "mistakes <= (U+1)(L+alpha+1) w.p. >= 1 - 2 beta, relaxed parameters, >= 1000 runs")),
-))
+                  "mistakes <= (U+1)(L+alpha+1) w.p. >= 1 - 2 beta, relaxed parameters, >= 1000 runs"),
+            Check("parametric-tight", "probabilistic", dp_winnow_regret.check_theorem12_parametric_tight,
+                  "the same at L = 4 alpha, where the worst run reaches ~0.75 of the bound")),
+)))
 
-register(Claim(
+register(_with_mutants(Claim(
     id="decision-lists-winnow/lemma-13",
     statement=("[Reconstructed] Against an oblivious sequence, if m >= 2 ln(T min(K,T)/beta)/(c^2 rho^2) "
                "(use m = ceil(2 ln(T^2/beta)/(c^2 rho^2))), then with probability >= 1 - beta, for all t: "
@@ -398,15 +431,22 @@ register(Claim(
             Condition("0 < c < 1/2", lambda p: 0 < p["c"] < 0.5),
             Condition("0 < rho <= 1", lambda p: 0 < p["rho"] <= 1)),
     errata=("m = 2 ln(T/beta)/(c^2 rho^2) is not justified: the union bound runs over (sample, round) pairs, "
-            "<= T^2 of them; use ln(T^2/beta).",),
+            "<= T^2 of them; use ln(T^2/beta). On a constructed stream (T = 200, beta = 0.1) the pairs' union "
+            "fails in ~34% of runs at the printed m = 152 and in none at m = 257 (checks printed-m-pairs-union, "
+            "pairs-union).",),
     reconstructed=True,
     checks=(Check("single-draw-hoeffding", "exact", dp_winnow_regret.check_lemma13_single_draw,
                   "exact binomial tail <= e^{-m mu^2/2}; T^2 e^{-m c^2 rho^2/2} <= beta at the registered m"),
             Check("runs", "probabilistic", dp_winnow_regret.check_lemma13_runs,
-                  "runs where a released-vector mistake has shadow margin > c rho, rate vs beta")),
-))
+                  "runs where a released-vector mistake has shadow margin > c rho, rate vs beta"),
+            Check("pairs-union", "probabilistic", dp_winnow_regret.check_lemma13_pairs_union,
+                  "some released sample errs on a round with shadow margin > c rho (the proof's union over "
+                  "(sample, round) pairs), constructed stream, rate vs beta at the registered m"),
+            Check("printed-m-pairs-union", "probabilistic", dp_winnow_regret.check_lemma13_printed_m_pairs_union,
+                  "erratum: the same at the printed m = 2 ln(T/beta)/(c^2 rho^2) fails")),
+)))
 
-register(Claim(
+register(_with_mutants(Claim(
     id="decision-lists-winnow/lemma-14",
     statement=("For any (obliviously chosen) sequence of examples consistent with a rho-margin halfspace, with "
                "probability at least 1 - beta, DP-Winnow performs fewer than log d/((1-c) eta rho - eta^2/2) "
@@ -427,9 +467,9 @@ register(Claim(
                   "runs with >= K updates (or the cap reached), rate vs beta"),
             Check("coupling", "exact", dp_winnow_regret.check_lemma14_coupling,
                   "ConfidentWinnow (b = 1) replayed on the update examples reproduces the shadow weights")),
-))
+)))
 
-register(Claim(
+register(_with_mutants(Claim(
     id="decision-lists-winnow/lemma-15",
     statement=("(Blum--Singh; Dhagat--Hellerstein; Valiant) Every monotone 1-decision list over d variables with "
                "length r and D alternations can be represented by a halfspace over d+1 variables with margin "
@@ -445,11 +485,13 @@ register(Claim(
             Condition("1 <= D <= r - 1", lambda p: 1 <= p["D"] <= p["r"] - 1)),
     errata=("The 2d transform formula is missing from the text (reconstructed: z = (x, -x), v' = (v+, v-)).",
             "The construction must give weight 0 to the final run of rules sharing the default's bit, "
-            "otherwise the margin is Theta(r^-(D+1)).",
+            "otherwise the margin is Theta(r^-(D+1)) (check printed-recipe-margin: 0.31 of the bound at r = 13).",
             "For the construction, C_15 = 1/3 suffices: margin >= (1/3)(D/(r+D-1))^D (derived here)."),
     checks=(Check("exhaustive-construction", "exact", decision_lists_via_winnow.check_lemma15_construction,
                   "exact representation and margin >= (1/3)(D/(r+D-1))^D on all inputs, d <= 11; 2d transform"),
+            Check("printed-recipe-margin", "exact", decision_lists_via_winnow.check_lemma15_printed_recipe,
+                  "erratum: the recipe without the final-run deletion falls below the margin bound"),
             Check("dp-winnow-end-to-end", "probabilistic", decision_lists_via_winnow.check_decision_list_dp_winnow,
                   "DP-Winnow on encoded decision-list streams (dimension 2(d+1)), parametric Theorem 12 "
                   "bound with rho = realised margin, failure rate vs 2 beta")),
-))
+)))

@@ -8,6 +8,8 @@ Dhagat & Hellerstein 1994 and Valiant 1999) nor the embedding's formula; both ar
 verify the code the DP-Winnow pipeline runs.
 
 * exhaustive check of the construction and of the embedding (:func:`check_lemma15_construction`);
+* the erratum of the recipe: without deleting the final run of rules that share the default's bit the
+  margin falls below Lemma 15's Omega(1/r^D) (:func:`check_lemma15_printed_recipe`, which fails);
 * DP-Winnow end to end on decision-list streams, with Theorem 12's corrected bound at the realised
   margin (:func:`check_decision_list_dp_winnow`).
 """
@@ -23,7 +25,7 @@ import numpy as np
 from privbound.audit.engine import map_chunks
 from privbound.bounds.checks import CheckContext, CheckResult, exact, failure_rate, inconclusive
 from privbound.bounds.decision_lists_winnow.dp_winnow_regret import relaxed_dp_winnow
-from privbound.bounds.decision_lists_winnow.formulas import lemma15_margin_lower
+from privbound.bounds.decision_lists_winnow.formulas import lemma15_margin_lower, monotone_dl_to_halfspace_printed
 from privbound.learners.decision_lists_winnow.decision_lists import (
     evaluate_monotone_dl,
     monotone_dl_to_halfspace,
@@ -34,7 +36,7 @@ from privbound.learners.decision_lists_winnow.decision_lists import (
 from privbound.learners.decision_lists_winnow.winnow import DPWinnow, Instance, generate_instance
 
 __all__ = ["DECISION_LIST_SETTING", "dp_winnow_decision_list", "check_lemma15_construction",
-           "check_decision_list_dp_winnow"]
+           "check_lemma15_printed_recipe", "check_decision_list_dp_winnow"]
 
 
 def check_lemma15_construction(ctx: CheckContext) -> CheckResult:
@@ -76,6 +78,51 @@ def check_lemma15_construction(ctx: CheckContext) -> CheckResult:
     # observed: min over lists of margin / explicit lower bound, must be >= 1
     return exact(worst, 1.0, sense=">=", rtol=1e-12, misclassified=wrong, transform_error=transform_err,
                  margin_times_r_to_D=trend_min)
+
+
+def _balanced_d1_list(h: int) -> tuple[np.ndarray, np.ndarray, int]:
+    """The D = 1 list of length r = 2h + 1: h rules with bit +1, then h rules with bit -1, default -1
+    (the final run shares the default's bit)."""
+    return np.arange(2 * h), np.r_[np.ones(h, dtype=np.int64), -np.ones(h, dtype=np.int64)], -1
+
+
+def check_lemma15_printed_recipe(ctx: CheckContext) -> CheckResult:
+    """The decision-list -> halfspace recipe without the final-run deletion
+    (:func:`~privbound.bounds.decision_lists_winnow.formulas.monotone_dl_to_halfspace_printed`) on the
+    D = 1 lists (+1 x h, -1 x h, default -1), r = 2h + 1 = 5..13, exhaustively over {-1,1}^{2h}: its margin
+    falls below the explicit Lemma 15 bound (1/3)(D/(r+D-1))^D at every r (0.88 of it at r = 5, 0.31 at
+    r = 13: margin r^D decays like 1/r),
+    so the check fails (erratum of the recipe). The registered construction (with the deletion) is run on
+    the same lists and must stay above the bound (``corrected_min_ratio``); observed = min over r of
+    printed margin / bound."""
+    worst, corrected, rows = math.inf, math.inf, []
+    for h in range(2, 7):
+        vars_, bits, default = _balanced_d1_list(h)
+        d = 2 * h
+        r = len(bits) + 1
+        X = np.array(list(itertools.product((-1, 1), repeat=d)), dtype=float)
+        X1 = np.hstack([X, np.ones((X.shape[0], 1))])
+        y = evaluate_monotone_dl(X, vars_, bits, default)
+        lb = lemma15_margin_lower(r, 1)
+        row = dict(r=r)
+        for name, fn in (("printed", monotone_dl_to_halfspace_printed), ("corrected", monotone_dl_to_halfspace)):
+            val = X1 @ fn(vars_, bits, default, d)
+            exact_sign = bool(np.array_equal(np.sign(val), y))
+            margin = float(np.min(np.abs(val)))
+            row[name] = dict(margin=margin, margin_times_r=margin * r, over_bound=margin / lb, represents=exact_sign)
+        rows.append(row)
+        worst = min(worst, row["printed"]["over_bound"])
+        corrected = min(corrected, row["corrected"]["over_bound"] if row["corrected"]["represents"] else 0.0)
+    out = exact(worst, 1.0, sense=">=", rtol=1e-12, lists=rows, corrected_min_ratio=corrected,
+                note="observed = min over r of (margin of the recipe without the deletion) / ((1/3)(D/(r+D-1))^D)")
+    if corrected < 1.0:
+        return replace(out, status="fail", details={**out.details, "corrected_violated": True})
+    if out.status == "fail":
+        out.details["erratum"] = ("Decision-list -> halfspace recipe: keeping the final run of rules that share the "
+                                  "default's bit multiplies ||w||_1 by ~|R_last|, so the margin is only "
+                                  "Theta(r^-(D+1)); Lemma 15's Omega(r^-D) needs those rules at weight 0 (the "
+                                  "registered construction).")
+    return out
 
 
 DECISION_LIST_SETTING = dict(d=8, T=5_000, c=0.25, beta=0.05, epsilon_hat=8.0, lists=((4, 1, 11), (5, 2, 12)))

@@ -6,7 +6,10 @@ which samples with weight exp(+eps q/2). Erratum: Lemma 3 prints exp(-eps q/2), 
 worst candidate of a maximised score; the tests show that the printed sign fails the utility check.
 
 * exact epsilon-DP by enumerating the vertices of the sensitivity box (:func:`check_lemma3_dp`);
-* exact utility tail mass from the log-probabilities (:func:`check_lemma3_utility`).
+* exact utility tail mass from the log-probabilities (:func:`check_lemma3_utility`);
+* the erratum: the same utility check on the printed weight exp(-eps q/2)
+  (:func:`check_lemma3_printed_sign`, :func:`~privbound.bounds.decision_lists_winnow.formulas.em_log_probabilities_printed`),
+  which fails.
 """
 
 from __future__ import annotations
@@ -19,10 +22,10 @@ import numpy as np
 from scipy import special
 
 from privbound.bounds.checks import CheckContext, CheckResult, exact
-from privbound.bounds.decision_lists_winnow.formulas import em_slack
+from privbound.bounds.decision_lists_winnow.formulas import em_log_probabilities_printed, em_slack
 from privbound.learners.mechanisms import exponential_mechanism_log_probabilities
 
-__all__ = ["em_exact_dp", "em_utility_outcome", "check_lemma3_dp", "check_lemma3_utility"]
+__all__ = ["em_exact_dp", "em_utility_outcome", "check_lemma3_dp", "check_lemma3_utility", "check_lemma3_printed_sign"]
 
 
 def em_exact_dp(logprob: Callable[[np.ndarray, float], np.ndarray], epsilon: float, H: int, max_score: int) -> float:
@@ -98,3 +101,14 @@ def check_lemma3_dp(ctx: CheckContext) -> CheckResult:
 def check_lemma3_utility(ctx: CheckContext) -> CheckResult:
     """Lemma 3's utility statement on the exponential mechanism, exactly (:func:`em_utility_outcome`)."""
     return em_utility_outcome(_em_logprob, ctx.rng)
+
+
+def check_lemma3_printed_sign(ctx: CheckContext) -> CheckResult:
+    """Lemma 3's utility statement on the printed weight exp(-eps q/2): fails (erratum; the corrected sign
+    passes :func:`check_lemma3_utility` on the same score family)."""
+    out = em_utility_outcome(em_log_probabilities_printed, ctx.rng)
+    if out.status == "fail":
+        out.details["erratum"] = ("Lemma 3 prints the sampling weight exp(-eps q/2); for a maximised score it "
+                                  "favours the worst candidate and the utility bound fails. The mechanism "
+                                  "samples with exp(+eps q/2).")
+    return out

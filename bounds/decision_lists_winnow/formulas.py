@@ -7,8 +7,10 @@ Lemma 13's m, Lemma 14's K and Theorem 12's corrected count in
 :mod:`privbound.learners.decision_lists_winnow.winnow`; Theorem 7's privacy accounting in
 :mod:`privbound.learners.decision_lists_winnow.decision_lists`. Here: Lemma 3's slack as a
 function of a real |H|, the printed and corrected forms of Theorem 12 at L = alpha, the
-calibrated bound of Theorem 2 and its closed form, Theorem 7's sample size, and the explicit
-margin constant of the Lemma 15 construction. Natural logarithms throughout.
+calibrated bound of Theorem 2 and its closed form, Theorem 7's sample size, the explicit
+margin constant of the Lemma 15 construction, and the printed (erroneous) forms the errata checks
+evaluate: Lemma 3's sign, Lemma 11's two-part total, Lemma 13's m with ln(T/beta) and the
+decision-list recipe without the final-run deletion. Natural logarithms throughout.
 """
 
 from __future__ import annotations
@@ -37,6 +39,10 @@ __all__ = [
     "greedy_cover_train_error",
     "greedy_cover_samples",
     "lemma15_margin_lower",
+    "em_log_probabilities_printed",
+    "lemma11_two_part_total",
+    "lemma13_m_printed",
+    "monotone_dl_to_halfspace_printed",
 ]
 
 
@@ -113,3 +119,59 @@ def lemma15_margin_lower(r: float, D: float) -> float:
     Every value |<w,(x,1)>| is >= 1/2 before normalisation and ||w||_1 <= (3/2) prod_j (|R_j| + 1).
     """
     return (D / (r + D - 1.0)) ** D / 3.0
+
+
+# ----------------------------------------------------------------- printed forms (errata), evaluable by name
+
+
+def em_log_probabilities_printed(scores, epsilon: float):
+    """Lemma 3 as printed: P[h] proportional to exp(-epsilon q(S,h)/2) (erratum: the sign is wrong for a
+    maximised score; :func:`privbound.learners.mechanisms.exponential_mechanism_log_probabilities` uses +)."""
+    import numpy as np
+    from scipy import special
+
+    z = -epsilon * np.asarray(scores, dtype=float) / 2.0
+    return z - special.logsumexp(z)
+
+
+def lemma11_two_part_total(epsilon: float, delta: float, K: float, m: float) -> float:
+    """Lemma 11's accounting as the paper's constants suggest (erratum): advanced composition of K+1
+    AboveThreshold instances (eps_hat each) and of the m K 4 eta-DP draws, with delta/2 each. It exceeds
+    epsilon from delta ~ 0.47 (m = K = 1, epsilon -> 1); the sharp total (:func:`lemma11_total_epsilon`)
+    does not."""
+    from privbound.learners.decision_lists_winnow.winnow import dp_winnow_epsilon_two_part
+
+    return dp_winnow_epsilon_two_part(lemma11_epsilon_hat(epsilon, delta, K), lemma11_eta(epsilon, delta, K, m),
+                                      m, K, delta)
+
+
+def lemma13_m_printed(T: int, beta: float, c: float, rho: float) -> int:
+    """Lemma 13's m with a union over the T rounds only (erratum): ceil(2 ln(T/beta)/(c^2 rho^2)). The
+    proof's union runs over (sample, round) pairs, up to T^2 of them (:func:`~privbound.learners.
+    decision_lists_winnow.winnow.lemma13_m` uses ln(T^2/beta))."""
+    return int(math.ceil(2.0 * math.log(T / beta) / (c * c * rho * rho)))
+
+
+def monotone_dl_to_halfspace_printed(vars_, bits, default: int, d: int):
+    """The textbook decision-list -> halfspace recipe without the deletion of the final run of rules
+    sharing the default's bit (erratum of the recipe: its margin is only Theta(r^-(D+1)), not the
+    Omega(r^-D) of Lemma 15). Same weights as :func:`~privbound.learners.decision_lists_winnow.
+    decision_lists.monotone_dl_to_halfspace` otherwise."""
+    import numpy as np
+
+    bits = list(bits)
+    runs: list[list[int]] = []
+    for i in range(len(bits)):
+        if runs and bits[runs[-1][0]] == bits[i]:
+            runs[-1].append(i)
+        else:
+            runs.append([i])
+    wz = np.zeros(d)
+    later = 0.0
+    for run in reversed(runs):
+        W = later + 1.5
+        for i in run:
+            wz[vars_[i]] = bits[i] * W
+        later += len(run) * W
+    v = np.concatenate([wz / 2.0, [default * 0.5 + wz.sum() / 2.0]])
+    return v / np.abs(v).sum()

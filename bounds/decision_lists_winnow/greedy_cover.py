@@ -38,6 +38,7 @@ from privbound.learners.decision_lists_winnow.decision_lists import (
 __all__ = [
     "noisy_block_instance",
     "greedy_cover_needed_samples",
+    "prop6_witness_next",
     "check_prop6_witness",
     "check_prop6_em_choices",
     "check_theorem1_scaling",
@@ -50,6 +51,13 @@ __all__ = [
 
 
 # ============================================================================ Proposition 6
+
+
+def prop6_witness_next(cj: list[tuple[int, int]], fz: int) -> list[tuple[int, int]]:
+    """The proof's witness c_{j+1} after choosing f_z: c_j with the rule (f_z, b_z) deleted (or c_j unchanged
+    when f_z is not in it). On S_{j+1} = {x in S_j : f_z(x) = 0} the deleted rule never fires."""
+    return [(f, b) for f, b in cj if f != fz]
+
 
 
 def check_prop6_witness(ctx: CheckContext) -> CheckResult:
@@ -92,7 +100,7 @@ def check_prop6_witness(ctx: CheckContext) -> CheckResult:
                 fz = int(rng.choice(alive_f))
             alive_x &= ~Fmat[fz]
             alive_f.remove(fz)
-            cj = [(f, b) for f, b in cj if f != fz]
+            cj = prop6_witness_next(cj, fz)
             # consistency of the witness on S_{j+1}
             pred = np.full(n, -1)
             for f, b in cj:

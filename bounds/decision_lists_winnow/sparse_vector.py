@@ -85,12 +85,14 @@ def check_lemma10_accuracy(ctx: CheckContext) -> CheckResult:
 def above_threshold_firing_logprobs(q: np.ndarray, L: float, epsilon: float) -> np.ndarray:
     """log P[first TRUE at query k] (k = 1..T) and log P[never] for AboveThreshold (Dwork & Roth Alg. 1).
 
-    Threshold noise Lap(2/eps), query noise Lap(4/eps) (the scales of
-    ``privbound.learners.mechanisms.AboveThreshold``/``SparseVector(cutoff=1)``);
+    Threshold noise Lap(2/eps), query noise Lap(4/eps): the scales are read from
+    ``privbound.learners.mechanisms.SparseVector(epsilon, L)`` (cutoff 1, the mechanism the accuracy
+    check samples; ``AboveThreshold`` uses the same), so the check guards the mechanism's calibration;
     P(k) = int p(z) prod_{i<k} F_i(z) (1 - F_k(z)) dz with F_i(z) = P[q_i + nu < L + z],
     integrated by scipy.integrate.quad piecewise between the kinks.
     """
-    b0, b1 = 2.0 / epsilon, 4.0 / epsilon
+    mech = SparseVector(epsilon, L, cutoff=1)
+    b0, b1 = mech.threshold_scale, mech.query_scale
     T = q.size
     qs = [float(v) for v in q]
     kinks = sorted(set([0.0] + [v - L for v in qs]))

@@ -59,6 +59,10 @@ __all__ = [
     "DPWinnow",
     "DPWinnowBatch",
     "confident_winnow_batch",
+    "multiplicative_update",
+    "MarginAdversary",
+    "dictator_adversary",
+    "disjunction_adversary",
     "winnow_potential_drop",
     "winnow_update_bound",
     "dp_winnow_alpha",
@@ -157,7 +161,7 @@ def dp_winnow_epsilon_sharp(epsilon_hat: float, eta: float, m: int, K: int, delt
 def dp_winnow_epsilon_two_part(epsilon_hat: float, eta: float, m: int, K: int, delta: float) -> float:
     """The conservative accounting [RECON]: K+1 instances and m K draws, advanced composition with delta/2 each.
 
-    Erratum: with Lemma 11's eps_hat and eta this total exceeds epsilon for delta >~ 0.46, so
+    Erratum: with Lemma 11's eps_hat and eta this total exceeds epsilon from delta ~ 0.47, so
     Lemma 11 needs the sharp accounting (:func:`dp_winnow_epsilon_sharp`).
     """
     return advanced_composition(epsilon_hat, K + 1, delta / 2.0) + advanced_composition(4.0 * eta, m * K, delta / 2.0)
@@ -199,6 +203,15 @@ class BatchTrace:
     log_weights: np.ndarray
     min_potential_drop: np.ndarray | None = None
     max_update_margin: np.ndarray | None = None
+
+
+def multiplicative_update(logw: Any, eta: float, y: Any, x: Any) -> Any:
+    """The multiplicative-weights step of every Winnow here, in log space and unnormalised: log w + eta y x.
+
+    w_j <- w_j e^{eta y x_j} (Sec. 4.1); the callers normalise. Winnow, ConfidentWinnow (single,
+    batched, greedy and adaptive runs) and DP-Winnow's shadow weights all update through it.
+    """
+    return logw + eta * y * x
 
 
 def _log_normalise(a: np.ndarray) -> np.ndarray:
@@ -267,7 +280,7 @@ def confident_winnow_batch(X: np.ndarray, y: np.ndarray, eta: float, c: float = 
             continue
         yt = y[:, t]
         max_marg = np.where(upd, np.maximum(max_marg, yt * val), max_marg)
-        new = _log_normalise(logw[upd] + eta * yt[upd, None] * x[upd])
+        new = _log_normalise(multiplicative_update(logw[upd], eta, yt[upd, None], x[upd]))
         if v is not None:
             vv = v[upd]
             old_phi = vlogv[upd] - (vv * logw[upd]).sum(axis=1)
@@ -320,7 +333,7 @@ class ConfidentWinnow:
             mist = preds[t] != y[t]
             mistakes += int(mist)
             if mist or (self.c > 0 and abs(val) <= self.c * self.rho and bb[t]):
-                logw = logw + self.eta * y[t] * X[t]
+                logw = multiplicative_update(logw, self.eta, y[t], X[t])
                 logw -= special.logsumexp(logw)
                 rounds.append(t)
                 released.append(np.exp(logw))
@@ -356,8 +369,38 @@ class ConfidentWinnow:
             mistakes += mist
             updates += upd
             if upd.any():
-                logw[upd] = _log_normalise(logw[upd] + self.eta * yt[upd, None] * x[upd])
+                logw[upd] = _log_normalise(multiplicative_update(logw[upd], self.eta, yt[upd, None], x[upd]))
         return BatchTrace(mistakes, updates, None, logw)
+
+    def run_adaptive(self, adversary: "MarginAdversary", T: int) -> OnlineTrace:
+        """Against an adaptive adversary: each round ``adversary.next(w)`` presents (x, y) (bits all ones),
+        or ``None`` when it can no longer force an update (the game then ends: no further update can happen
+        on the points it would present). Same update rule as :meth:`run`."""
+        validate_parameters(self)
+        T = check_int(T, "T", low=1)
+        d = adversary.d
+        logw = np.full(d, -math.log(d))
+        preds, rounds, released, examples = [], [], [], []
+        mistakes = 0
+        for t in range(T):
+            w = np.exp(logw)
+            nxt = adversary.next(w)
+            if nxt is None:
+                break
+            x, y = nxt
+            val = float(w @ x)
+            preds.append(int(np.sign(val)))
+            mist = preds[-1] != y
+            mistakes += int(mist)
+            if mist or (self.c > 0 and abs(val) <= self.c * self.rho):
+                logw = multiplicative_update(logw, self.eta, y, x)
+                logw -= special.logsumexp(logw)
+                rounds.append(t)
+                released.append(np.exp(logw))
+                examples.append(x * y)
+        return OnlineTrace(np.array(preds, dtype=np.int64), mistakes, len(rounds), np.array(rounds, dtype=np.int64),
+                           np.array(released).reshape(len(rounds), d), np.exp(logw),
+                           np.array(rounds, dtype=np.int64))
 
 
 class Winnow(ConfidentWinnow):
@@ -574,7 +617,7 @@ class DPWinnow:
                     halted = True
                     continue
                 if cache >= 0:
-                    logw = logw + self.eta * y[cache] * X[cache]
+                    logw = multiplicative_update(logw, self.eta, y[cache], X[cache])
                     logw -= special.logsumexp(logw)
                 n_u = rng.multinomial(self.m, np.exp(logw))
                 tw = n_u / self.m
@@ -681,7 +724,7 @@ class DPWinnow:
         has = ce >= 0
         if has.any():
             i2 = idx[has]
-            new = st.logw[i2] + self.eta * y[ce[has], None] * X[ce[has]]
+            new = multiplicative_update(st.logw[i2], self.eta, y[ce[has], None], X[ce[has]])
             st.logw[i2] = new - special.logsumexp(new, axis=1, keepdims=True)
         pr = np.exp(st.logw[idx])
         pr /= pr.sum(axis=1, keepdims=True)
@@ -697,6 +740,100 @@ class DPWinnow:
         st.cache[idx] = -1
         st.count[idx] = 0
         st.Lhat[idx] = self.L + rng.laplace(0.0, 2.0 / self.epsilon_hat, idx.size)
+
+
+# ============================================================================ a constructed adaptive adversary
+
+
+class MarginAdversary:
+    """The adversary that comes closest to Lemma 9's bound: every update it forces lowers the potential
+    KL(v || w) as little as possible.
+
+    Lemma 9's proof: an update on (x, y) changes the potential by -eta y<v,x> + ln sum_j w_j e^{eta y x_j},
+    and for x in {-1,1}^d the log-partition is exactly ln(cosh eta + mu sinh eta) with mu = y<w,x>. So the
+    drop is smallest when y<v,x> = rho (the margin is tight) and mu is as large as an update allows:
+    mu = 0 for a mistake (sgn 0 counts as one), mu = c rho for an unconfident round of ConfidentWinnow.
+    Each round the adversary takes, over the ``patterns`` of the target's support R (values x_R with
+    y<v_R,x_R> = rho), the free coordinates' signs that put mu as close to ``tau`` from below as a greedy
+    subset sum allows (largest weights first), and presents the best (x, y). It returns ``None`` once
+    no pattern can reach mu <= tau: from then on no update can be forced.
+
+    What keeps the count below the bound (benchmarks/README.md): Hoeffding's ln(cosh eta + mu sinh eta) <=
+    eta mu + eta^2/2 is tight only as eta -> 0; the potential cannot be driven to 0 (the game ends
+    with KL(v||w) = ln(2/(1+tau)) for a dictator target); mu cannot always be hit exactly (integrality).
+    """
+
+    def __init__(self, d: int, support: Any, patterns: Any, labels: Any, tau: float = 0.0):
+        self.d = check_int(d, "d", low=2)
+        self.support = np.asarray(support, dtype=np.int64)
+        self.patterns = np.asarray(patterns, dtype=float).reshape(-1, self.support.size)
+        self.labels = np.asarray(labels, dtype=np.int64).reshape(-1)
+        if self.labels.size != self.patterns.shape[0]:
+            raise ValueError("one label per pattern")
+        self.tau = float(tau)
+        self.free = np.setdiff1d(np.arange(self.d), self.support)
+
+    @staticmethod
+    def _fill(a: np.ndarray, cap: float) -> np.ndarray:
+        """Greedy subset sum (largest first) of the descending weights ``a`` up to ``cap``: a mask."""
+        take = np.zeros(a.size, dtype=bool)
+        pos = 0
+        while pos < a.size and cap > 0:
+            j = pos + int(np.searchsorted(-a[pos:], -cap, side="left"))  # first item <= cap
+            if j >= a.size:
+                break
+            cs = np.cumsum(a[j:])
+            k = int(np.searchsorted(cs, cap, side="right"))
+            take[j:j + k] = True
+            cap -= float(cs[k - 1])
+            pos = j + k
+        return take
+
+    def next(self, w: np.ndarray) -> tuple[np.ndarray, int] | None:
+        wf = w[self.free]
+        order = np.argsort(-wf, kind="stable")
+        a = wf[order]
+        A = float(a.sum())
+        best = None
+        for pat, y in zip(self.patterns, self.labels):
+            base = float(y * (w[self.support] @ pat))
+            cap = (self.tau - base + A) / 2.0  # weight of the free coordinates set to agree with y
+            if cap < 0:
+                continue
+            take = self._fill(a, cap * (1.0 - 1e-12))
+            s = np.where(take, 1.0, -1.0)
+            x = np.empty(self.d)
+            x[self.support] = pat
+            x[self.free[order]] = y * s
+            mu = float(y * (w @ x))
+            if mu <= self.tau and (best is None or mu > best[0]):
+                best = (mu, x, int(y))
+        return None if best is None else (best[1], best[2])
+
+
+def dictator_adversary(d: int, tau: float = 0.0) -> tuple[MarginAdversary, np.ndarray, float]:
+    """The constructed adversary for the dictator target v = e_1 (margin rho = 1 on the whole cube, the
+    largest KL(v || uniform) = ln d): ``(adversary, v, rho)``."""
+    v = np.zeros(d)
+    v[0] = 1.0
+    return MarginAdversary(d, [0], [[1.0], [-1.0]], [1, -1], tau), v, 1.0
+
+
+def disjunction_adversary(d: int, k: int, tau: float = 0.0) -> tuple[MarginAdversary, np.ndarray, float]:
+    """The constructed adversary for the k-disjunction OR(x_0..x_{k-1}) with the constant coordinate d-1:
+    v = (1_S, k-1)/(2k-1), margin 1/(2k-1), attained by the points with 0 or 1 true literal."""
+    v = np.zeros(d)
+    v[:k] = 1.0
+    v[-1] = k - 1.0
+    v /= 2 * k - 1.0
+    support = list(range(k)) + [d - 1]
+    pats, labs = [np.r_[-np.ones(k), 1.0]], [-1]
+    for i in range(k):
+        p = -np.ones(k + 1)
+        p[i] = p[-1] = 1.0
+        pats.append(p)
+        labs.append(1)
+    return MarginAdversary(d, support, pats, labs, tau), v, 1.0 / (2 * k - 1)
 
 
 # ============================================================================ instance generators

@@ -209,11 +209,48 @@ def _statuses(claim_id: str, check_context) -> dict[str, str]:
     return {chk.name: chk.run(check_context(12345)).status for chk in claim.checks}
 
 
+# The printed-form checks of the errata: each fails on the real code with details["erratum"], while the
+# corrected check beside it passes.
+PRINTED = {"lemma-3": "printed-sign-utility", "lemma-11": "printed-two-part-grid", "lemma-13": "printed-m-pairs-union",
+           "lemma-15": "printed-recipe-margin", "theorem-12": "window-count"}
+
+
 @pytest.mark.parametrize("cid", ["lemma-3", "lemma-10", "lemma-11", "lemma-13", "lemma-14", "lemma-15", "proposition-6"])
 def test_checks_pass(cid, check_context):
-    # Deterministic / exact checks, plus one Monte Carlo check (lemma-10 mc-accuracy, seeded; its
-    # Bonferroni-corrected false-failure rate is at most 0.001 when Lemma 10 holds).
-    assert set(_statuses(P + cid, check_context).values()) == {"pass"}
+    # Deterministic / exact checks, plus Monte Carlo checks (lemma-10 mc-accuracy and lemma-13 pairs-union,
+    # seeded; each fails falsely with probability at most 0.001 when the claim holds). The printed form of an
+    # erratum fails (below).
+    st = _statuses(P + cid, check_context)
+    st.pop(PRINTED.get(cid, ""), None)
+    assert set(st.values()) == {"pass"}
+
+
+@pytest.mark.parametrize("cid,corrected", [("lemma-3", "exact-utility"), ("lemma-11", "calibration-grid"),
+                                           ("lemma-13", "pairs-union"), ("lemma-15", "exhaustive-construction"),
+                                           ("theorem-12", "parametric")])
+def test_errata_pairs_printed_fails_corrected_passes(cid, corrected, check_context):
+    claim = bounds.get(P + cid)
+    out = {chk.name: chk for chk in claim.checks}
+    printed = out[PRINTED[cid]].run(check_context(12345))
+    assert printed.status == "fail" and "erratum" in printed.details, printed.details
+    assert out[corrected].run(check_context(12345)).status == "pass"
+
+
+def test_errata_printed_values():
+    from privbound.bounds.decision_lists_winnow.formulas import (
+        lemma11_two_part_total,
+        lemma13_m_printed,
+    )
+
+    # Lemma 13: T = 200, beta = 0.1, c = 0.317, rho = 1: printed ceil(2 ln 2000 / 0.100489) = ceil(151.28) = 152;
+    # registered ceil(2 ln 400000 / 0.100489) = ceil(256.65) = 257
+    assert lemma13_m_printed(200, 0.1, 0.317, 1.0) == 152 and lemma13_m(200, 0.1, 0.317, 1.0) == 257
+    # Lemma 11, m = K = 1, eps = 0.999: the two-part total is 1.0002 eps at delta = 0.47 and 1.18 eps at 0.999,
+    # the sharp one stays below eps (0.61 eps at most on the grid)
+    assert lemma11_two_part_total(0.999, 0.47, 1, 1) / 0.999 == pytest.approx(1.0002, abs=1e-4)
+    assert lemma11_two_part_total(0.999, 0.999, 1, 1) / 0.999 == pytest.approx(1.1778, abs=1e-4)
+    assert lemma11_two_part_total(0.999, 0.45, 1, 1) < 0.999
+    assert bounds.evaluate(P + "lemma-11", epsilon=0.999, delta=0.999, K=1, m=1) < 0.999
 
 
 def test_theorem2_checks(check_context):
@@ -233,8 +270,9 @@ def test_theorem12_checks_report_erratum(check_context):
 
 def test_run_checks_via_registry_smoke():
     res = bounds.run_checks([P + "lemma-3", P + "lemma-14"], profile="smoke")
-    # lemma-3: exact-dp, exact-utility; lemma-14: k-star, runs and coupling
-    assert [r.status for r in res] == ["pass", "pass", "pass", "pass", "pass"]
+    # lemma-3: exact-dp, exact-utility, printed-sign-utility (the erratum: fails); lemma-14: k-star, runs, coupling
+    assert [r.status for r in res] == ["pass", "pass", "fail", "pass", "pass", "pass"]
+    assert "erratum" in res[2].details
 
 
 # ----------------------------------------------------------------- negative controls
@@ -343,3 +381,19 @@ def test_calibration_is_the_learners():
     cal = dp_winnow_calibration(**kw)
     w = DPWinnow.from_privacy(**kw)
     assert (cal["m"], cal["K"], cal["eta"], cal["epsilon_hat"], cal["L"]) == (w.m, w.K, w.eta, w.epsilon_hat, w.L)
+
+
+def test_pinned_values_of_the_checks_constants():
+    from privbound.bounds.decision_lists_winnow.dp_winnow_regret import check_theorem2_exponents
+
+    # Lemma 15's explicit constant for the construction: (1/3)(D/(r+D-1))^D; r = 4, D = 2: (2/5)^2/3 = 0.053333
+    assert lemma15_margin_lower(4, 2) == pytest.approx(0.16 / 3, rel=1e-12)
+    assert lemma15_margin_lower(11, 1) == pytest.approx(1 / 33, rel=1e-12)
+    # Theorem 2's exponents: the worst pairwise slope sits at 0.773 of its rigorous rounding tolerance (rho pair
+    # (0.02, 0.5): slope -5.99991 against -6 with tolerance 1.19e-4); a wider tolerance would hide a wrong exponent
+    out = check_theorem2_exponents(None)
+    assert out.status == "pass" and out.observed == pytest.approx(0.77311, rel=1e-4)
+    # Theorem 12 printed vs corrected at T = 100, beta = 0.1, eps_hat = 2, K = 3: alpha = 8 ln(2e5)/2 = 48.8239;
+    # printed 16 ln(2e5) * 3 / 2 = 292.946; corrected (3 + 1)(2 alpha + 1) = 394.594
+    assert theorem12_paper_bound(100, 0.1, 2.0, 3) == pytest.approx(292.9457, rel=1e-6)
+    assert theorem12_corrected_bound(100, 0.1, 2.0, 3) == pytest.approx(394.5943, rel=1e-6)

@@ -223,3 +223,15 @@ def test_lemma15_representation_exact_and_embedding():
         vp = nonnegative_weights(v)
         assert vp.min() >= 0 and vp.sum() == pytest.approx(1.0)
         assert np.allclose(nonnegative_embedding(X1) @ vp, val, atol=1e-12)
+
+
+def test_lemma15_weights_by_hand_final_run_deleted():
+    # List (x0 -> +1), (x1 -> -1), (x2 -> -1), default -1: the final run (x1, x2) shares the default's bit and gets
+    # weight 0. Remaining run [x0]: W = 3/2 over z = (1+x)/2, i.e. 3/4 on x0 and bias -1/2 + 3/4 = 1/4; ||.||_1 = 1.
+    # (Kept, the run would give (9/16, -3/16, -3/16, 1/16): margin 1/8 instead of 1/2.)
+    v = monotone_dl_to_halfspace(np.array([0, 1, 2]), np.array([1, -1, -1]), -1, 3)
+    assert np.allclose(v, [0.75, 0.0, 0.0, 0.25])
+    X = np.array(list(itertools.product((-1, 1), repeat=3)), dtype=float)
+    val = np.hstack([X, np.ones((8, 1))]) @ v
+    assert np.min(np.abs(val)) == pytest.approx(0.5)  # |0.75 x0 + 0.25| >= 1/2
+    assert np.allclose(nonnegative_embedding(X[:1]), [[-1, -1, -1, 1, 1, 1]])

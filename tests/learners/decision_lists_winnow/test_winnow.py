@@ -228,3 +228,70 @@ def test_dp_winnow_lemma13_violations_law_matches_single_runs():
     edges = np.unique(np.quantile(batch, [0, .25, .5, .75, 1.0]))
     edges[-1] += 1
     assert _chi2_same_law(np.digitize(single, edges), np.digitize(batch, edges)) > 0.001
+
+
+def test_dp_winnow_firing_gaps_have_the_above_threshold_law():
+    # x = all ones, y = -1: every released vector (w~ >= 0, sums to 1) predicts +1, so every round is a mistake
+    # and the window's count at its i-th round is i. The number of rounds from a window's start to its firing
+    # is then AboveThreshold's firing index on the queries 1, 2, 3, ... with threshold noise Lap(2/eps_hat) and
+    # query noise Lap(4/eps_hat), whose exact law Lemma 10's quadrature computes (it reads the scales of
+    # SparseVector(eps, L): 2/eps and 4/eps). Both the first window (threshold drawn when run_batch starts) and
+    # the second (threshold redrawn after the update) are tested, eps_hat = 1, L = 10, 16 bins (the last: no
+    # firing within 16 rounds). Chi-square goodness of fit, 5000 runs, seed fixed, false-failure rate 0.001
+    # each. With the threshold noise Lap(1/eps_hat) instead, the noncentrality is ~160 (p ~ 1e-25).
+    from privbound.bounds.decision_lists_winnow.sparse_vector import above_threshold_firing_logprobs
+
+    eps_hat, L, W = 1.0, 10.0, 16
+    p = np.exp(above_threshold_firing_logprobs(np.arange(1, W + 1, dtype=float), L, eps_hat))
+    assert p.sum() == pytest.approx(1.0, abs=1e-9)
+    T, d = 3 * W + 8, 4
+    X, y = np.ones((T, d)), -np.ones(T, dtype=np.int64)
+    b = DPWinnow(epsilon_hat=eps_hat, eta=0.1, m=5, L=L, K=2).run_batch(X, y, np.random.default_rng(31), 5000)
+    assert np.all(b.update_rounds[:, 0] >= 0)
+    first = b.update_rounds[:, 0]  # 0-based index of the firing query in the first window
+    second = b.update_rounds[:, 1] - b.update_rounds[:, 0] - 1  # the second window starts after the first firing
+    for gap in (first, second[b.update_rounds[:, 0] < T - W]):  # windows with >= W rounds left before T
+        gap = np.where(gap < 0, W, gap)  # no second firing before T: beyond the W bins
+        counts = np.bincount(np.minimum(gap, W), minlength=W + 1)
+        assert stats.chisquare(counts, counts.sum() * p).pvalue > 0.001
+
+
+def test_dp_winnow_formulas_by_hand():
+    # The formulas DP-Winnow runs with, at hand-computed points (natural logs).
+    from privbound.learners.decision_lists_winnow.winnow import (
+        advanced_composition,
+        dp_winnow_alpha,
+        dp_winnow_epsilon_sharp,
+        dp_winnow_epsilon_two_part,
+        lemma11_epsilon_hat,
+        lemma11_eta,
+        lemma13_m,
+        lemma14_k_star,
+        multiplicative_update,
+        theorem12_mistake_bound,
+        winnow_potential_drop,
+    )
+
+    # Lemma 10 at beta/T: 8 ln(2 * 10^2 / 0.1) / 1 = 8 ln 2000 = 60.8072
+    assert dp_winnow_alpha(1.0, 10, 0.1) == pytest.approx(60.80722, rel=1e-6)
+    # Lemma 11: eps_hat = 1/(4 sqrt(20 ln 2e6)) = 1/(4 * 17.0343) = 0.0146761; eta = 1/(8 sqrt(2000 ln 2e6)) = 7.33806e-4
+    assert lemma11_epsilon_hat(1.0, 1e-6, 10) == pytest.approx(0.01467612, rel=1e-6)
+    assert lemma11_eta(1.0, 1e-6, 10, 100) == pytest.approx(7.338062e-4, rel=1e-6)
+    # Lemma 13: ceil(2 ln(200^2/0.1)/0.317^2) = ceil(2 * 12.8992/0.100489) = ceil(256.73) = 257
+    assert lemma13_m(200, 0.1, 0.317, 1.0) == 257
+    # Lemma 14: a = 1/(8 sqrt(200 ln 2e6)) = 2.32049e-3, K* = ceil(((ln 100 + a^2/2)/(0.75 a 0.2))^2) = 175,043,732
+    assert lemma14_k_star(1.0, 1e-6, 100, 0.2, 100, 0.25) == 175_043_732
+    # advanced composition: 0.1 sqrt(20 ln 1e5) + 10 * 0.1 (e^0.1 - 1) = 1.51743 + 0.10517 = 1.62260
+    assert advanced_composition(0.1, 10, 1e-5) == pytest.approx(1.622598, rel=1e-6)
+    # sharp: 1 + 0.04 sqrt(100 ln 1e5) + 50 * 0.04 (e^0.04 - 1) = 1 + 0.35890 + 0.08162 = 2.43885
+    assert dp_winnow_epsilon_sharp(1.0, 0.01, 10, 5, 1e-5) == pytest.approx(2.438850, rel=1e-6)
+    # two-part (eps_hat = 0.5, eta = 0.01, m = 10, K = 5): K + 1 = 6 instances and m K = 50 draws of 4 eta = 0.04,
+    # delta/2 = 5e-5 each: 0.5 sqrt(12 ln 2e4) + 6*0.5*(e^0.5 - 1) + 0.04 sqrt(100 ln 2e4) + 50*0.04*(e^0.04 - 1)
+    # = 5.45058 + 1.94616 + 1.25879 + 0.08162 = 8.73716
+    assert dp_winnow_epsilon_two_part(0.5, 0.01, 10, 5, 1e-4) == pytest.approx(8.737308, rel=1e-6)
+    # Theorem 12 corrected: (3 + 1)(10 + 20 + 1) = 124
+    assert theorem12_mistake_bound(10.0, 20.0, 3) == 124.0
+    # Lemma 9's per-update drop: (1 - 0.25) 0.4 * 0.5 - 0.4^2/2 = 0.15 - 0.08 = 0.07
+    assert winnow_potential_drop(0.5, 0.4, 0.25) == pytest.approx(0.07)
+    # the multiplicative step: log w + eta y x
+    assert np.allclose(multiplicative_update(np.zeros(2), 0.5, -1, np.array([1.0, -1.0])), [-0.5, 0.5])
