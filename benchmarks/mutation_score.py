@@ -6,11 +6,14 @@ For every :class:`~mutants.SourceMutant` of ``benchmarks/mutants/`` (or those na
 the whole default suite, then ``privbound nightly --profile smoke``; a mutant is *killed* when any
 of them fails. The file is restored after every mutant, also on interruption. Run it from a clean
 checkout installed in editable mode (``pip install -e .``): it refuses to start when a mutated file
-has uncommitted changes. Prints one row per mutant and the score.
+has uncommitted changes. ``--scratch DIR`` instead runs in another checkout at DIR (a clone with its
+own editable install, e.g. in its own virtual environment given by ``--python``), so that the
+working tree can be edited meanwhile. Prints one row per mutant and the score.
 
 Usage::
 
     python benchmarks/mutation_score.py [--only NAME ...] [--list] [--csv PATH] [--no-nightly]
+                                        [--scratch DIR [--python PATH]]
 """
 
 from __future__ import annotations
@@ -30,39 +33,50 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 from mutants import SourceMutant, all_mutants  # noqa: E402
 
 
-def first_tests(path: str) -> list[str]:
-    """The test folders that mirror the mutated file's package (tests/<layer>/<paper>/ or tests/<layer>/)."""
+def first_tests(path: str, root: Path = ROOT) -> list[str]:
+    """The test folders most likely to see a bug in ``path``: the ones that mirror its package.
+
+    A paper's learner or target module is also checked by that paper's bounds tests, which
+    exercise the learner against its theorems.
+    """
     parts = Path(path).parts
-    cand = [Path("tests", *parts[:2]), Path("tests", parts[0])] if len(parts) > 2 else [Path("tests", parts[0])]
-    return [str(c) for c in cand if (ROOT / c).is_dir()][:1] or ["tests"]
+    if len(parts) > 2:
+        cand = [Path("tests", *parts[:2])]
+        if parts[0] in ("learners", "audit"):
+            paper = parts[2].removesuffix(".py") if parts[1] == "targets" else parts[1]
+            cand += [Path("tests", "bounds", paper)]
+    else:
+        cand = [Path("tests", parts[0])]
+    found = [str(c) for c in cand if (root / c).is_dir()]
+    return found or ["tests"]
 
 
-def _run(cmd: list[str], timeout: int) -> bool:
+def _run(cmd: list[str], timeout: int, root: Path = ROOT) -> bool:
     """True when the command succeeds (the mutant survives it)."""
     try:
-        return subprocess.run(cmd, cwd=ROOT, capture_output=True, timeout=timeout).returncode == 0
+        return subprocess.run(cmd, cwd=root, capture_output=True, timeout=timeout).returncode == 0
     except subprocess.TimeoutExpired:
         return False  # a hang is a detection too
 
 
-def judge(m: SourceMutant, nightly: bool) -> tuple[str, float]:
-    """Apply ``m``, run the stages, restore; ``(stage that killed it or "survived", seconds)``."""
-    target = ROOT / m.path
+def judge(m: SourceMutant, nightly: bool, root: Path = ROOT, python: str = sys.executable) -> tuple[str, float]:
+    """Apply ``m`` in the checkout at ``root``, run the stages, restore; ``(stage that killed it or "survived", seconds)``."""
+    target = root / m.path
     text = target.read_text()
     if text.count(m.old) != 1:
         raise ValueError(f"mutant {m.name!r}: the text to replace occurs {text.count(m.old)} times in {m.path}")
     start = time.perf_counter()
     try:
         target.write_text(text.replace(m.old, m.new))
-        pytest = [sys.executable, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider"]
-        if not _run(pytest + first_tests(m.path), 1800):
+        pytest = [python, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider"]
+        if not _run(pytest + first_tests(m.path, root), 1800, root):
             return "mirrored tests", time.perf_counter() - start
-        if not _run(pytest, 3600):
+        if not _run(pytest, 3600, root):
             return "default suite", time.perf_counter() - start
         if nightly:
             with tempfile.TemporaryDirectory() as out:
-                ok = _run([sys.executable, "-m", "privbound", "nightly", "--profile", "smoke", "--out",
-                           str(Path(out) / "run")], 1800)
+                ok = _run([python, "-m", "privbound", "nightly", "--profile", "smoke", "--out",
+                           str(Path(out) / "run")], 1800, root)
             if not ok:
                 return "smoke nightly", time.perf_counter() - start
         return "survived", time.perf_counter() - start
@@ -70,8 +84,8 @@ def judge(m: SourceMutant, nightly: bool) -> tuple[str, float]:
         target.write_text(text)
 
 
-def _clean(paths: set[str]) -> bool:
-    out = subprocess.run(["git", "status", "--porcelain", "--", *paths], cwd=ROOT, capture_output=True, text=True)
+def _clean(paths: set[str], root: Path = ROOT) -> bool:
+    out = subprocess.run(["git", "status", "--porcelain", "--", *paths], cwd=root, capture_output=True, text=True)
     return out.returncode == 0 and not out.stdout.strip()
 
 
@@ -81,18 +95,22 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--list", action="store_true", help="list the mutants and exit")
     parser.add_argument("--csv", default=None)
     parser.add_argument("--no-nightly", action="store_true", help="skip the smoke-nightly stage")
+    parser.add_argument("--scratch", default=None, help="run in this other checkout (editable install) instead")
+    parser.add_argument("--python", default=None, help="the interpreter of --scratch's environment")
     args = parser.parse_args(argv)
+    root = ROOT if args.scratch is None else Path(args.scratch).resolve()
+    python = args.python or sys.executable
     mutants = [m for m in all_mutants() if args.only is None or m.name in args.only]
     if args.list:
         for m in mutants:
             print(f"{m.name:48s} {m.path}: {m.description}")
         return 0
-    if not _clean({m.path for m in mutants}):
+    if not _clean({m.path for m in mutants}, root):
         print("refusing to run: a file to mutate has uncommitted changes", file=sys.stderr)
         return 2
     rows = []
     for m in mutants:
-        stage, secs = judge(m, nightly=not args.no_nightly)
+        stage, secs = judge(m, nightly=not args.no_nightly, root=root, python=python)
         rows.append(dict(mutant=m.name, path=m.path, killed_by=stage, seconds=round(secs, 1), description=m.description))
         print(f"{m.name:48s} {stage:16s} {secs:7.1f} s", flush=True)
     table = pd.DataFrame(rows)
