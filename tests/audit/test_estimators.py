@@ -430,3 +430,58 @@ def test_p_value_bad_epsilon():
     for bad in (0.0, -1.0, float("inf")):
         with pytest.raises(ValueError, match="epsilon"):
             p_value(est, bad)
+
+
+# ------------------------------------------------------------------ pinned values (Bonferroni, p-value)
+
+
+def _cp_bound_by_hand(k_top, n_top, k_bot, n_bot, alpha_event):
+    """ln(CP_lo / CP_hi) with scipy's beta quantiles, each one-sided at alpha_event / 2."""
+    lo = stats.beta.ppf(alpha_event / 2, k_top, n_top - k_top + 1)
+    hi = stats.beta.ppf(1 - alpha_event / 2, k_bot + 1, n_bot - k_bot)
+    return math.log(lo / hi)
+
+
+@pytest.mark.parametrize("swap", [False, True])
+def test_all_thresholds_bound_pinned_by_hand_in_both_orderings(swap):
+    # in: 300 ones of 500, out: 100 ones of 500. Best event {s >= 1} with d1 on top (or its mirror after the
+    # swap): counts 300/500 vs 100/500, Bonferroni over 4 x (500 + 500 + 1) = 4004 events at alpha = 0.05.
+    s_in, s_out = np.r_[np.ones(300), np.zeros(200)], np.r_[np.ones(100), np.zeros(400)]
+    if swap:
+        s_in, s_out = s_out, s_in
+    est = estimate_epsilon(s_in, s_out, strategy=AllThresholds(), confidence=0.95)
+    expected = _cp_bound_by_hand(300, 500, 100, 500, 0.05 / 4004)
+    assert est.n_candidates == 4004 and expected > 0.5
+    assert est.epsilon_lower_bound == pytest.approx(expected, rel=1e-9)
+    # without the correction the bound would be larger: the pin has teeth
+    assert _cp_bound_by_hand(300, 500, 100, 500, 0.05) > expected + 0.1
+
+
+@pytest.mark.parametrize("swap", [False, True])
+def test_p_value_pinned_by_hand_with_the_correction_in_both_orderings(swap):
+    from scipy import optimize
+
+    s_in, s_out = np.r_[np.ones(300), np.zeros(200)], np.r_[np.ones(100), np.zeros(400)]
+    if swap:
+        s_in, s_out = s_out, s_in
+    est = estimate_epsilon(s_in, s_out, strategy=AllThresholds(), confidence=0.95)
+    eps = 0.5
+    # the p-value is the alpha at which the corrected bound equals eps: solve with scipy by hand
+    alpha = optimize.brentq(lambda a: _cp_bound_by_hand(300, 500, 100, 500, a / 4004) - eps, 1e-12, 0.999)
+    assert p_value(est, eps) == pytest.approx(alpha, rel=1e-6)
+    uncorrected = optimize.brentq(lambda a: _cp_bound_by_hand(300, 500, 100, 500, a) - eps, 1e-15, 0.999)
+    assert p_value(est, eps) > 100 * uncorrected
+
+
+def test_split_choice_never_depends_on_the_evaluation_scores():
+    # The selection part is the first 20% of each side; whatever the other 80% hold, the event is the same.
+    rng = np.random.default_rng(11)
+    sel_in, sel_out = rng.laplace(size=200) + 1.0, rng.laplace(size=200)
+    events = set()
+    for t in range(6):
+        r = np.random.default_rng(100 + t)
+        ev_in = r.normal(size=800) * (t + 1) + t
+        ev_out = r.uniform(-5, 5, size=800)
+        est = estimate_epsilon(np.r_[sel_in, ev_in], np.r_[sel_out, ev_out], strategy=Split(0.2))
+        events.add((est.event.threshold, est.event.side, est.event.top))
+    assert len(events) == 1
