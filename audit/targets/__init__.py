@@ -6,7 +6,8 @@ on first use):
 
 * :mod:`.reference` -- the DP primitives and their planted bugs;
 * :mod:`.decision_lists_winnow`, :mod:`.robust_halfspaces`, :mod:`.agnostic_halfspaces` --
-  the learners of each paper, their planted bugs and their one-run canary designs.
+  the learners of each paper, their planted bugs and their one-run canary designs;
+* :mod:`.dpsgd` -- DP-SGD's canary designs (white-box gradient canary, black-box input canary), its planted bugs.
 """
 
 from privbound.audit.targets.registry import (
@@ -23,6 +24,7 @@ from privbound.audit.targets import reference  # noqa: E402,F401  (registers)
 from privbound.audit.targets import decision_lists_winnow  # noqa: E402,F401  (registers)
 from privbound.audit.targets import robust_halfspaces  # noqa: E402,F401  (registers)
 from privbound.audit.targets import agnostic_halfspaces  # noqa: E402,F401  (registers)
+from privbound.audit.targets import dpsgd  # noqa: E402,F401  (registers)
 
 __all__ = [
     "INDEPENDENT_RELEASES",

@@ -175,6 +175,10 @@ class DPSGD:
         b = None if self.expected_batch_size is None else float(self.expected_batch_size)
         return DPSGDParameters(q, T, sigma, float(self.clip_norm), float(self.learning_rate), b, q_acc, src)
 
+    def run_parameters(self) -> DPSGDParameters:
+        """The parameters the runs use: :meth:`parameters` (a planted-bug variant may differ from its claim)."""
+        return self.parameters()
+
     def dp_event(self) -> Any:
         """``SelfComposedDpEvent(PoissonSampledDpEvent(q, GaussianDpEvent(sigma)), T)`` (the accountant's view)."""
         P = self.parameters()
@@ -236,7 +240,7 @@ class DPSGD:
     # ------------------------------------------------------------------ one run (reference)
     def fit(self, X: Any, y: Any, gradient_canaries: Any = None) -> "DPSGD":
         """One training run, example by example (the reference the batched path is tested against)."""
-        P = self.parameters()
+        P = self.run_parameters()
         X, y, G, p = self._prepare(X, y, gradient_canaries)
         rng = _rng_of(self.random_state)
         n, d = X.shape
@@ -273,7 +277,7 @@ class DPSGD:
         ``record(t, updates)`` -- called at every step with the (size, p) noisy updates u_t, returning an
         array with ``size`` rows -- also ``records`` (size, T, ...): what an observer of every update keeps.
         """
-        P = self.parameters()
+        P = self.run_parameters()
         rng = check_rng(rng)
         size = check_int(size, "size", low=1)
         X, y, G, p = self._prepare(X, y, gradient_canaries)
