@@ -301,10 +301,10 @@ class DPSGD:
             if P.noise_multiplier > 0:
                 total += rng.normal(0.0, P.noise_multiplier * P.clip_norm, (size, p))
             sizes[:, t] = mask.sum(axis=1)
-            update = total / self._normaliser(sizes[:, t], b)[:, None]
+            total /= self._normaliser(sizes[:, t], b)[:, None]  # the released update u_t
             if record is not None:
-                records.append(np.asarray(record(t, update)))
-            theta = theta - P.learning_rate * update
+                records.append(np.asarray(record(t, total)))
+            theta -= P.learning_rate * total
         out = {"theta": theta, "batch_sizes": sizes}
         if record is not None:
             out["records"] = np.stack(records, axis=1)
