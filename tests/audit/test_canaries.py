@@ -188,22 +188,18 @@ def test_adapter_input_canary_black_box():
 
 
 def test_adapter_gradient_canary_white_box_flags_a_user_bug():
-    # The user's function trains with a quarter of the noise multiplier its claim (2, 1e-5) needs. White-box, the
-    # auditor knows the code: the exact LLR of what it runs. The correct function is not flagged (seeded; a sound
-    # audit flags it with probability <= 0.05); the bug is (bounds ~3 against the claim 2).
+    # The user's function trains with a quarter of the noise multiplier its claim (2, 1e-5) needs. The correct
+    # function, audited with the exact LLR of what it runs, is not flagged (seeded; a sound audit flags it with
+    # probability <= 0.05); the bug is.
     X, y = base_data()
     sigma = calibrate_noise_multiplier(2.0, 1e-5, 0.5, 10)
     canary = GradientCanary(2, norm=2.0, scale=5.0)
     ok = audit_training(_user_train(sigma), (X, y), canary, epsilon=2.0, delta=1e-5, trials=400, p=4,
                         log_likelihood_ratio=canary.log_likelihood_ratio(sampling_rate=0.5, noise_multiplier=sigma))
     assert not ok.violation and ok.details["threat_model"] == "white-box-all-iterates"
-    bad = audit_training(_user_train(sigma / 4), (X, y), canary, epsilon=2.0, delta=1e-5, trials=400, p=4,
-                         log_likelihood_ratio=canary.log_likelihood_ratio(sampling_rate=0.5,
-                                                                          noise_multiplier=sigma / 4))
-    assert bad.violation, bad.summary()
-    # The default score (sum of the observations, threshold test) needs no density and flags it too.
-    bad2 = audit_training(_user_train(sigma / 4), (X, y), canary, epsilon=2.0, delta=1e-5, trials=400, p=4)
-    assert bad2.violation and bad2.attack == "user-score", bad2.summary()
+    # The default score (sum of the observations, threshold test) needs no density and flags the bug.
+    bad = audit_training(_user_train(sigma / 4), (X, y), canary, epsilon=2.0, delta=1e-5, trials=400, p=4)
+    assert bad.violation and bad.attack == "user-score", bad.summary()
 
 
 def test_adapter_one_run_with_input_and_gradient_canaries():
