@@ -252,13 +252,15 @@ def _learner_of(target: Target) -> DPSGD:
 
 def gradient_canaries_one_run(learner: DPSGD, base: tuple, m: int, seed: int = 0, *, norm: float = GRADIENT_CANARY_NORM,
                               delta: float = DELTA, confidence: float = 0.95,
-                              epsilon_claimed: float | None = None) -> OneRunResult:
+                              epsilon_claimed: float | None = None, fdp: bool = False) -> OneRunResult:
     """One-run audit of ``learner`` with m Dirac gradient canaries norm * e_{j_i} on m inert coordinates.
 
     The base data ``(X, y)`` get m zero features; canary i sits on the model's first parameter multiplying feature
     d + i; included with probability 1/2 (``SeedSequence([seed, 1])``); ONE run (first chunk seed of ``seed``)
     records scale * u_t[j_i] at every step; score = minus the canary's exact log-likelihood ratio under the run's
-    own (q, sigma).
+    own (q, sigma). ``fdp=True`` adds the Gaussian f-DP refinement (Mahloujifar et al. 2024) -- a test of the Gaussian
+    curve calibrated to (epsilon, delta), which DP-SGD's claim does not imply (module docstring): for comparison with
+    the literature only (it then also enters ``violation``).
     """
     m = check_int(m, "m", low=2)
     X0, y0 = np.asarray(base[0], float), np.asarray(base[1], float)
@@ -281,7 +283,7 @@ def gradient_canaries_one_run(learner: DPSGD, base: tuple, m: int, seed: int = 0
 
     obs = map_chunks(chunk, 1, seed=seed)[0][0]  # (T, m)
     res = one_run_audit(canaries.scores_from_observations(obs), included, delta=delta, confidence=confidence,
-                        epsilon_claimed=epsilon_claimed)
+                        epsilon_claimed=epsilon_claimed, fdp=fdp)
     res.details.update(design=f"{m} Dirac gradient canaries {norm:g} e_j on inert coordinates, one run",
                        threat_model=ThreatModel.WHITE_BOX_ALL_ITERATES.value, seed=seed)
     return res
@@ -289,11 +291,12 @@ def gradient_canaries_one_run(learner: DPSGD, base: tuple, m: int, seed: int = 0
 
 def input_canaries_one_run(learner: DPSGD, base: tuple, m: int, seed: int = 0, *,
                            magnitude: float = INPUT_CANARY_MAGNITUDE, delta: float = DELTA, confidence: float = 0.95,
-                           epsilon_claimed: float | None = None) -> OneRunResult:
+                           epsilon_claimed: float | None = None, fdp: bool = False) -> OneRunResult:
     """One-run audit of ``learner`` with m out-of-distribution records (magnitude e_{d+i}, label 1) on m inert features.
 
     Included with probability 1/2 (``SeedSequence([seed, 1])``); ONE run (first chunk seed of ``seed``); only the
-    final parameters are used: score = minus each canary's logistic loss under them.
+    final parameters are used: score = minus each canary's logistic loss under them. ``fdp`` as in
+    :func:`gradient_canaries_one_run`.
     """
     m = check_int(m, "m", low=2)
     X0, y0 = np.asarray(base[0], float), np.asarray(base[1], float)
@@ -309,7 +312,7 @@ def input_canaries_one_run(learner: DPSGD, base: tuple, m: int, seed: int = 0, *
 
     theta = map_chunks(chunk, 1, seed=seed)[0]
     scores = canaries.scores_from_losses(learner.model.losses(theta, Xc, canaries.y)[0])
-    res = one_run_audit(scores, included, delta=delta, confidence=confidence, epsilon_claimed=epsilon_claimed)
+    res = one_run_audit(scores, included, delta=delta, confidence=confidence, epsilon_claimed=epsilon_claimed, fdp=fdp)
     res.details.update(design=f"{m} out-of-distribution records {magnitude:g} e_j (label 1) on inert features, one run",
                        threat_model=ThreatModel.BLACK_BOX_LAST_ITERATE.value, seed=seed)
     return res

@@ -194,11 +194,11 @@ def test_adapter_gradient_canary_white_box_flags_a_user_bug():
     X, y = base_data()
     sigma = calibrate_noise_multiplier(2.0, 1e-5, 0.5, 10)
     canary = GradientCanary(2, norm=2.0, scale=5.0)
-    ok = audit_training(_user_train(sigma), (X, y), canary, epsilon=2.0, delta=1e-5, trials=400, p=4,
+    ok = audit_training(_user_train(sigma), (X, y), canary, epsilon=2.0, delta=1e-5, trials=300, p=4,
                         log_likelihood_ratio=canary.log_likelihood_ratio(sampling_rate=0.5, noise_multiplier=sigma))
     assert not ok.violation and ok.details["threat_model"] == "white-box-all-iterates"
     # The default score (sum of the observations, threshold test) needs no density and flags the bug.
-    bad = audit_training(_user_train(sigma / 4), (X, y), canary, epsilon=2.0, delta=1e-5, trials=400, p=4)
+    bad = audit_training(_user_train(sigma / 4), (X, y), canary, epsilon=2.0, delta=1e-5, trials=300, p=4)
     assert bad.violation and bad.attack == "user-score", bad.summary()
 
 
