@@ -326,6 +326,12 @@ class GradientCanaries:
         object.__setattr__(self, "scale", check_real(self.scale, "scale", low=0.0, low_inclusive=False))
         if (self.sampling_rate is None) != (self.noise_multiplier is None):
             raise ValueError("give both sampling_rate and noise_multiplier (likelihood-ratio scores) or neither")
+        if self.sampling_rate is not None:
+            object.__setattr__(self, "sampling_rate", check_probability(self.sampling_rate, "sampling_rate",
+                                                                        open_low=True))
+            object.__setattr__(self, "noise_multiplier", check_real(self.noise_multiplier, "noise_multiplier",
+                                                                    low=0.0, low_inclusive=False))
+        object.__setattr__(self, "shift", check_real(self.shift, "shift"))
 
     @property
     def m(self) -> int:

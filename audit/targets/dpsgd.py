@@ -223,7 +223,11 @@ def realised_batch_log_likelihood_ratio(observations: Any, *, n_records: int, sa
 
 
 def _whitebox_llr(release: AllIteratesRelease, n_records: int, realised: bool):
-    """The exact log-likelihood ratio of ``release`` (computed from the learner's parameters on first use)."""
+    """The exact log-likelihood ratio of ``release``, from the parameters its learner RUNS with (on first use).
+
+    White-box: the auditor knows the code, planted bugs included -- the halved noise, the unclipped canary
+    (shift norm / C), the sampler's rate, the realised normaliser -- so the density is exact for what runs.
+    """
     learner, canary = release.learner, release.canary
 
     def llr(outputs):
