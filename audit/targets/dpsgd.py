@@ -393,17 +393,17 @@ def _register_gradient_targets() -> None:
     gc_desc = (f"Dirac gradient canary {GRADIENT_CANARY_NORM:g} e_j on the inert feature's weight (clipped to C); "
                "exact likelihood ratio of the subsampled Gaussian observations")
     specs = [
-        ("dpsgd-gradient-canary-eps2", DPSGD, 2.0, None, False, "logistic regression, " + gc_desc),
-        ("dpsgd-gradient-canary-eps4", DPSGD, 4.0, None, False, "logistic regression, " + gc_desc),
-        ("dpsgd-gradient-canary-eps8", DPSGD, 8.0, None, False, "logistic regression, " + gc_desc),
-        ("dpsgd-mlp-gradient-canary-eps4", DPSGD, 4.0, MLP(hidden=4), False,
+        ("dpsgd-gradient-eps2", DPSGD, 2.0, None, False, "logistic regression, " + gc_desc),
+        ("dpsgd-gradient-eps4", DPSGD, 4.0, None, False, "logistic regression, " + gc_desc),
+        ("dpsgd-gradient-eps8", DPSGD, 8.0, None, False, "logistic regression, " + gc_desc),
+        ("dpsgd-mlp-gradient-eps4", DPSGD, 4.0, MLP(hidden=4), False,
          "one-hidden-layer MLP (4 tanh units, random initialisation per run), canary on W1[0, j]; " + gc_desc),
-        ("dpsgd-gradient-canary-noise-div2", NoiseMultiplierHalved, 4.0, None, True,
+        ("dpsgd-gradient-noise-div2", NoiseMultiplierHalved, 4.0, None, True,
          "BUG: trains with sigma / 2 (claims the calibrated sigma); logistic regression, " + gc_desc),
-        ("dpsgd-gradient-canary-clip-skipped", LastExampleUnclipped, 4.0, None, True,
+        ("dpsgd-gradient-clip-skipped", LastExampleUnclipped, 4.0, None, True,
          "BUG: off-by-one in the clipping loop leaves the last example of each batch -- the canary -- unclipped "
          "(shift 2 instead of 1); logistic regression"),
-        ("dpsgd-gradient-canary-rate-ignored", AccountantIgnoresSamplingRate, 4.0, None, True,
+        ("dpsgd-gradient-rate-ignored", AccountantIgnoresSamplingRate, 4.0, None, True,
          f"BUG: samples at q = {SAMPLING_RATE:g} but sigma is calibrated for the accountant's default "
          f"q = {ACCOUNTANT_DEFAULT_RATE:g}; logistic regression"),
     ]
@@ -420,9 +420,9 @@ def _register_gradient_targets() -> None:
     # The realised-batch bug and its correct control: one record, canary and 40 further inert coordinates observed.
     X1, y1 = base_data(n=1, n_inert=1 + N_INERT_OBSERVED)
     for name, cls, bug, desc in (
-        ("dpsgd-gradient-canary-one-record-eps4", DPSGD, False,
+        ("dpsgd-gradient-one-record-eps4", DPSGD, False,
          "correct control of the realised-batch target: the same pair and observations, public normaliser b = 1"),
-        ("dpsgd-gradient-canary-realised-batch", NormalisedByRealisedBatch, True,
+        ("dpsgd-gradient-realised-batch", NormalisedByRealisedBatch, True,
          "BUG: the noisy sum divided by the realised batch size max(|B_t|, 1); with one record a batch of 2 -- "
          "noise halved on every coordinate -- exists only when the canary is in it"),
     ):
@@ -465,12 +465,12 @@ def _register_input_targets() -> None:
     ic_desc = (f"out-of-distribution canary record ({INPUT_CANARY_MAGNITUDE:g} e_j on the inert feature, label 1); "
                "score = minus its logistic loss under the final model")
     specs = [
-        ("dpsgd-input-canary-eps2", DPSGD, 2.0, None, False, "logistic regression, " + ic_desc),
-        ("dpsgd-input-canary-eps4", DPSGD, 4.0, None, False, "logistic regression, " + ic_desc),
-        ("dpsgd-input-canary-eps8", DPSGD, 8.0, None, False, "logistic regression, " + ic_desc),
-        ("dpsgd-mlp-input-canary-eps4", DPSGD, 4.0, MLP(hidden=4), False,
+        ("dpsgd-input-eps2", DPSGD, 2.0, None, False, "logistic regression, " + ic_desc),
+        ("dpsgd-input-eps4", DPSGD, 4.0, None, False, "logistic regression, " + ic_desc),
+        ("dpsgd-input-eps8", DPSGD, 8.0, None, False, "logistic regression, " + ic_desc),
+        ("dpsgd-mlp-input-eps4", DPSGD, 4.0, MLP(hidden=4), False,
          "one-hidden-layer MLP (4 tanh units, random initialisation per run), " + ic_desc),
-        ("dpsgd-input-canary-clip-skipped", LastExampleUnclipped, 4.0, None, True,
+        ("dpsgd-input-clip-skipped", LastExampleUnclipped, 4.0, None, True,
          "BUG: off-by-one in the clipping loop leaves the last example of each batch -- the canary -- unclipped; "
          "logistic regression, " + ic_desc),
     ]

@@ -64,8 +64,8 @@ def _mean_and_se(x):
 
 
 @pytest.mark.parametrize("name, both_sides", [
-    ("dpsgd-gradient-canary-eps4", True), ("dpsgd-gradient-canary-clip-skipped", True),
-    ("dpsgd-gradient-canary-one-record-eps4", True), ("dpsgd-gradient-canary-realised-batch", False)])
+    ("dpsgd-gradient-eps4", True), ("dpsgd-gradient-clip-skipped", True),
+    ("dpsgd-gradient-one-record-eps4", True), ("dpsgd-gradient-realised-batch", False)])
 def test_target_likelihood_ratio_is_exact_on_the_faithful_runs(name, both_sides):
     # E_{d1}[p0/p1] = 1 and E_{d0}[p1/p0] = 1 for the exact density, on outputs of the real DP-SGD runs. p0/p1 is
     # bounded (by (1 - q)^-T), so its sample mean is reliable; p1/p0 is not, and for the realised-batch bug its

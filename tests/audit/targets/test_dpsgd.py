@@ -25,17 +25,17 @@ from privbound.learners.dpsgd import dpsgd_epsilon
 DPSGD_TARGETS = [t for t in targets() if t.paper == "dp-sgd"]
 BUGS = [t.name for t in DPSGD_TARGETS if t.planted_bug]
 CORRECT = [t.name for t in DPSGD_TARGETS if not t.planted_bug]
-DEFAULT_CORRECT = ["dpsgd-gradient-canary-eps4", "dpsgd-input-canary-eps4"]
+DEFAULT_CORRECT = ["dpsgd-gradient-eps4", "dpsgd-input-eps4"]
 
 
 def test_families_bugs_and_threat_models():
     assert {t.family for t in DPSGD_TARGETS} == {"dpsgd-gradient-canary", "dpsgd-input-canary"}
-    assert set(BUGS) == {"dpsgd-gradient-canary-noise-div2", "dpsgd-gradient-canary-clip-skipped",
-                         "dpsgd-gradient-canary-rate-ignored", "dpsgd-gradient-canary-realised-batch",
-                         "dpsgd-input-canary-clip-skipped"}
+    assert set(BUGS) == {"dpsgd-gradient-noise-div2", "dpsgd-gradient-clip-skipped",
+                         "dpsgd-gradient-rate-ignored", "dpsgd-gradient-realised-batch",
+                         "dpsgd-input-clip-skipped"}
     for eps in (2, 4, 8):
-        assert get_target(f"dpsgd-gradient-canary-eps{eps}").epsilon == eps
-        assert get_target(f"dpsgd-input-canary-eps{eps}").epsilon == eps
+        assert get_target(f"dpsgd-gradient-eps{eps}").epsilon == eps
+        assert get_target(f"dpsgd-input-eps{eps}").epsilon == eps
     for t in DPSGD_TARGETS:
         assert isinstance(t, DPSGDTarget) and t.delta == 1e-5
         kind = "white-box" if t.family == "dpsgd-gradient-canary" else "black-box"
@@ -54,9 +54,9 @@ def test_the_planted_bugs_are_real_bugs_by_the_accountant():
     # sigma / 2 at q = 0.1 (noise-div2; clip-skipped's shift 2 at sigma is the same ratio shift / sigma), and
     # the sigma calibrated for q = 0.01 run at q = 0.1 (rate-ignored). RDP (valid upper bounds) > 10 would not
     # prove it; PLD of the actual run is the tight value.
-    halved = get_target("dpsgd-gradient-canary-noise-div2").mechanism.learner.run_parameters()
+    halved = get_target("dpsgd-gradient-noise-div2").mechanism.learner.run_parameters()
     assert dpsgd_epsilon(0.1, halved.noise_multiplier, 100, 1e-5) > 10
-    rate = get_target("dpsgd-gradient-canary-rate-ignored").mechanism.learner
+    rate = get_target("dpsgd-gradient-rate-ignored").mechanism.learner
     assert rate.accounting_sampling_rate() == ACCOUNTANT_DEFAULT_RATE and rate.sampling_rate == 0.1
     assert rate.guarantee.epsilon == 4.0
     assert dpsgd_epsilon(0.1, rate.run_parameters().noise_multiplier, 100, 1e-5) > 10
@@ -128,7 +128,7 @@ def test_realised_batch_llr_by_enumeration():
 def test_gradient_one_run_design_on_the_eps4_target():
     # One DP-SGD run with 1000 Dirac gradient canaries (claim 4): not flagged; positive bound at seed 0
     # (measured 1.09 with 165 of 200 guesses right; other seeds in benchmarks/README.md).
-    r = get_target("dpsgd-gradient-canary-eps4").one_run_audit(1000, 0)
+    r = get_target("dpsgd-gradient-eps4").one_run_audit(1000, 0)
     assert r.details["design_chosen"] == "dpsgd-gradient-canaries"
     assert r.details["threat_model"] == "white-box-all-iterates"
     assert not r.violation and 0.0 < r.epsilon_lower_bound < 4.0, r.summary()
@@ -150,6 +150,6 @@ def test_cli_audits_a_dpsgd_target(capsys):
 
     from privbound.reports.cli import main
 
-    assert main(["audit", "dpsgd-gradient-canary-realised-batch", "--json"]) == 0
+    assert main(["audit", "dpsgd-gradient-realised-batch", "--json"]) == 0
     d = json.loads(capsys.readouterr().out)
     assert d["violation"] is True and d["details"]["threat_model"] == "white-box-all-iterates"
