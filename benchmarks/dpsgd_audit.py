@@ -13,7 +13,7 @@ seeds, and mean / epsilon) and seconds per audit, for
 
 Reach lines (the white-box design): mean bound >= 0.9 eps at 1e5 trials per side and >= 0.8 eps at 1e4, over the
 seeds, marked [PASS] / [FAIL]. Run: ``python benchmarks/dpsgd_audit.py [--quick] [--seeds K] [--sizes N ...] [--audits-only]
-[--n-jobs J] [--csv PATH]`` (about 15 minutes with the default 5 seeds on 2 cores; ``--quick`` under a minute).
+[--white-box-only] [--first-seed S] [--n-jobs J] [--csv PATH]`` (about 15 minutes with the default 5 seeds on 2 cores; ``--quick`` under a minute).
 """
 
 from __future__ import annotations
@@ -131,12 +131,14 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="eps = 4 only, 2000 trials, one seed, m = 200")
     ap.add_argument("--seeds", type=int, default=5)
+    ap.add_argument("--first-seed", type=int, default=0)
     ap.add_argument("--n-jobs", type=int, default=1)
     ap.add_argument("--sizes", type=int, nargs="+", default=None, help="trials per side (default 10000 100000)")
     ap.add_argument("--audits-only", action="store_true", help="only the white-box and black-box audit rows")
+    ap.add_argument("--white-box-only", action="store_true", help="only the white-box audit rows")
     ap.add_argument("--csv", default=None)
     args = ap.parse_args(argv)
-    seeds = [0] if args.quick else list(range(args.seeds))
+    seeds = [0] if args.quick else list(range(args.first_seed, args.first_seed + args.seeds))
     eps = (4,) if args.quick else (2, 4, 8)
     sizes = (2_000,) if args.quick else tuple(args.sizes or (10_000, 100_000))
     m = 200 if args.quick else 1000
@@ -144,7 +146,10 @@ def main(argv=None) -> int:
     print(f"DP-SGD canary audits: q = {D.SAMPLING_RATE}, T = {D.STEPS}, delta = {D.DELTA:g}, confidence 0.95, "
           f"seeds {seeds[0]}..{seeds[-1]}")
     rows += _audit_rows([f"dpsgd-gradient-eps{e}" for e in eps], WB, sizes, seeds, args.n_jobs, ideal=True)
-    rows += _audit_rows([f"dpsgd-input-eps{e}" for e in eps], BB, sizes, seeds, args.n_jobs)
+    if args.white_box_only:
+        args.audits_only = True
+    else:
+        rows += _audit_rows([f"dpsgd-input-eps{e}" for e in eps], BB, sizes, seeds, args.n_jobs)
     if not args.audits_only:
         rows += _one_run_rows([f"dpsgd-gradient-eps{e}" for e in eps], WB, m, seeds)
         rows += _one_run_rows([f"dpsgd-input-eps{e}" for e in eps], BB, m, seeds)
