@@ -6,8 +6,7 @@ on first use):
 
 * :mod:`.reference` -- the DP primitives and their planted bugs;
 * :mod:`.decision_lists_winnow`, :mod:`.robust_halfspaces`, :mod:`.agnostic_halfspaces` --
-  the learners of each paper, their planted bugs and their one-run canary designs;
-* :mod:`.dpsgd` -- DP-SGD's canary designs (white-box gradient canary, black-box input canary), its planted bugs.
+  the learners of each paper, their planted bugs and their one-run canary designs.
 """
 
 from privbound.audit.targets.registry import (

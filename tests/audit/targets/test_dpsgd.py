@@ -153,3 +153,18 @@ def test_cli_audits_a_dpsgd_target(capsys):
     assert main(["audit", "dpsgd-gradient-realised-batch", "--json"]) == 0
     d = json.loads(capsys.readouterr().out)
     assert d["violation"] is True and d["details"]["threat_model"] == "white-box-all-iterates"
+
+
+def test_benchmark_quick_runs(repo_root, capsys):
+    # benchmarks/dpsgd_audit.py --quick, in-process (its main(argv)), so that the script does not rot.
+    import importlib.util
+    import sys
+
+    spec = importlib.util.spec_from_file_location("_bench_dpsgd_audit", repo_root / "benchmarks" / "dpsgd_audit.py")
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = mod
+    spec.loader.exec_module(mod)
+    assert mod.main(["--quick"]) == 0
+    out = capsys.readouterr().out
+    for line in ("white-box all-iterates", "black-box last-iterate", "one-run white-box", "Reach", "Literature"):
+        assert line in out
