@@ -13,8 +13,13 @@ Families (each target's description states its threat model):
   adversary observes o_t = b u_t[j] / C at every step, N(0, sigma^2) under d0 and
   (1 - q) N(0, sigma^2) + q N(1, sigma^2) under d1, and the auditor uses their exact likelihood ratio
   (:func:`privbound.audit.canaries.subsampled_gaussian_log_likelihood_ratio`) with the white-box betting estimator.
+  Targets ``dpsgd-gradient-eps{2,4,8}``, ``dpsgd-mlp-gradient-eps4`` (the MLP, canary on W1[0, j]), the bugs
+  ``dpsgd-gradient-{noise-div2,clip-skipped,rate-ignored,realised-batch}`` and ``dpsgd-gradient-one-record-eps4``
+  (the correct control of the realised-batch bug).
 * ``dpsgd-input-canary`` -- black-box, last iterate: an out-of-distribution record (10 e_j, label 1) on the inert
-  feature; the adversary sees only the final parameters; score = minus the canary's logistic loss.
+  feature; the adversary sees only the final parameters; score = minus the canary's logistic loss. Targets
+  ``dpsgd-input-eps{2,4,8}``, ``dpsgd-mlp-input-eps4`` and the bug ``dpsgd-input-clip-skipped`` (the other bugs
+  are not flagged by this design at ~10 s of trials; benchmarks/README.md).
 
 Planted bugs (claims unchanged):
 
@@ -38,7 +43,7 @@ curve is not implied by its claim).
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -68,6 +73,8 @@ __all__ = [
     "LastExampleUnclipped",
     "AccountantIgnoresSamplingRate",
     "NormalisedByRealisedBatch",
+    "gradient_canaries_one_run",
+    "input_canaries_one_run",
     "GRADIENT_CANARIES_DESIGN",
     "INPUT_CANARIES_DESIGN",
     "SAMPLING_RATE",

@@ -28,7 +28,6 @@ from privbound.audit.canaries import (
     subsampled_gaussian_log_likelihood_ratio,
 )
 from privbound.audit.core import audit_outputs
-from privbound.audit.one_run import one_run_audit
 from privbound.audit.targets import get_target
 from privbound.audit.targets.dpsgd import (
     AllIteratesRelease,
