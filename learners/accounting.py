@@ -15,9 +15,9 @@ from __future__ import annotations
 
 import contextlib
 import logging
-from typing import Any, Iterator
+from typing import Any, Callable, Iterator
 
-__all__ = ["ACCOUNTANTS", "make_accountant", "epsilon_of", "delta_of", "quiet_absl"]
+__all__ = ["ACCOUNTANTS", "make_accountant", "epsilon_of", "delta_of", "calibrate_noise", "quiet_absl"]
 
 ACCOUNTANTS = ("rdp", "pld")
 # dp_accounting's own default discretisation of the privacy-loss distribution.
@@ -65,3 +65,26 @@ def delta_of(event: Any, epsilon: float, accountant: str = "pld", *,
         acc = make_accountant(accountant, pld_discretization=pld_discretization)
         acc.compose(event)
         return float(acc.get_delta(epsilon))
+
+
+def calibrate_noise(dp_event_of: Callable[[float], Any], epsilon: float, delta: float, accountant: str = "rdp", *,
+                    pld_discretization: float = PLD_DISCRETIZATION, lowest: float = 1e-3) -> float:
+    """The smallest noise multiplier sigma (to 1e-4) with which ``dp_event_of(sigma)`` is (epsilon, delta)-DP
+    by the named accountant (``dp_accounting.calibrate_dp_mechanism``).
+
+    PLD on a tiny sigma needs a huge discretised distribution, so its search is bracketed by the RDP value,
+    which is valid (PLD's sigma is never larger) and rarely more than ~2x too large.
+    """
+    import dp_accounting
+
+    if accountant not in ACCOUNTANTS:
+        raise ValueError(f"accountant must be one of {ACCOUNTANTS}, got {accountant!r}")
+    with quiet_absl():
+        rdp = float(dp_accounting.calibrate_dp_mechanism(
+            lambda: make_accountant("rdp"), dp_event_of, epsilon, delta,
+            bracket_interval=dp_accounting.LowerEndpointAndGuess(lowest, 1.0), tol=1e-4))
+        if accountant == "rdp":
+            return rdp
+        return float(dp_accounting.calibrate_dp_mechanism(
+            lambda: make_accountant("pld", pld_discretization=pld_discretization), dp_event_of, epsilon, delta,
+            bracket_interval=dp_accounting.ExplicitBracketInterval(0.3 * rdp, 1.001 * rdp), tol=1e-4))

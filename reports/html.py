@@ -29,6 +29,7 @@ PAPER_TITLES = {
     "robust-halfspaces": "Robust and private learning of halfspaces",
     "agnostic-halfspaces": "DP agnostic learning of halfspaces under Gaussian marginals",
     "decision-lists-winnow": "Privately learning decision lists and a DP Winnow",
+    "dp-sgd": "DP-SGD audited with gradient and input canaries",
 }
 
 _CSS = """
@@ -162,7 +163,8 @@ def _paper_section(paper: str | None, audits: list[dict], checks: list[dict], cl
 
 
 def _by_paper(results: dict[str, Any], claims_info: list[dict]):
-    for paper in PAPER_TITLES:
+    present = {a.get("paper") for a in results["audits"]}
+    for paper in [*PAPER_TITLES, *sorted(p for p in present if p not in PAPER_TITLES)]:
         pa = [a for a in results["audits"] if a.get("paper") == paper]
         pc = [ch for ch in results["checks"] if paper is not None and ch["claim_id"].startswith(paper + "/")]
         pi = [ci for ci in claims_info if paper is not None and ci["id"].startswith(paper + "/")]

@@ -7,6 +7,7 @@ on first use):
 * :mod:`.reference` -- the DP primitives and their planted bugs;
 * :mod:`.decision_lists_winnow`, :mod:`.robust_halfspaces`, :mod:`.agnostic_halfspaces` --
   the learners of each paper, their planted bugs and their one-run canary designs;
+* :mod:`.dpsgd` -- DP-SGD audited with gradient (white-box) and input (black-box) canaries;
 * :mod:`.opendp` -- measurements of the OpenDP Library at its own claims (when installed).
 """
 
@@ -25,6 +26,7 @@ from privbound.audit.targets import decision_lists_winnow  # noqa: E402,F401  (r
 from privbound.audit.targets import robust_halfspaces  # noqa: E402,F401  (registers)
 from privbound.audit.targets import agnostic_halfspaces  # noqa: E402,F401  (registers)
 from privbound.audit.targets import opendp  # noqa: E402,F401  (registers when OpenDP is installed)
+from privbound.audit.targets import dpsgd  # noqa: E402,F401  (registers)
 
 __all__ = [
     "INDEPENDENT_RELEASES",

@@ -55,7 +55,7 @@ from privbound.learners.validation import (
     check_real,
     validate_parameters,
 )
-from privbound.learners.accounting import epsilon_of, make_accountant, quiet_absl
+from privbound.learners.accounting import calibrate_noise, epsilon_of
 from privbound.learners.neighbouring import NeighbouringRelation
 from privbound.learners.mechanisms import PrivacyGuarantee
 
@@ -197,25 +197,10 @@ PLD_STEP = 1e-3
 def calibrate_gaussian_noise(epsilon: float, delta: float, p: float, T: int, accountant: str = "rdp", repeats: int = 1) -> float:
     """The smallest noise multiplier sigma such that ``repeats`` x T steps of the Poisson(p)-subsampled
     Gaussian (sensitivity 1) are (epsilon, delta)-DP by dp_accounting's ``accountant`` (TF Privacy style)."""
-    import dp_accounting
-
     epsilon = check_epsilon(epsilon)
     delta = check_delta(delta)
-    if accountant == "pld":
-        # PLD on a tiny sigma needs a huge discretised distribution: bracket it with the RDP value,
-        # which is valid (so PLD's sigma is no larger) and rarely more than ~2x too large.
-        hi = calibrate_gaussian_noise(epsilon, delta, p, T, "rdp", repeats)
-        bracket = dp_accounting.ExplicitBracketInterval(0.3 * hi, 1.001 * hi)
-    else:
-        bracket = dp_accounting.LowerEndpointAndGuess(1e-3, 1.0)
-    with quiet_absl():
-        return float(dp_accounting.calibrate_dp_mechanism(
-            lambda: make_accountant(accountant, pld_discretization=PLD_STEP),
-            lambda s: algorithm1_dp_event(p, s, None, T, repeats),
-            epsilon, delta,
-            bracket_interval=bracket,
-            tol=1e-4,
-        ))
+    return calibrate_noise(lambda s: algorithm1_dp_event(p, s, None, T, repeats), epsilon, delta, accountant,
+                           pld_discretization=PLD_STEP)
 
 
 # --------------------------------------------------------------------------- Perceptron
