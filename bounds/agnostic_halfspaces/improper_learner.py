@@ -106,9 +106,7 @@ def check_thm21_accuracy_applicable_degree(ctx: CheckContext) -> CheckResult:
     return C.failure_rate(int(np.sum(excess > alpha)), trials, beta, D_p=n_features(d, p), d=d, p=p, n=cfg["n"],
                           alpha=alpha, mean_excess_over_alpha=float(excess.mean() / alpha),
                           max_excess_over_alpha=float(excess.max() / alpha), failures_to_reject=k_reject,
-                          power_at_2beta=power, power_at_2beta_full=binomial_power(ctx.trials(25, minimum=4) * 10
-                                                                                   if ctx.profile.name != "full"
-                                                                                   else trials, beta, 2 * beta)[1])
+                          power_at_2beta=power, power_at_2beta_full_profile=binomial_power(250, beta, 2 * beta)[1])
 
 
 def check_c1_privacy(ctx: CheckContext) -> CheckResult:
