@@ -16,13 +16,16 @@ surrounding text (words in [brackets] are reconstructed) are Theorem 2.1, Theore
 diameter), Fact B.11 (unit ball) and Fact B.12 (unit normals).
 
 Errata relied on (each is stated in the claim's ``errata``): Algorithm 2's degree p = ceil(C_0/(c alpha)^2)
-(the box drops the square); Remark 3's T = sqrt(D_p/(c alpha)); Claim 4.3's sigma needs the factor L
-(the printed sigma FAILS its privacy check, and the result says so in ``details['erratum']``); Eq. (30)
+(the box drops the square; check pair ``degree-printed`` / ``degree-corrected``); Remark 3's
+T = sqrt(D_p/(c alpha)); Claim 4.3's sigma needs the factor L (the printed sigma FAILS its privacy check, and
+the result says so in ``details['erratum']``); Algorithm 4's grid needs log base 2 (check pair
+``grid-coverage-printed-log`` / ``grid-coverage``); Eq. (30)
 uses sqrt(log(1/delta)); Lemma 3.4's middle term; Prop. F.1 proves (O(eps), O(delta)); Lemma F.4 holds at
 1 - beta; Eq. (11) is a sufficient condition; Lemma 3.4's eps is in (0, 1); and the explicit constants of
 the sample-size formulas (Lemma B.5's explicit m, C_n0 >= 2, the base-2 grid of Algorithm 4).
 
-Logarithms are natural unless stated (k = ceil(log2(2/beta)) and Algorithm 4's K use base 2).
+Each check declares its mutants (:mod:`.mutants`, attached at registration by :func:`_register`): the bugs it
+must be seen to fail on. Logarithms are natural unless stated (k = ceil(log2(2/beta)) and Algorithm 4's K use base 2).
 Hidden constants are keyword arguments listed in each claim's ``hidden_constants``; where the
 proof forces a lower bound on a hidden constant, the default is that lower bound (C_n0 = 2,
 R_0 = 2), otherwise 1. The checks live in one module per part of the paper (:mod:`.auxiliary`,
