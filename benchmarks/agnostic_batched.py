@@ -9,6 +9,15 @@ Run: ``python benchmarks/agnostic_batched.py [--quick]``. Prints two tables:
    (``fit`` with size 1), and the speedup;
 2. Remark 2: the smallest n (doubling grid) at which the mean ||m~ - m_T|| of Algorithm 2's release is <= 0.1,
    for eps in {alpha, 2 alpha, 4 alpha} against eps = inf (d = 2, p = 2, alpha = 0.2, delta = 1e-5).
+
+Two more parts, for the "checks with teeth" section of benchmarks/README.md:
+
+* ``--mutants [--profile P]``: every check of the paper run with each of its mutants
+  (:func:`privbound.bounds.run_mutants`; at each mutant's own profile unless ``--profile`` is given): detected or
+  not, observed and bound under the mutant;
+* ``--instances [--runs R]``: Theorem 2.1 at the degree it prescribes (p = ceil(1/alpha^2) = 12, alpha = 0.3,
+  d = 2, Remark 3's T, eps = 0.5): excess err - OPT over alpha for four noise models at n = 10,000 and 20,000,
+  R runs each (default 6), the measurement behind the instance of ``theorem-2.1: accuracy-applicable-degree``.
 """
 
 from __future__ import annotations
@@ -85,8 +94,59 @@ def privacy_for_free(quick: bool) -> tuple[int, dict]:
     return base, {eps: n_needed(eps) for eps in (0.2, 0.4, 0.8)}
 
 
+def mutant_table(profile=None) -> list:
+    """``privbound.bounds.run_mutants`` over the paper's claims (rows of MutantResult)."""
+    from privbound import bounds
+
+    ids = [c.id for c in bounds.claims("agnostic-halfspaces") if any(k.mutants for k in c.checks)]
+    return bounds.run_mutants(ids, profile=profile)
+
+
+def thm21_instances(runs: int = 6) -> list[tuple[str, int, float, float, float]]:
+    """(noise model, n, OPT, mean excess/alpha, max excess/alpha) for Algorithm 1 at p = 12, alpha = 0.3, d = 2."""
+    alpha, d = 0.3, 2
+    p = math.ceil(1 / alpha**2)
+    out = []
+    for n in (10_000, 20_000):
+        for kind in ("random, t = 0", "random, t ~ U[-1, 1], 20%", "slab |w.x| <= 0.15", "far region u.x >= 1"):
+            ex = []
+            for i in range(runs):
+                rng = np.random.default_rng(i)
+                if kind.startswith("random, t = 0"):
+                    prob = HalfspaceProblem.random(d, rng, t=0.0, rate=0.1)
+                elif kind.startswith("random"):
+                    prob = HalfspaceProblem.random(d, rng, t=float(rng.uniform(-1, 1)), rate=0.2)
+                elif kind.startswith("slab"):
+                    prob = HalfspaceProblem.random(d, rng, t=0.0, noise="slab", width=0.15)
+                else:
+                    prob = HalfspaceProblem.random(d, rng, t=0.0, noise="far", radius=1.0)
+                opt = prob.opt_exact if prob.opt_exact is not None else prob.opt_by_search(rng, n=100_000,
+                                                                                            n_directions=400)
+                X, y = prob.sample(n, rng)
+                m = PrivatePolynomialRegression(degree=p, epsilon=0.5, delta=1e-5, alpha=alpha, beta=0.1,
+                                                random_state=rng).fit(X, y)
+                ex.append(prob.error(m.predict, rng, 100_000) - opt)
+            out.append((kind, n, float(opt), float(np.mean(ex)) / alpha, float(np.max(ex)) / alpha))
+    return out
+
+
 def main(argv=None) -> None:
-    quick = "--quick" in (argv if argv is not None else sys.argv[1:])
+    argv = list(argv if argv is not None else sys.argv[1:])
+    if "--mutants" in argv:
+        profile = argv[argv.index("--profile") + 1] if "--profile" in argv else None
+        print(f"{'claim':18s} {'check':32s} {'mutant':32s} {'profile':8s} {'detected':8s} {'observed':>10s} "
+              f"{'bound':>10s} {'s':>6s}")
+        for r in mutant_table(profile):
+            print(f"{r.claim_id.split('/')[1]:18s} {r.check:32s} {r.mutant:32s} {r.profile:8s} {str(r.detected):8s} "
+                  f"{r.observed:10.4g} {r.bound:10.4g} {r.wall_seconds:6.1f}")
+        return
+    if "--instances" in argv:
+        runs = int(argv[argv.index("--runs") + 1]) if "--runs" in argv else 6
+        print(f"{'noise model':28s} {'n':>7s} {'OPT':>6s} {'mean excess/alpha':>18s} {'max excess/alpha':>17s}")
+        for kind, n, opt, mean, mx in thm21_instances(runs):
+            print(f"{kind:28s} {n:7d} {opt:6.3f} {mean:18.2f} {mx:17.2f}")
+        return
+    quick = "--quick" in argv
     print(f"{'release':34s} {'batched runs/s':>15s} {'loop runs/s':>12s} {'speedup':>8s}")
     for name, b, s in speedups(quick):
         print(f"{name:34s} {b:15.0f} {s:12.0f} {b / s:8.1f}")

@@ -27,6 +27,24 @@ __all__ = [
     "lemma_c_2_variance_bound",
     "lemma_c_2_tail",
     "lemma_4_4_m0",
+    "laplace_tail_threshold",
+    "gaussian_norm_tail_radius",
+    "fact_b_6_bound",
+    "lemma_b_7_bound",
+    "fact_b_11_size",
+    "fact_b_12_direction_bound",
+    "fact_b_12_threshold_bound",
+    "fact_b_12_far_threshold",
+    "fact_b_13_density",
+    "lemma_b_15_modulus_bound",
+    "lemma_b_15_tail",
+    "lemma_f_3_upper",
+    "lemma_f_3_lower",
+    "assumption_f2_min_d",
+    "remark_1_exponent",
+    "remark_2_ratio",
+    "theorem_3_1_degree_printed",
+    "alg4_grid_size_printed",
 ]
 
 
@@ -112,3 +130,113 @@ def lemma_4_4_m0(d, q, eta, epsilon, delta, beta_0, C=1.0):
     """Lemma 4.4: m_0 >= C (d q ln(1/beta_0)/eta^2 + ln(d/beta_0)/q^2 + d sqrt(ln(1/delta) ln(1/beta_0))/(eta eps))."""
     return C * (d * q * math.log(1 / beta_0) / eta**2 + math.log(d / beta_0) / q**2
                 + d * math.sqrt(math.log(1 / delta) * math.log(1 / beta_0)) / (eta * epsilon))
+
+
+# ------------------------------------------------------------------ bounds the checks compare with
+# (one home each: the claims register them as formulas and the checks evaluate them, so that a broken
+# formula is seen by its check -- see bounds/agnostic_halfspaces/mutants.py)
+
+
+def laplace_tail_threshold(b, beta_0):
+    """Proof of Claim 4.6: |Lap(b)| <= b ln(1/beta_0) with probability 1 - beta_0 (exactly: P[|Lap(b)| > x] = e^{-x/b})."""
+    return b * np.log(1 / beta_0)
+
+
+def gaussian_norm_tail_radius(D, ell):
+    """Proof of Lemma 3.4: ||Z|| <= sigma (sqrt(D) + sqrt(2 l)) w.p. >= 1 - e^{-l}; returns sqrt(D) + sqrt(2 l)."""
+    return math.sqrt(D) + math.sqrt(2 * ell)
+
+
+def fact_b_6_bound(z, y):
+    """Fact B.6: Pr_tau[sign(z - tau) != y] <= |z - y| / 2 for tau ~ U[-1, 1]."""
+    return abs(z - y) / 2
+
+
+def lemma_b_7_bound(R, D, n):
+    """Lemma B.7: E sup_{||v|| <= R} (L_P(v) - L^_S(v)) <= 2 R sqrt(D / n)."""
+    return 2 * R * math.sqrt(D / n)
+
+
+def fact_b_11_size(gamma, k, C=1.0):
+    """Fact B.11: a gamma-cover of the unit ball of R^k of size (C/gamma)^k (C = 3 works, volumetric)."""
+    return (C / gamma) ** k
+
+
+def fact_b_12_direction_bound(dist):
+    """Fact B.12 (i) with its explicit constant: P[sign(u.X+t) != sign(v.X+t)] <= ||u - v|| / 2 at t = 0."""
+    return dist / 2
+
+
+def fact_b_12_threshold_bound(dt):
+    """Fact B.12 (ii) with its explicit constant: P[sign(u.X+t1) != sign(u.X+t2)] <= |t1 - t2| / sqrt(2 pi)."""
+    return dt / math.sqrt(2 * math.pi)
+
+
+def fact_b_12_far_threshold(gamma, C=math.sqrt(2)):
+    """Fact B.12 (iii): |t| >= C sqrt(ln(1/gamma)) gives P[sign(v.X+t) != sign(t)] <= gamma/2; C = sqrt 2 suffices."""
+    return C * np.sqrt(np.log(1 / gamma))
+
+
+def fact_b_13_density(x):
+    """Fact B.13: an isotropic log-concave density on R satisfies g(x) <= e * e^{-|x|/16} (numpy-vectorised)."""
+    return math.e * np.exp(-np.abs(x) / 16)
+
+
+def lemma_b_15_modulus_bound(h):
+    """Lemma B.15's proof: ||H_theta(. + h) - H_theta||_1 <= 4|h| for H_theta = sign(. - theta) e^{-|.|}."""
+    return 4 * abs(h)
+
+
+def lemma_b_15_tail(p):
+    """Lemma B.15's proof: int_{|z| >= sqrt p} |H_theta| = 2 e^{-sqrt p}."""
+    return 2 * math.exp(-math.sqrt(p))
+
+
+def lemma_f_3_upper(tr_Sigma, tr_Sigma_sq, norm_Sigma, t):
+    """Lemma F.3 upper threshold: tr Sigma + 2 sqrt(tr(Sigma^2) t) + 2 t ||Sigma|| (exceeded w.p. <= e^{-t})."""
+    return tr_Sigma + 2 * math.sqrt(tr_Sigma_sq * t) + 2 * t * norm_Sigma
+
+
+def lemma_f_3_lower(tr_Sigma, tr_Sigma_sq, t):
+    """Lemma F.3 lower threshold: tr Sigma - 2 sqrt(tr(Sigma^2) t) (undershot w.p. <= e^{-t})."""
+    return tr_Sigma - 2 * math.sqrt(tr_Sigma_sq * t)
+
+
+def assumption_f2_min_d(n, beta):
+    """Assumption F.2: the smallest real d with d >= 16 ln(n / beta) (Theorem 4.1, Prop. 4.2, Lemma F.4)."""
+    return 16 * math.log(n / beta)
+
+
+def remark_1_exponent(alpha, c, C=1.0):
+    """Remark 1: d^{C/alpha^2} alpha^{-c} <= d^{(C + c)/alpha^2} for d >= 2; returns the exponent (C + c)/alpha^2."""
+    return (C + c) / alpha**2
+
+
+def remark_2_ratio(alpha, epsilon):
+    """Remark 2: privacy term / non-private term of Eq. (1) = (D_p/(eps alpha)) / (D_p/alpha^2) = alpha/eps."""
+    return alpha / epsilon
+
+
+# ------------------------------------------------------------------ printed forms of errata (evaluable by name)
+
+
+def theorem_3_1_degree_printed(alpha, c=0.1, C_0=1.0):
+    """Algorithm 2's degree AS PRINTED in its box: p = ceil(C_0 / (c alpha)) (erratum: the square is missing).
+
+    Theorem 3.1 and its proof use p = ceil(C_0 / (c alpha)^2)
+    (:func:`privbound.learners.agnostic_halfspaces.proper.alg2_degree`); the check pair
+    ``theorem-3.1: degree-printed`` / ``degree-corrected`` shows the printed degree too small for
+    Lemma B.10's L^1 accuracy c alpha, the corrected one enough.
+    """
+    return math.ceil(C_0 / (c * alpha))
+
+
+def alg4_grid_size_printed(alpha, C_K=1.0):
+    """Algorithm 4's grid size AS PRINTED: K = ceil(C_K log(1/alpha)) read with the natural logarithm.
+
+    The paper writes log without a base; its accuracy argument needs eta_K = 2^{K-1} C_eta alpha >= 1/2 >= OPT,
+    which holds for base 2 (:func:`privbound.learners.agnostic_halfspaces.semi_agnostic.alg4_grid_size`)
+    and fails for the natural log with C_K = 1 (check pair ``theorem-4.1: grid-coverage-printed-log`` /
+    ``grid-coverage``).
+    """
+    return max(1, math.ceil(C_K * math.log(1 / alpha)))

@@ -15,6 +15,7 @@ from dataclasses import replace
 import numpy as np
 
 from privbound.bounds import checks as C
+from privbound.bounds.agnostic_halfspaces.formulas import remark_1_exponent, remark_2_ratio
 from privbound.bounds.checks import CheckContext, CheckResult
 from privbound.learners.agnostic_halfspaces.common import HalfspaceProblem, gaussian_clip_radius
 from privbound.learners.agnostic_halfspaces.hermite import clip_features, hermite_features, n_features
@@ -23,11 +24,12 @@ from privbound.learners.agnostic_halfspaces.proper import alg2_sigma, coefficien
 
 def check_remark1(ctx: CheckContext) -> CheckResult:
     """Remark 1 with explicit exponents: alpha^{-c} <= d^{c/alpha^2} for d >= 2, alpha in (0,1), c >= 0,
-    hence d^{C/alpha^2} alpha^{-c} <= d^{(C+c)/alpha^2}. Checked in log form on a grid."""
+    hence d^{C/alpha^2} alpha^{-c} <= d^{(C+c)/alpha^2} (the registered exponent). Checked in log form on a grid:
+    observed = max of ln(d^{C/alpha^2} alpha^{-c}) - (registered exponent) ln d, at C = 1."""
     al = np.linspace(0.001, 0.999, 999)[:, None, None]
     d = np.array([2, 3, 10, 1000, 1e6])[None, :, None]
     c = np.array([0.5, 1, 3, 10])[None, None, :]
-    slack = c * np.log(1 / al) - c / al**2 * np.log(d)
+    slack = (1 / al**2) * np.log(d) + c * np.log(1 / al) - remark_1_exponent(al, c, 1.0) * np.log(d)
     return C.inequality(float(slack.max()), 0.0, sense="<=", note="observed = max(c ln(1/alpha) - (c/alpha^2) ln d)")
 
 
@@ -42,7 +44,7 @@ def check_remark2(ctx: CheckContext) -> CheckResult:
     for a in np.linspace(0.01, 0.99, 50):
         for eps in a * np.array([1.0, 1.5, 3.0, 10.0]):
             for D in (1.0, 10.0, 1e4, 1e9):
-                worst = max(worst, (D / (eps * a)) / (D / a**2),
+                worst = max(worst, remark_2_ratio(a, eps),
                             (D / (eps * a) + 1 / (eps * a**5)) / (D / a**2 + 1 / a**6))
                 dl_worst = max(dl_worst, (D / (eps * a**1.5)) / (D / a**2))
     return C.inequality(worst, 1.0, sense="<=", theorem_d1_max_ratio_at_eps_ge_alpha=dl_worst,

@@ -19,18 +19,27 @@ from scipy import stats
 from privbound.bounds import checks as C
 from privbound.bounds.agnostic_halfspaces.common import (
     bonferroni,
+    combine,
     gaussian_delta_mu,
     gm_calibration,
     learner_runs,
     mc_sum,
     pld_epsilon,
 )
-from privbound.bounds.agnostic_halfspaces.formulas import lemma_4_4_m0
+from privbound.bounds.agnostic_halfspaces.formulas import (
+    alg4_grid_size_printed,
+    assumption_f2_min_d,
+    laplace_tail_threshold,
+    lemma_4_4_m0,
+    lemma_f_3_lower,
+    lemma_f_3_upper,
+)
 from privbound.bounds.checks import CheckContext, CheckResult
 from privbound.learners.agnostic_halfspaces.common import HalfspaceProblem
 from privbound.learners.agnostic_halfspaces.dpsas import (
     DPSAS,
     clip_rows,
+    dpsas_clip_probability,
     dpsas_clip_norm,
     dpsas_gradient,
     dpsas_gradient_release,
@@ -39,12 +48,17 @@ from privbound.learners.agnostic_halfspaces.dpsas import (
     dpsas_sigma,
     dpsas_threshold,
 )
-from privbound.learners.agnostic_halfspaces.semi_agnostic import SemiAgnosticHalfspace
+from privbound.learners.agnostic_halfspaces.semi_agnostic import SemiAgnosticHalfspace, alg4_grid
 
 
 def check_alg3_gaussian_mechanism(ctx: CheckContext) -> CheckResult:
-    """Claim 4.3 noise with the factor L: sensitivity 2L/m_0 of the mean gradient; delta(eps) <= delta."""
-    return gm_calibration(ctx, lambda e, d: dpsas_sigma(1.0, e, d, 1.0) / 2.0,
+    """Claim 4.3 noise with the factor L: sensitivity 2L/m_0 of the mean gradient; delta(eps) <= delta.
+
+    Evaluated at d = 10 (L = 2 sqrt(10)), m_0 = 1000: sigma / sensitivity does not depend on L or m_0 when the
+    factor L is there, so a sigma that drops it is seen.
+    """
+    L, m0 = dpsas_clip_norm(10), 1000
+    return gm_calibration(ctx, lambda e, d: dpsas_sigma(L, e, d, m0) / (2 * L / m0),
                           (0.01, 0.1, 0.5, 0.9, 0.999), (1e-10, 1e-6, 1e-3, 0.1, 0.5), "Algorithm 3 gradient steps")
 
 
@@ -72,7 +86,8 @@ def check_claim43_norm(ctx: CheckContext) -> CheckResult:
     """Claim 4.3's proof step: for unit w, gradient and noise in w-perp, ||w - lambda (g + z)|| >= 1.
 
     The Riemannian gradient of w.x/||w|| at unit w is x - (w.x) w, orthogonal to w; z ~ N(0, sigma^2 (I - ww^T)).
-    Random instances in d = 8 with random lambda, sigma.
+    Random instances in d = 8 with random lambda, sigma; then the same for the learner's own noisy gradient
+    (:func:`~privbound.learners.agnostic_halfspaces.dpsas.dpsas_gradient_release`) on Gaussian batches.
     """
     rng = ctx.rng
     n, d = ctx.trials(20_000), 8
@@ -86,8 +101,20 @@ def check_claim43_norm(ctx: CheckContext) -> CheckResult:
     z -= np.sum(w * z, axis=1, keepdims=True) * w
     lam = rng.uniform(0, 200, (n, 1))
     norms = np.linalg.norm(w - lam * (g + z), axis=1)
-    return C.inequality(float(norms.min()), 1.0, sense=">=", rtol=1e-12, instances=n,
-                        note="observed = min ||w - lambda(grad + z)||")
+    learner = []
+    for i in range(ctx.trials(200, minimum=20)):  # d = 2, lambda <= 2: the w-component of the noise would show
+        r = np.random.default_rng([ctx.seed, i])
+        wl = r.standard_normal(2)
+        wl /= np.linalg.norm(wl)
+        X, yl = r.standard_normal((50, 2)) * 3, r.choice([-1.0, 1.0], 50)
+        G = dpsas_gradient_release(X, yl, wl, float(r.uniform(0, 2)), float(r.uniform(-1, 1)),
+                                   float(r.uniform(0.2, 2)), r, size=20)
+        learner.append(float(np.linalg.norm(wl[None, :] - r.uniform(0, 2) * G, axis=1).min()))
+    return combine([C.inequality(float(norms.min()), 1.0, sense=">=", rtol=1e-12, instances=n,
+                                 part="random gradients and w-perp noise"),
+                    C.inequality(min(learner), 1.0, sense=">=", rtol=1e-12, instances=len(learner),
+                                 part="the learner's dpsas_gradient_release (d = 2, lambda <= 2)")],
+                   note="observed = min ||w - lambda(grad + z)|| (first failing part, else the first part)")
 
 
 def _hemisphere_min(b: np.ndarray, a: np.ndarray) -> np.ndarray:
@@ -181,7 +208,7 @@ def check_laplace_tail_exact(ctx: CheckContext) -> CheckResult:
     worst = 0.0
     for b in (0.01, 1.0, 7.0):
         for beta0 in (0.4, 0.1, 1e-3, 1e-9):
-            r = 2 * stats.laplace.sf(b * math.log(1 / beta0), scale=b) / beta0
+            r = 2 * stats.laplace.sf(laplace_tail_threshold(b, beta0), scale=b) / beta0
             worst = max(worst, abs(r - 1))
     return C.exact(1 + worst, 1.0, sense="==", rtol=1e-9, note="observed = 1 + max |P / beta_0 - 1|")
 
@@ -190,19 +217,20 @@ def check_laplace_tail_mc(ctx: CheckContext) -> CheckResult:
     """The Laplace tail by simulation: beta_0 = 0.05, b = 2/(eps m_0) with eps = 0.5, m_0 = 100."""
     b, beta0 = dpsas_laplace_scale(0.5, 100), 0.05
     trials = ctx.trials(20_000)
-    (f,) = mc_sum(ctx, lambda size, rng: [np.sum(np.abs(rng.laplace(0.0, b, size)) > b * math.log(1 / beta0))],
-                  trials)
+    thr = laplace_tail_threshold(b, beta0)
+    (f,) = mc_sum(ctx, lambda size, rng: [np.sum(np.abs(rng.laplace(0.0, b, size)) > thr)], trials)
     return C.failure_rate(int(f), trials, beta0, b=b)
 
 
 def check_clip_step(ctx: CheckContext) -> CheckResult:
-    """Proof of Claim 4.6: |clip_[k,1-k](p~) - p| <= |p~ - p| + kappa for p in [0, 1], any p~ (random instances)."""
+    """Proof of Claim 4.6: |clip_[k,1-k](p~) - p| <= |p~ - p| + kappa for p in [0, 1], any p~ (random instances),
+    with the learner's clipping (:func:`~privbound.learners.agnostic_halfspaces.dpsas.dpsas_clip_probability`)."""
     rng = ctx.rng
     n = ctx.trials(100_000)
     p = rng.uniform(0, 1, n)
     pt = p + rng.normal(0, 0.3, n)
     kappa = rng.uniform(0, 0.5, n)
-    lhs = np.abs(np.clip(pt, kappa, 1 - kappa) - p)
+    lhs = np.abs(dpsas_clip_probability(pt, kappa) - p)
     slack = lhs - (np.abs(pt - p) + kappa)
     return C.inequality(float(slack.max()), 0.0, sense="<=", instances=n, note="observed = max(lhs - rhs)")
 
@@ -287,8 +315,8 @@ def check_f3_laurent_massart_mc(ctx: CheckContext) -> CheckResult:
     A = np.diag([3.0, 2.0, 1.0, 1.0, 0.5, 0.25]) + 0.3 * np.triu(np.ones((k, k)), 1)
     S = A.T @ A
     tr, tr2, op = np.trace(S), np.trace(S @ S), np.linalg.eigvalsh(S).max()
-    hi = tr + 2 * math.sqrt(tr2 * t) + 2 * t * op
-    lo = tr - 2 * math.sqrt(tr2 * t)
+    hi = lemma_f_3_upper(tr, tr2, op, t)
+    lo = lemma_f_3_lower(tr, tr2, t)
     trials = ctx.trials(40_000)
 
     def fn(size, rng):
@@ -306,8 +334,8 @@ def check_f3_laurent_massart_exact(ctx: CheckContext) -> CheckResult:
     worst, where = 0.0, None
     for k in (1, 2, 3, 5, 10, 30, 100, 1000):
         for t in (0.1, 0.5, 1.0, 2.0, 5.0, 10.0, 20.0):
-            up = stats.chi2.logsf(k + 2 * math.sqrt(k * t) + 2 * t, k)
-            lo_x = k - 2 * math.sqrt(k * t)
+            up = stats.chi2.logsf(lemma_f_3_upper(k, k, 1.0, t), k)  # A = I_k: tr = tr^2 = k, ||Sigma|| = 1
+            lo_x = lemma_f_3_lower(k, k, t)
             low = stats.chi2.logcdf(lo_x, k) if lo_x > 0 else -np.inf
             r = math.exp(max(up, low) + t)  # probability / e^{-t}
             if r > worst:
@@ -325,7 +353,7 @@ def check_f4_norms_exact(ctx: CheckContext) -> CheckResult:
     worst, where = 0.0, None
     for n in (1, 2, 10, 100, 1000, 10**5):
         for beta in (0.6, 0.3, 0.1, 0.01, 1e-4):
-            d0 = max(1, math.ceil(16 * math.log(n / beta))) if n / beta > 1 else 1
+            d0 = max(1, math.ceil(assumption_f2_min_d(n, beta))) if n / beta > 1 else 1
             for d in (d0, d0 + 1, 2 * d0):
                 outside = stats.chi2.sf(4 * d, d) + stats.chi2.cdf(d / 4, d)
                 fail = -math.expm1(n * math.log1p(-outside))  # 1 - (1 - outside)^n
@@ -334,3 +362,44 @@ def check_f4_norms_exact(ctx: CheckContext) -> CheckResult:
                     worst, where = r, dict(n=n, beta=beta, d=d, failure_probability=fail)
     return C.exact(worst, 1.0, sense="<=", rtol=1e-12, worst_at=where,
                    note="observed = max failure probability / beta (Lemma F.4's 1 - beta form)")
+
+
+# ------------------------------------------------------------------ Algorithm 4's grid (erratum pair: the log base)
+
+#: alphas of the grid-coverage pair (C_K = 1, C_eta = 1.1: the learner's defaults)
+GRID_ALPHAS = (0.45, 0.3, 0.2, 0.1, 0.05, 0.02, 0.01, 0.005, 0.001, 1e-4)
+
+
+def _grid_coverage(tops: dict, printed: bool) -> CheckResult:
+    worst_alpha = min(tops, key=tops.get)
+    out = C.inequality(tops[worst_alpha], 0.5, sense=">=", rtol=1e-12, eta_K_by_alpha=tops, worst_alpha=worst_alpha,
+                       C_K=1.0, C_eta=1.1, log_base="e (printed reading)" if printed else "2",
+                       note=("observed = min over alpha of the top grid point eta_K; Algorithm 4's accuracy argument "
+                             "needs eta_K >= 1/2 >= OPT (some k* with eta_1 2^{k*-2} <= OPT <= eta_1 2^{k*-1})"))
+    if printed and out.status == "fail":
+        out.details["erratum"] = ("Erratum: Algorithm 4 writes K = C_K log(1/alpha) without a base; read as the natural "
+                                  "log (C_K = 1) the grid stops short of 1/2 (eta_K = 0.176 at alpha = 0.01), leaving "
+                                  "OPT in (eta_K, 1/2] uncovered. Base 2 (registered, the learner's alg4_grid_size) covers it.")
+    return out
+
+
+def check_alg4_grid_coverage(ctx: CheckContext) -> CheckResult:
+    """Theorem 4.1 / Algorithm 4: the learner's grid eta_k = 2^{k-1} C_eta alpha, k <= K = ceil(C_K log2(1/alpha)),
+    reaches eta_K >= 1/2 for every alpha (C_K = 1, C_eta = 1.1), so every OPT <= 1/2 has a grid point within 2x.
+
+    The learner's own :func:`~privbound.learners.agnostic_halfspaces.semi_agnostic.alg4_grid` over alpha in
+    [1e-4, 0.45]; its base-2 K gives 2^{K-1} >= 1/(2 alpha), i.e. eta_K >= C_eta / 2 = 0.55.
+    """
+    tops = {str(a): float(alg4_grid(10**7, a, 1.0, 1.1)[3][-1]) for a in GRID_ALPHAS}
+    return _grid_coverage(tops, printed=False)
+
+
+def check_alg4_grid_coverage_printed(ctx: CheckContext) -> CheckResult:
+    """The same requirement with the printed K = ceil(C_K log(1/alpha)) read with the natural log: it fails.
+
+    K = ceil(ln(1/alpha)) (:func:`~privbound.bounds.agnostic_halfspaces.formulas.alg4_grid_size_printed`) and the
+    learner's eta_k = 2^{k-1} C_eta alpha: eta_K = 0.176 at alpha = 0.01 and 0.070 at alpha = 0.001, so OPT = 0.3
+    (where Theorem 4.1 still promises C OPT + alpha) has no grid point eta >= OPT. Fails by design: a documented erratum.
+    """
+    tops = {str(a): float(1.1 * a * 2.0 ** (alg4_grid_size_printed(a, 1.0) - 1)) for a in GRID_ALPHAS}
+    return _grid_coverage(tops, printed=True)

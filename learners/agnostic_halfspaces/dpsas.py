@@ -36,6 +36,7 @@ __all__ = [
     "dpsas_schedule",
     "dpsas_kappa",
     "dpsas_step_size",
+    "dpsas_clip_probability",
     "dpsas_threshold",
     "ramp_band",
     "dpsas_label_mean",
@@ -109,9 +110,14 @@ def dpsas_step_size(step_size, s: float) -> float:
     return float(step_size)
 
 
+def dpsas_clip_probability(p, kappa: float):
+    """Algorithm 3 step 5's clipping ``clip_[kappa, 1-kappa](p)`` (Claim 4.6: moves p by at most kappa more)."""
+    return np.clip(p, kappa, 1 - kappa)
+
+
 def dpsas_threshold(label_mean, kappa: float):
     """Algorithm 3 step 5: ``tau^ = Phi^{-1}(clip_[kappa, 1-kappa]((1 + y^)/2))`` (Claim 4.6)."""
-    return stats.norm.ppf(np.clip((1 + label_mean) / 2, kappa, 1 - kappa))
+    return stats.norm.ppf(dpsas_clip_probability((1 + label_mean) / 2, kappa))
 
 
 def ramp_band(s: float, t: int, tau):

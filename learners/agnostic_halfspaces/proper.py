@@ -34,7 +34,18 @@ from privbound.learners.mechanisms import PrivacyGuarantee
 from privbound.learners.neighbouring import NeighbouringRelation
 from privbound.learners.validation import Interval, StrOptions, check_finite_array, check_int, validate_parameters
 
-__all__ = ["alg2_sigma", "alg2_noise_multiplier", "coefficient_release", "PrivateProperHalfspace"]
+__all__ = ["alg2_degree", "alg2_sigma", "alg2_noise_multiplier", "coefficient_release", "PrivateProperHalfspace"]
+
+
+def alg2_degree(alpha: float, c: float, C_0: float = 1.0) -> int:
+    """Theorem 3.1 / Algorithm 2 step 1: the degree ``p = ceil(C_0 / (c alpha)^2)`` (Lemma 3.2 at accuracy c alpha).
+
+    Erratum: the algorithm box prints ``ceil(C_0 / (c alpha))`` (the square is missing; that form is
+    :func:`privbound.bounds.agnostic_halfspaces.formulas.theorem_3_1_degree_printed`); the theorem and its
+    proof use the square, which is needed for degree O(alpha^-2) and for C_dim >= 2 (C_0 + 1)^2 c^-5.
+    The learner takes ``degree`` as a knob (this p makes D_p explode); the claim and its checks use this.
+    """
+    return math.ceil(C_0 / (c * alpha) ** 2)
 
 
 def alg2_sigma(T: float, epsilon: float, delta: float, n: int, sensitivity_factor: float = 4.0) -> float:

@@ -39,6 +39,7 @@ __all__ = [
     "alg1_grid",
     "alg1_thresholds",
     "alg1_erm_schedule",
+    "alg1_erm_rate_bound",
     "dp_erm_l1",
     "alg1_validation_errors",
     "alg1_release_batch",
@@ -77,6 +78,13 @@ def alg1_erm_schedule(n0: int, D: int, T: float, R: float, epsilon: float, delta
     sigma_g = (2 * T / n0) * (math.sqrt(K) if compose else 1.0) * s_unit
     step = R / math.sqrt(K * (T**2 + D * sigma_g**2))
     return K, sigma_g, step, s_unit
+
+
+def alg1_erm_rate_bound(R: float, T: float, K: int, D: int, s_unit: float, n0: int) -> float:
+    """The DP-ERM's proven rate ``E[L^(v_bar)] - min L^ <= R T sqrt(1/K + 4 D s^2 / n_0^2)`` (projected subgradient
+    descent with gradients of norm <= T, noise sigma_g = (2T/n_0) sqrt(K) s per coordinate, step
+    R / sqrt(K (T^2 + D sigma_g^2))); reported by the learner as ``excess_risk_bound_``."""
+    return R * T * math.sqrt(1 / K + 4 * D * s_unit**2 / n0**2)
 
 
 def dp_erm_l1(Fb, yb, K: int, sigma_g: float, step: float, R: float, rng: np.random.Generator,
@@ -272,7 +280,7 @@ class PrivatePolynomialRegression(ClassifierMixin, BaseEstimator):
         self.erm_sigma_ = sigma_g
         self.erm_noise_multiplier_ = sigma_g / sens
         self.erm_step_ = step
-        self.excess_risk_bound_ = R * T * math.sqrt(1 / K + 4 * D * s_unit**2 / n0**2)
+        self.excess_risk_bound_ = alg1_erm_rate_bound(R, T, K, D, s_unit, n0)
 
         # thresholds and private selection
         self.thresholds_ = alg1_thresholds(M)

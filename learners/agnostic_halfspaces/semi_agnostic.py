@@ -30,7 +30,19 @@ from privbound.learners.mechanisms import PrivacyGuarantee
 from privbound.learners.neighbouring import NeighbouringRelation
 from privbound.learners.validation import Interval, validate_parameters
 
-__all__ = ["alg4_grid", "SemiAgnosticHalfspace", "alg4_release_batch"]
+__all__ = ["alg4_grid_size", "alg4_grid", "SemiAgnosticHalfspace", "alg4_release_batch"]
+
+
+def alg4_grid_size(alpha: float, C_K: float = 1.0) -> int:
+    """Algorithm 4 step 1: ``K = ceil(C_K log2(1/alpha))`` grid points.
+
+    Erratum (base of the log): the paper writes ``C_K log(1/alpha)`` without a base; its accuracy argument
+    needs ``eta_K = 2^{K-1} C_eta alpha >= 1/2 >= OPT``, which base 2 gives for every C_K >= 1, C_eta > 1
+    (``2^{K-1} >= 1/(2 alpha)``). The natural-log reading
+    (:func:`privbound.bounds.agnostic_halfspaces.formulas.alg4_grid_size_printed`) stops short of 1/2, e.g.
+    eta_K = 0.176 at alpha = 0.01 with C_K = 1, C_eta = 1.1.
+    """
+    return max(1, math.ceil(C_K * math.log2(1 / alpha)))
 
 
 def alg4_grid(n: int, alpha: float, C_K: float, C_eta: float, n_validation=None):
@@ -40,7 +52,7 @@ def alg4_grid(n: int, alpha: float, C_K: float, C_eta: float, n_validation=None)
     for the grid to reach 1/2), |D_val| = m (default n // 5), the rest split into K parts of ``part``
     examples, and eta_k = 2^{k-1} C_eta alpha.
     """
-    K = max(1, math.ceil(C_K * math.log2(1 / alpha)))
+    K = alg4_grid_size(alpha, C_K)
     m = n // 5 if n_validation is None else int(n_validation)
     part = (n - m) // K
     if part < 4:

@@ -13,6 +13,7 @@ from privbound.learners.agnostic_halfspaces.common import HalfspaceProblem
 from privbound.learners.agnostic_halfspaces.hermite import clip_features, hermite_features
 from privbound.learners.agnostic_halfspaces.proper import (
     PrivateProperHalfspace,
+    alg2_degree,
     alg2_noise_multiplier,
     alg2_sigma,
     coefficient_release,
@@ -76,3 +77,17 @@ def test_validation_errors_name_the_argument():
         PrivateProperHalfspace(epsilon=1.0).fit(X, y)
     with pytest.raises(ValueError, match="'clip_radius' parameter of PrivateProperHalfspace"):
         PrivateProperHalfspace(clip_radius="gaussian").fit(X, y)
+
+
+def test_degree_and_dp_event_pinned():
+    # Theorem 3.1's degree p = ceil(C_0/(c alpha)^2): c alpha = 0.1, C_0 = 4 -> 400 (the box's printed
+    # ceil(C_0/(c alpha)) would give 40); c = 1, alpha = 0.45, C_0 = 1 -> ceil(4.94) = 5.
+    assert alg2_degree(0.2, 0.5, 4.0) == 400 and alg2_degree(0.45, 1.0) == 5
+    # sigma = 4 T sqrt(2 ln(1.25/delta))/(eps n): delta = 1.25 e^-2 -> sqrt(4) = 2; T = 3, eps = 0.5, n = 100: 0.48
+    assert alg2_sigma(3.0, 0.5, 1.25 * math.exp(-2), 100) == pytest.approx(0.48)
+    # the fitted learner's dp_event: noise multiplier sigma / (4T/n) = sqrt(2 ln(1.25/delta))/eps = 2/0.5 = 4
+    X = np.random.default_rng(0).standard_normal((400, 2))
+    y = np.where(X[:, 0] > 0, 1.0, -1.0)
+    m = PrivateProperHalfspace(degree=2, epsilon=0.5, delta=1.25 * math.exp(-2), random_state=0).fit(X, y)
+    assert m.dp_event().noise_multiplier == pytest.approx(4.0, rel=1e-12)
+    assert m.sensitivity_ == pytest.approx(4 * m.clip_radius_ / 400)
