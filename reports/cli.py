@@ -117,6 +117,9 @@ def _add_audit(sub) -> None:
                       help="one-run audit (Steinke, Nasr & Jagielski 2023) with --canaries canaries")
     mode.add_argument("--search", action="store_true",
                       help="search for the most distinguishing neighbouring pair, then audit it on fresh trials")
+    mode.add_argument("--float", action="store_true", dest="float_audit",
+                      help="look for a floating-point leak: the attack portfolio with the floating-point attack "
+                           "(the verdict then says whether the implementation is float-unsafe at its claim)")
     au.add_argument("--canaries", type=_positive_int("canaries"), default=None, metavar="M",
                     help="canaries of a one-run audit (default 1000; only with --one-run)")
 
@@ -218,6 +221,7 @@ def _cmd_list(args) -> int:
 
 def _cmd_audit(args) -> int:
     from privbound.audit.targets import get_target
+    from privbound.reports.nightly import expects_violation
 
     if args.canaries is not None and not args.one_run:
         raise CLIError("--canaries only applies to a one-run audit: add --one-run, or drop --canaries")
@@ -243,19 +247,22 @@ def _cmd_audit(args) -> int:
         print(json.dumps(found.audit.to_dict(), sort_keys=True) if args.json else found.summary())
         return _verdict_status(target, found.audit.violation)
     with _dask_backend(args.dask_scheduler):
-        result = target.audit(trials=args.trials, seed=args.seed, n_jobs=n_jobs, confidence=args.confidence)
+        result = target.audit(trials=args.trials, seed=args.seed, n_jobs=n_jobs, confidence=args.confidence,
+                              float_audit=args.float_audit)
+    expect_violation = expects_violation(target, args.float_audit)
     if args.json:
         print(json.dumps(result.to_dict(), sort_keys=True))
     else:
         print(result.summary())
-        if target.planted_bug:
-            print(f"  planted bug         : {'caught' if result.violation else 'MISSED'}")
-    return _verdict_status(target, result.violation)
+        if expect_violation:
+            what = "planted bug" if target.planted_bug else "float-unsafe target"
+            print(f"  {what:20s}: {'caught' if result.violation else 'MISSED'}")
+    return _verdict_status(target, result.violation, expect_violation)
 
 
-def _verdict_status(target, violation: bool) -> int:
+def _verdict_status(target, violation: bool, expect_violation: bool | None = None) -> int:
     """0 when the verdict is the expected one (correct target holds, planted bug caught), else 1."""
-    if target.planted_bug:
+    if target.planted_bug if expect_violation is None else expect_violation:
         return 0 if violation else 1
     return 1 if violation else 0
 

@@ -84,7 +84,7 @@ def check_meaning(check: dict[str, Any], description: str = "") -> tuple[str, st
 
 def _audit_table(audits: list[dict]) -> str:
     rows = ["<table><tr><th>target</th><th>family</th><th>claimed (&epsilon;, &delta;)</th><th>&epsilon; lower bound</th>"
-            "<th>p-value</th><th>trials</th><th>attack</th><th>accountant &epsilon;</th><th>status</th></tr>"]
+            "<th>p-value</th><th>trials</th><th>audit</th><th>attack</th><th>accountant &epsilon;</th><th>status</th></tr>"]
     for a in audits:
         r = a.get("result") or {}
         acc = r.get("accountant_epsilon") or {}
@@ -94,7 +94,8 @@ def _audit_table(audits: list[dict]) -> str:
         rows.append(f"<tr><td>{html.escape(a['target'])}</td><td>{html.escape(a['family'])}</td><td>{claim}</td>"
                     f"<td class=\"num\">{_fmt(r.get('epsilon_lower_bound'))}</td>"
                     f"<td class=\"num\">{_fmt(r.get('p_value'), 3)}</td>"
-                    f"<td class=\"num\">{_fmt(r.get('trials'))}</td><td>{_fmt(r.get('attack'))}</td><td>{acc_s}</td>"
+                    f"<td class=\"num\">{_fmt(r.get('trials'))}</td><td>{html.escape(a.get('audit', 'mathematical'))}</td>"
+                    f"<td>{_fmt(r.get('attack'))}</td><td>{acc_s}</td>"
                     f"<td class=\"{a['status']}\">{html.escape(status)}</td></tr>")
     rows.append("</table>")
     return "\n".join(rows)
@@ -187,6 +188,8 @@ def header_section(results: dict[str, Any], changes: list[dict], claims_info: li
         out.append(f"<div class=\"notice\"><b>{html.escape(d[0].upper() + d[1:])}.</b></div>")
     for w in results.get("warnings", []):
         out.append(f"<div class=\"warning\"><b>Warning:</b> {html.escape(w)}</div>")
+    for n in results.get("notes", []):
+        out.append(f"<div class=\"notice\">{html.escape(n)}</div>")
     out.append(
         "<table><tr><th>claims held</th><th>claims violated</th><th>checks pass</th><th>checks fail</th>"
         "<th>inconclusive</th><th>documented errata</th><th>planted bugs caught</th><th>planted bugs missed</th>"

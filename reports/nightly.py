@@ -13,7 +13,8 @@ output folder, then appends itself to the history. The rules that keep a night w
   night: a warning names the file and :func:`main_status` adds :data:`EXIT_HISTORY_NOT_UPDATED`.
 
 Exit status (:func:`main_status`): 0 when every claim holds, every check passes (or is
-inconclusive or a documented erratum) and every planted bug is caught; 1 otherwise; plus 4
+inconclusive or a documented erratum), every planted bug is caught and every floating-point
+implementation registered as float-unsafe is caught by the floating-point audit; 1 otherwise; plus 4
 (so 4 or 5) when the history was not updated. The command line returns 2 for bad arguments,
 a bad location, a busy folder or an output that could not be written.
 
@@ -33,8 +34,11 @@ a bad location, a busy folder or an output that could not be written.
                      "threshold": float},   # + what the changes were computed against
       "changes": [{kind, name, change, status, rank, ...}],
       "warnings": [str],                    # +
-      "audits": [ {                         # one per target
-          "target": str, "family": str, "paper": str | null, "planted_bug": bool,
+      "notes": [str],                       # + e.g. targets of an optional library not installed
+      "audits": [ {                         # one per target, then one per floating-point implementation
+          "target": str,                    # the target's name; + "<name>:floating-point" for its float audit
+          "audit": "mathematical" | "floating-point",  # +
+          "family": str, "paper": str | null, "planted_bug": bool,
           "status": "holds" | "violated" | "caught" | "missed" | "error",
           "result": AuditResult.to_dict() | null, "error": str | null } ],
       "checks": [ CheckResult.to_dict() (+ "expected": true for a documented erratum) ],
@@ -207,19 +211,32 @@ def validate_paths(paths: NightlyPaths) -> None:
 # ------------------------------------------------------------------- the work
 
 
-def trials_for(target: Target, profile: NightlyProfile) -> int:
-    if target.planted_bug:
+def expects_violation(target: Target, float_audit: bool = False) -> bool:
+    """A planted bug, or the floating-point audit of an implementation registered as float-unsafe."""
+    return target.planted_bug or (float_audit and target.float_safe is False)
+
+
+def trials_for(target: Target, profile: NightlyProfile, float_audit: bool = False) -> int:
+    """The profile's share of the target's default trials; an audit that must catch a violation
+    always runs at the default trials (a smaller profile must not lose the power to catch it)."""
+    if expects_violation(target, float_audit):
         return target.default_trials
     return max(profile.min_trials, int(round(target.default_trials * profile.trial_scale)))
 
 
-def audit_status(target: Target, violation: bool) -> str:
-    if target.planted_bug:
+def audit_status(target: Target, violation: bool, float_audit: bool = False) -> str:
+    """``holds``/``violated`` for a claim, ``caught``/``missed`` for a planted bug.
+
+    A floating-point audit of an implementation registered as float-unsafe (``float_safe=False``)
+    is judged like a planted bug: the floating-point attack must catch it.
+    """
+    if expects_violation(target, float_audit):
         return "caught" if violation else "missed"
     return "violated" if violation else "holds"
 
 
 FAMILY_CONFIDENCE = 0.95
+FLOAT_SUFFIX = ":floating-point"
 
 
 def audit_confidence(n_audits: int, family_confidence: float = FAMILY_CONFIDENCE) -> float:
@@ -231,31 +248,54 @@ def audit_confidence(n_audits: int, family_confidence: float = FAMILY_CONFIDENCE
     return 1.0 - (1.0 - family_confidence) / max(1, n_audits)
 
 
+def audit_jobs(selected: list[Target]) -> list[tuple[Target, bool]]:
+    """``(target, float_audit)`` of every audit a run makes: each target's audit, then a floating-point
+    audit of each floating-point implementation (``float_safe`` not None), in registry order."""
+    return [(t, False) for t in selected] + [(t, True) for t in selected if t.float_safe is not None]
+
+
+def audit_name(target: Target, float_audit: bool) -> str:
+    """The name of an audit in the results and the history: the target's, with a suffix for its floating-point audit."""
+    return target.name + (FLOAT_SUFFIX if float_audit else "")
+
+
 def run_audits(
     selected: list[Target], profile: NightlyProfile, *, seed: int = 0, n_jobs: int | None = 1,
     progress: Callable[[dict], None] | None = None, cache_dir: Path | None = None,
-    before: Callable[[Target], None] | None = None,
+    before: Callable[[str], None] | None = None,
 ) -> list[dict[str, Any]]:
-    """Audit each target at the Bonferroni-corrected confidence; an error in one target is recorded, not fatal.
+    """Audit each target (and each floating-point implementation's floating point, :func:`audit_jobs`) at
+    the Bonferroni-corrected confidence; an error in one audit is recorded, not fatal.
 
-    ``before(target)`` is called as each audit starts, ``progress(record)`` as it finishes.
+    ``before(name)`` is called as each audit starts, ``progress(record)`` as it finishes.
     """
     records = []
-    confidence = audit_confidence(len(selected))
-    for t in selected:
+    jobs = audit_jobs(selected)
+    confidence = audit_confidence(len(jobs))
+    for t, float_audit in jobs:
+        name = audit_name(t, float_audit)
         if before is not None:
-            before(t)
-        rec: dict[str, Any] = {"target": t.name, "family": t.family, "paper": t.paper, "planted_bug": t.planted_bug}
+            before(name)
+        rec: dict[str, Any] = {"target": name, "family": t.family, "paper": t.paper, "planted_bug": t.planted_bug,
+                               "audit": "floating-point" if float_audit else "mathematical"}
         try:
-            result = t.audit(trials=trials_for(t, profile), seed=seed, n_jobs=n_jobs, confidence=confidence,
-                             cache_dir=None if cache_dir is None else str(cache_dir))
-            rec.update(status=audit_status(t, result.violation), result=result.to_dict(), error=None)
+            result = t.audit(trials=trials_for(t, profile, float_audit), seed=seed, n_jobs=n_jobs,
+                             confidence=confidence, cache_dir=None if cache_dir is None else str(cache_dir),
+                             float_audit=float_audit)
+            rec.update(status=audit_status(t, result.violation, float_audit), result=result.to_dict(), error=None)
         except Exception as exc:  # recorded and reported; the run exits 1
             rec.update(status="error", result=None, error=f"{type(exc).__name__}: {exc}")
         records.append(rec)
         if progress is not None:
             progress(rec)
     return records
+
+
+def skipped_target_notes() -> list[str]:
+    """One line per optional family of targets that is not registered because its library is missing."""
+    from privbound.audit.targets import opendp
+
+    return [] if opendp.UNAVAILABLE is None else [f"OpenDP targets skipped: {opendp.UNAVAILABLE}"]
 
 
 def planned_checks(claim_ids: list[str] | None) -> list[str]:
@@ -322,6 +362,8 @@ def render_summary(results: dict[str, Any]) -> str:
         lines += [f"> **{d[0].upper() + d[1:]}.**", ""]
     for w in results.get("warnings", []):
         lines += [f"> **Warning:** {w}", ""]
+    for n in results.get("notes", []):
+        lines += [f"> {n}", ""]
     lines += [
         f"- claims held: **{c['holds']}**, violated: **{c['violated']}**; planted bugs caught: **{c['caught']}**, "
         f"missed: **{c['missed']}**; errors: **{c['error']}**",
@@ -344,8 +386,8 @@ def render_summary(results: dict[str, Any]) -> str:
     lines += [
         "## Privacy audits",
         "",
-        "| target | family | claimed (eps, delta) | eps lower bound | trials | attack | status |",
-        "|---|---|---|---|---|---|---|",
+        "| target | family | claimed (eps, delta) | eps lower bound | trials | audit | attack | status |",
+        "|---|---|---|---|---|---|---|---|",
     ]
     for a in results["audits"]:
         r = a["result"] or {}
@@ -353,7 +395,7 @@ def render_summary(results: dict[str, Any]) -> str:
         lb = f"{r['epsilon_lower_bound']:.3f}" if r and r.get("epsilon_lower_bound") is not None else "-"
         status = a["status"] + (f" ({a['error']})" if a["error"] else "")
         lines.append(f"| {a['target']} | {a['family']} | {claim} | {lb} | {r.get('trials', '-')} | "
-                     f"{r.get('attack', '-')} | {status} |")
+                     f"{a.get('audit', 'mathematical')} | {r.get('attack', '-')} | {status} |")
     lines += ["", "## Bound checks", "",
               "A check passes when `observed` stands in the stated relation to `bound` (`~`: the fitted exponent's "
               "confidence interval contains the theorem's).", "",
@@ -456,7 +498,7 @@ def _do_run(prof: NightlyProfile, paths: NightlyPaths, *, seed, n_jobs, target_n
     t0 = time.perf_counter()
     selected = targets() if target_names is None else [t for t in targets() if t.name in set(target_names)]
 
-    bar = PhaseProgress("audits", len(selected), stream=stream, enabled=progress)
+    bar = PhaseProgress("audits", len(audit_jobs(selected)), stream=stream, enabled=progress)
 
     def on_audit(rec):
         r = rec["result"] or {}
@@ -466,7 +508,7 @@ def _do_run(prof: NightlyProfile, paths: NightlyPaths, *, seed, n_jobs, target_n
 
     cache_root = paths.cache
     audits = run_audits(selected, prof, seed=seed, n_jobs=n_jobs, progress=on_audit,
-                        before=lambda t: bar.start(t.name),
+                        before=bar.start,
                         cache_dir=None if cache_root is None else cache_root / "chunks")
     bar.close()
     t_audits = time.perf_counter() - t0
@@ -518,9 +560,10 @@ def _do_run(prof: NightlyProfile, paths: NightlyPaths, *, seed, n_jobs, target_n
         "code_version": code_version(),
         "seed": seed,
         "audit_family_confidence": FAMILY_CONFIDENCE,
-        "audit_confidence": audit_confidence(len(selected)),
+        "audit_confidence": audit_confidence(len(audit_jobs(selected))),
         "paths": paths.to_dict(),
         "warnings": warnings,
+        "notes": skipped_target_notes() if target_names is None else [],
         "audits": audits,
         "checks": checks,
         "counts": _counts(audits, counted),
