@@ -1,7 +1,106 @@
-"""Mutants of the auditor (estimators, engine, attacks) and of the DP primitives."""
+"""Mutants of the auditor (estimators, engine, attacks, one-run and white-box bounds, the
+nightly's family-wise confidence) and of the DP primitives."""
 
 from __future__ import annotations
 
 from . import SourceMutant
 
-MUTANTS: list[SourceMutant] = []
+_E = "audit/estimators.py"
+_C = "audit/core.py"
+_M = "learners/mechanisms.py"
+
+MUTANTS: list[SourceMutant] = [
+    # Clopper--Pearson and the epsilon bound from counts
+    SourceMutant("est-cp-lower-at-alpha", _E,
+                 "lo = clopper_pearson_lower(k_top, n_top, alpha / 2)", "lo = clopper_pearson_lower(k_top, n_top, alpha)",
+                 "the two one-sided Clopper-Pearson bounds each at alpha instead of alpha/2 (union bound lost)"),
+    SourceMutant("est-cp-lower-shape", _E,
+                 "out = special.betaincinv(k, n - k + 1.0, alpha)", "out = special.betaincinv(k + 1.0, n - k, alpha)",
+                 "Clopper-Pearson lower bound with the upper bound's beta parameters"),
+    SourceMutant("est-delta-not-subtracted", _E,
+                 "hi = clopper_pearson_upper(k_bottom, n_bottom, alpha / 2)\n    with np.errstate(divide=\"ignore\", "
+                 "invalid=\"ignore\"):\n        val = np.log(lo - delta) - np.log(hi)",
+                 "hi = clopper_pearson_upper(k_bottom, n_bottom, alpha / 2)\n    with np.errstate(divide=\"ignore\", "
+                 "invalid=\"ignore\"):\n        val = np.log(lo) - np.log(hi)",
+                 "(epsilon, delta) bound that forgets to subtract delta from the top probability"),
+    # multiplicity corrections
+    SourceMutant("est-all-thresholds-bonferroni-dropped", _E,
+                 "n_candidates=n_candidates, method=method, confidence=confidence)",
+                 "n_candidates=1, method=method, confidence=confidence)",
+                 "AllThresholds evaluates its chosen event without the Bonferroni correction"),
+    SourceMutant("est-p-value-bonferroni-dropped", _E,
+                 "alpha=alpha / e.n_candidates))", "alpha=alpha))",
+                 "p_value ignores the estimate's multiplicity correction"),
+    SourceMutant("est-small-space-half-correction", _E,
+                 "    n_candidates = 2 * m\n", "    n_candidates = m\n",
+                 "small declared output space corrected for half of its events"),
+    # selection and evaluation
+    SourceMutant("est-split-selects-on-evaluation", _E,
+                 "pred, event = _best_candidate(sel_in, sel_out, ev_in.size",
+                 "pred, event = _best_candidate(ev_in, ev_out, ev_in.size",
+                 "Split chooses its event on the scores it then evaluates it on"),
+    SourceMutant("est-event-orientation-swapped", _E,
+                 "    k_out = int(np.count_nonzero(event.indicator(s_out, coins_out)))\n    if event.top == 1:",
+                 "    k_out = int(np.count_nonzero(event.indicator(s_out, coins_out)))\n    if event.top == 0:",
+                 "an event's counts put the wrong dataset on top"),
+    SourceMutant("est-tie-coins-ignored", _E,
+                 "return strict | ((s == self.threshold) & (np.asarray(coins) < self.tie_fraction))",
+                 "return strict | (s == self.threshold)",
+                 "a randomised event includes the whole atom instead of its tie fraction"),
+    SourceMutant("core-evaluates-on-selection-trials", _C,
+                 "sel0, sel1, ev0, ev1 = out0[:n_sel0], out1[:n_sel1], out0[n_sel0:], out1[n_sel1:]",
+                 "sel0, sel1, ev0, ev1 = out0[:n_sel0], out1[:n_sel1], out0, out1",
+                 "the portfolio evaluates its chosen attack on trials that include the selection part"),
+    SourceMutant("core-portfolio-picks-by-evidence", _C,
+                 "best = max(scored, key=lambda c: c[1])", "best = max(scored, key=lambda c: c[3])",
+                 "the portfolio ranks attacks by evidence of a difference instead of the bound they predict"),
+    # engine
+    SourceMutant("engine-same-stream-both-datasets", "audit/engine.py",
+                 "for side, (data, child) in enumerate(zip((d0, d1), ss.spawn(2))):",
+                 "for side, (data, child) in enumerate(zip((d0, d1), [ss, ss])):",
+                 "both datasets' trials drawn from one random stream (coupled, not independent, samples)"),
+    # one-run and white-box bounds
+    SourceMutant("one-run-guess-accuracy-half-eps", "audit/one_run.py",
+                 "q = float(special.expit(epsilon))", "q = float(special.expit(epsilon / 2))",
+                 "one-run p-value with the guess accuracy of eps/2-DP"),
+    SourceMutant("one-run-delta-term-halved", "audit/one_run.py",
+                 "return float(min(beta + alpha * delta * 2 * m, 1.0))",
+                 "return float(min(beta + alpha * delta * m, 1.0))",
+                 "one-run p-value with half of the delta term"),
+    SourceMutant("whitebox-target-level-squared", "audit/whitebox.py",
+                 "    m = delta / scale\n    log_target = math.log(1.0 / (1.0 - confidence))",
+                 "    m = delta / scale\n    log_target = 0.5 * math.log(1.0 / (1.0 - confidence))",
+                 "white-box test rejects at capital sqrt(1/alpha) instead of 1/alpha"),
+    # floating point
+    SourceMutant("float-reachability-always-true", "audit/floating.py",
+                 "ok = (c + (o - c)) == o", "ok = np.isfinite(o)",
+                 "the floating-point attack's reachability feature says every output is reachable"),
+    # the nightly's family-wise confidence
+    SourceMutant("nightly-no-bonferroni", "reports/nightly.py",
+                 "return 1.0 - (1.0 - family_confidence) / max(1, n_audits)",
+                 "return 1.0 - (1.0 - family_confidence)",
+                 "every audit of a night at the family's confidence (no Bonferroni)"),
+    # the DP primitives
+    SourceMutant("laplace-scale-halved", _M,
+                 "    def scale(self) -> float:\n        return self.sensitivity / self.epsilon",
+                 "    def scale(self) -> float:\n        return self.sensitivity / (2 * self.epsilon)",
+                 "Laplace mechanism with half its noise scale"),
+    SourceMutant("gaussian-sigma-halved", _M,
+                 "return values + rng.normal(0.0, self.sigma, size=values.shape)",
+                 "return values + rng.normal(0.0, self.sigma / 2, size=values.shape)",
+                 "Gaussian mechanism releasing with half its calibrated sigma"),
+    SourceMutant("rr-dp-event-noise-parameter", _M,
+                 "p = self.k / (math.exp(self.epsilon) + self.k - 1)",
+                 "p = self.k / (math.exp(2 * self.epsilon) + self.k - 1)",
+                 "randomized response's DpEvent with the noise parameter of 2 eps"),
+    SourceMutant("svt-threshold-scale-halved", _M,
+                 "return self.sensitivity / (self.epsilon / 2.0)", "return self.sensitivity / self.epsilon",
+                 "sparse vector's threshold noise at eps instead of eps/2"),
+    SourceMutant("snapping-lattice-too-fine", _M,
+                 "return 2.0 ** math.ceil(math.log2(1.0 / self.epsilon))",
+                 "return 2.0 ** (math.ceil(math.log2(1.0 / self.epsilon)) - 40)",
+                 "snapping mechanism rounds to a lattice far finer than its noise scale (float leak returns)"),
+    SourceMutant("discrete-laplace-scale-halved", _M,
+                 "y = (u + t * v) // s", "y = (u + t * v) // (2 * s)",
+                 "exact discrete Laplace sampler drawing at half its scale"),
+]
