@@ -164,13 +164,20 @@ def _stack(outputs: Sequence[Any]) -> np.ndarray:
             pass
     try:
         arr = np.asarray(outputs)
-        if arr.dtype != object:
+        # numpy turns a tuple mixing labels and numbers into strings ("4.56"): keep such outputs as
+        # objects, so that their numbers stay numbers
+        if arr.dtype != object and (arr.dtype.kind not in "US" or _only_strings(outputs)):
             return arr
     except (TypeError, ValueError):
         pass
     arr = np.empty(len(outputs), dtype=object)
     arr[:] = list(outputs)
     return arr
+
+
+def _only_strings(outputs: Sequence[Any]) -> bool:
+    """Every output is a string, or a tuple or list of strings."""
+    return all(isinstance(p, str) for o in outputs for p in (o if isinstance(o, (tuple, list)) else (o,)))
 
 
 def _check_outputs(out: np.ndarray, side: int, chunk: int, seed: int, chunk_size: int) -> None:

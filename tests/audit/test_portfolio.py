@@ -235,6 +235,28 @@ def test_outputs_of_any_type_are_audited():
         assert r.epsilon_lower_bound >= 0.0 and r.attack, name
 
 
+def test_a_tuple_of_a_label_and_a_number_keeps_its_number_a_number():
+    # numpy stacks ("yes", 4.56) into strings; the count must reach the attacks as a number, so that a
+    # count released with a quarter of its noise is caught. Label by randomized response at eps/2, count
+    # + Lap(2/eps): eps = 1 exactly; the bug's count alone is eps = 4. Seeded: measured 0.91 (correct,
+    # against 0.48 when the number was a string) and 2.27 (bug).
+    def label_and_count(noise_factor):
+        def mech(data, rng):
+            bit, count = data
+            keep = rng.random() < math.exp(0.5) / (1 + math.exp(0.5))
+            return ("yes" if bool(bit) == keep else "no"), float(count) + rng.laplace(0.0, 2.0 * noise_factor)
+        return mech
+
+    from privbound.audit.engine import run_trials
+
+    out = run_trials(label_and_count(1.0), (0, 3.0), (1, 4.0), 5, seed=0).out0
+    assert out.dtype == object and all(isinstance(o[0], str) and isinstance(o[1], float) for o in out)
+    correct = audit_mechanism(label_and_count(1.0), (0, 3.0), (1, 4.0), epsilon=1.0, trials=20_000, seed=0)
+    bug = audit_mechanism(label_and_count(0.25), (0, 3.0), (1, 4.0), epsilon=1.0, trials=20_000, seed=0)
+    assert not correct.violation and correct.epsilon_lower_bound > 0.75
+    assert bug.violation and bug.epsilon_lower_bound > 1.5
+
+
 def test_none_and_objects_are_a_mechanism_error_naming_dataset_trial_seed_and_type():
     def sometimes_none(x, rng):
         return None if rng.random() < 0.05 else 1.0
