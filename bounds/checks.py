@@ -476,22 +476,39 @@ class MutantResult:
     def to_dict(self) -> dict[str, Any]:
         return json_safe(asdict(self))
 
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> "MutantResult":
+        """Inverse of :meth:`to_dict`."""
+        d = dict(d)
+        d["status"] = None if d.get("status") is None else CheckStatus(d["status"])
+        d["observed"], d["bound"] = (float("nan") if d.get(k) is None else float(d[k]) for k in ("observed", "bound"))
+        return cls(**d)
+
+
+# The profiles in increasing order of budget: a mutant's ``profile`` is one of them.
+MUTANT_PROFILES = ("smoke", "default", "full")
+
 
 def run_mutants(ids: Iterable[str] | None = None, *, profile: str | Profile | None = None,
                 n_jobs: int | None = 1, progress: Any = None, checks: Iterable[str] | None = None,
-                mutants: Iterable[str] | None = None) -> list[MutantResult]:
+                mutants: Iterable[str] | None = None, up_to: str | None = None,
+                cache: Any = None) -> list[MutantResult]:
     """Run every check of the given claims (all by default) once per mutant, with the mutant applied.
 
     ``profile=None`` runs each mutant at its own ``Mutant.profile`` (the smallest profile
-    expected to detect it); a profile given runs them all there. ``checks`` and ``mutants``
-    restrict the run to those check and mutant names. The seeds are the checks' usual stable
-    seeds, so a mutant changes nothing but the code it patches.
+    expected to detect it); a profile given runs them all there. ``up_to`` (a profile name)
+    skips the mutants whose own profile is larger. ``checks`` and ``mutants`` restrict the run
+    to those check and mutant names. The seeds are the checks' usual stable seeds, so a mutant
+    changes nothing but the code it patches. ``cache`` keeps each finished row as
+    :func:`run_checks` keeps checks.
     """
     check_names = None if checks is None else set(checks)
     mutant_names = None if mutants is None else set(mutants)
+    ceiling = None if up_to is None else MUTANT_PROFILES.index(_profile(up_to).name)
     from privbound.bounds.registry import claims as all_claims, get
 
     selected = [get(i) for i in ids] if ids is not None else [c for c in all_claims() if c.checks]
+    version = _bounds_code_version() if cache is not None else ""
     out: list[MutantResult] = []
     for claim in selected:
         for chk in claim.checks:
@@ -500,20 +517,31 @@ def run_mutants(ids: Iterable[str] | None = None, *, profile: str | Profile | No
             for mutant in chk.mutants:
                 if mutant_names is not None and mutant.name not in mutant_names:
                     continue
+                if ceiling is not None and MUTANT_PROFILES.index(mutant.profile) > ceiling:
+                    continue
                 prof = _profile(mutant.profile if profile is None else profile)
-                start = time.perf_counter()
-                try:
-                    with mutant.apply():
-                        res = _run_one(claim, chk, seed=None, profile=prof, n_jobs=n_jobs)
-                    row = MutantResult(claim.id, chk.name, mutant.name, mutant.description, prof.name,
-                                       res.status is CheckStatus.FAIL, res.status, res.observed, res.bound,
-                                       mutant.power, time.perf_counter() - start)
-                except Exception as exc:  # the check could not run with the bug in place
-                    row = MutantResult(claim.id, chk.name, mutant.name, mutant.description, prof.name, False, None,
-                                       float("nan"), float("nan"), mutant.power, time.perf_counter() - start,
-                                       f"{type(exc).__name__}: {exc}")
+                key = _stable_seed(claim.id, chk.name, mutant.name, prof.name, version) if cache is not None else None
+                cached = cache.load(f"mutant-{key}") if cache is not None else None
+                row = MutantResult.from_dict(cached) if cached is not None else _run_mutant(claim, chk, mutant, prof,
+                                                                                              n_jobs)
+                if cache is not None and cached is None:
+                    cache.store(f"mutant-{key}", row.to_dict())
                 out.append(row)
                 if progress is not None:
                     progress(row)
     return out
+
+
+def _run_mutant(claim, chk, mutant, prof: Profile, n_jobs) -> MutantResult:
+    start = time.perf_counter()
+    try:
+        with mutant.apply():
+            res = _run_one(claim, chk, seed=None, profile=prof, n_jobs=n_jobs)
+        return MutantResult(claim.id, chk.name, mutant.name, mutant.description, prof.name,
+                            res.status is CheckStatus.FAIL, res.status, res.observed, res.bound,
+                            mutant.power, time.perf_counter() - start)
+    except Exception as exc:  # the check could not run with the bug in place
+        return MutantResult(claim.id, chk.name, mutant.name, mutant.description, prof.name, False, None,
+                            float("nan"), float("nan"), mutant.power, time.perf_counter() - start,
+                            f"{type(exc).__name__}: {exc}")
 

@@ -22,7 +22,7 @@ from typing import Any
 
 from privbound.reports import plots
 
-__all__ = ["render_html", "PAPER_TITLES", "SECTIONS", "check_meaning"]
+__all__ = ["render_html", "PAPER_TITLES", "SECTIONS", "check_meaning", "mutants_section"]
 
 PAPER_TITLES = {
     None: "Reference mechanisms",
@@ -256,7 +256,49 @@ def membership_section(results: dict[str, Any], changes: list[dict], claims_info
     return membership_section_html(results.get("membership"))
 
 
-SECTIONS = [header_section, changes_section, epsilon_section, papers_section, membership_section,
+def mutants_section(results: dict[str, Any], changes: list[dict], claims_info: list[dict], experiment_pngs) -> str:
+    """Checks with teeth: per check, each of its mutants, the profile expected to detect it and
+    whether tonight's run did (or why it was not run); then the checks without a mutant."""
+    ran = {(m["claim_id"], m["check"], m["mutant"]): m for m in results.get("mutants") or []}
+    checked = {(c["claim_id"], c["check"]) for c in results.get("checks") or []}
+    c = results.get("counts") or {}
+    rows, bare = [], []
+    for ci in claims_info:
+        for check, mutants in (ci.get("mutants") or {}).items():
+            if (ci["id"], check) not in checked:
+                continue
+            if not mutants:
+                bare.append((ci["id"], check))
+            for m in mutants:
+                r = ran.get((ci["id"], check, m["name"]))
+                if r is None:
+                    tonight, cls = f"not run tonight (detected at the {m['profile']} profile)", "inconclusive"
+                elif r["detected"]:
+                    tonight, cls = f"detected ({r['status']} at {r['profile']})", "pass"
+                else:
+                    tonight, cls = f"NOT detected ({r.get('error') or r['status']} at {r['profile']})", "fail"
+                obs = "-" if r is None else f"{_fmt(r.get('observed'))} / {_fmt(r.get('bound'))}"
+                rows.append(f"<tr><td>{html.escape(ci['id'])}</td><td>{html.escape(check)}</td>"
+                            f"<td>{html.escape(m['name'])}</td><td class=\"small\">{html.escape(m['description'])}"
+                            + (f" <i>(stated power: {html.escape(m['power'])})</i>" if m.get("power") else "")
+                            + f"</td><td>{m['profile']}</td><td class=\"{cls}\">{html.escape(tonight)}</td>"
+                            f"<td class=\"num\">{obs}</td></tr>")
+    if not rows and not bare:
+        return ""
+    head = (f"<p>Every check is run on broken versions of what it guards (its mutants) and must fail on them. "
+            f"Tonight: {c.get('mutants_detected', 0)} detected, {c.get('mutants_undetected', 0)} not detected, "
+            f"{len(rows) - len(ran)} not run in this profile.</p>")
+    parts = ["<h2>Checks with teeth: mutants</h2>", head,
+             "<table><tr><th>claim</th><th>check</th><th>mutant</th><th>what it breaks</th><th>detected at</th>"
+             "<th>tonight</th><th>observed / bound under the mutant</th></tr>", *rows, "</table>"]
+    if bare:
+        parts.append("<h3>Checks without a mutant</h3><p class=\"small\">Printed forms of documented errata (they "
+                     "fail by design; their corrected twins carry the mutants) and checks that are inconclusive by "
+                     "design: " + ", ".join(html.escape(f"{a}:{b}") for a, b in bare) + ".</p>")
+    return "\n".join(parts)
+
+
+SECTIONS = [header_section, changes_section, epsilon_section, papers_section, mutants_section, membership_section,
             experiments_section]
 
 

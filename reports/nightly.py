@@ -14,7 +14,8 @@ output folder, then appends itself to the history. The rules that keep a night w
 
 Exit status (:func:`main_status`): 0 when every claim holds, every check passes (or is
 inconclusive or a documented erratum), every planted bug is caught and every floating-point
-implementation registered as float-unsafe is caught by the floating-point audit; 1 otherwise; plus 4
+implementation registered as float-unsafe is caught by the floating-point audit, and (default and
+full profiles) every check fails on each of its mutants; 1 otherwise; plus 4
 (so 4 or 5) when the history was not updated. The command line returns 2 for bad arguments,
 a bad location, a busy folder or an output that could not be written.
 
@@ -25,7 +26,7 @@ a bad location, a busy folder or an output that could not be written.
       "run_id": str,                        # + unique: "<UTC start>-<8 hex digits>"
       "profile": "smoke" | "default" | "full",
       "started_utc": ISO 8601, "finished_utc": ISO 8601, "wall_seconds": float,
-      "phases": {"audits": s, "checks": s}, # + wall seconds per phase
+      "phases": {"audits": s, "checks": s, "mutants": s, "membership": s, "report": s},  # + wall seconds
       "code_version": str,                  # privbound version + git commit when available
       "seed": int, "audit_family_confidence": float, "audit_confidence": float,
       "paths": {"out", "cache", "history"}, # + where this run read and wrote
@@ -43,7 +44,8 @@ a bad location, a busy folder or an output that could not be written.
           "result": AuditResult.to_dict() | null, "error": str | null } ],
       "checks": [ CheckResult.to_dict() (+ "expected": true for a documented erratum) ],
       "counts": {"holds", "violated", "caught", "missed", "error", "checks_pass", "checks_fail",
-                 "checks_inconclusive", "checks_expected_fail": int}
+                 "checks_inconclusive", "checks_expected_fail", "mutants_detected", "mutants_undetected": int}
+      "mutants": [ MutantResult.to_dict() ],  # + each check on each of its mutants (default, full)
       "membership": [ {                    # membership-inference audits (privbound.reports.membership)
           "target": str, "family": str, "paper": str | null, "planted_bug": bool,
           "status": "holds" | "violated" | "caught" | "missed" | "non-private" | "error",
@@ -92,19 +94,22 @@ class NightlyProfile:
 
     ``trial_scale`` multiplies each correct target's default trials (never below
     ``min_trials``); planted bugs always run at their default trials, so that "caught"
-    means the same thing in every profile. ``checks`` is the bounds profile.
+    means the same thing in every profile. ``checks`` is the bounds profile. ``mutants``:
+    the largest mutant profile whose mutants the night runs (each at its own profile;
+    None: the mutants are listed, not run).
     """
 
     name: str
     trial_scale: float
     min_trials: int
     checks: str
+    mutants: str | None = None
 
 
 NIGHTLY_PROFILES = {
     "smoke": NightlyProfile("smoke", 0.2, 2_000, "smoke"),
-    "default": NightlyProfile("default", 1.0, 10_000, "default"),
-    "full": NightlyProfile("full", 10.0, 10_000, "full"),
+    "default": NightlyProfile("default", 1.0, 10_000, "default", mutants="default"),
+    "full": NightlyProfile("full", 10.0, 10_000, "full", mutants="full"),
 }
 
 
@@ -306,19 +311,44 @@ def planned_checks(claim_ids: list[str] | None) -> list[str]:
     return [f"{c.id}:{k.name}" for c in selected for k in c.checks]
 
 
-def _counts(audits: list[dict], checks: list[dict]) -> dict[str, int]:
+def _counts(audits: list[dict], checks: list[dict], mutants: list[dict] = ()) -> dict[str, int]:
     c = {k: 0 for k in ("holds", "violated", "caught", "missed", "error")}
     for a in audits:
         c[a["status"]] += 1
     for k in ("pass", "fail", "inconclusive"):
         c[f"checks_{k}"] = sum(1 for r in checks if r["status"] == k)
+    c["mutants_detected"] = sum(1 for m in mutants if m["detected"])
+    c["mutants_undetected"] = len(mutants) - c["mutants_detected"]
     return c
 
 
+def run_mutant_phase(prof: NightlyProfile, claim_ids: list[str] | None, *, n_jobs=1, stream=None,
+                     progress: bool = False, cache=None) -> list[dict[str, Any]]:
+    """Each check run on each of its mutants up to the profile's ``mutants`` (none when it is None):
+    a check must be seen to fail on the bugs it guards against, every night."""
+    if prof.mutants is None:
+        return []
+    from privbound.bounds.checks import MUTANT_PROFILES, run_mutants
+    from privbound.bounds.registry import claims, get
+
+    selected = [get(i) for i in claim_ids] if claim_ids is not None else [c for c in claims() if c.checks]
+    ceiling = MUTANT_PROFILES.index(prof.mutants)
+    n = sum(1 for c in selected for k in c.checks for m in k.mutants if MUTANT_PROFILES.index(m.profile) <= ceiling)
+    bar = PhaseProgress("mutants", n, stream=stream, enabled=progress)
+
+    def on_row(row):
+        bar.done(f"{row.claim_id}:{row.check}/{row.mutant}", "detected" if row.detected else "NOT detected")
+
+    rows = run_mutants([c.id for c in selected], up_to=prof.mutants, n_jobs=n_jobs, progress=on_row, cache=cache)
+    bar.close()
+    return [r.to_dict() for r in rows]
+
+
 def main_status(results: dict[str, Any]) -> int:
-    """0 when every claim holds and every planted bug is caught, else 1; plus 4 when the history was not updated."""
+    """0 when every claim holds, every planted bug is caught and every mutant run is detected, else 1;
+    plus 4 when the history was not updated."""
     c = results["counts"]
-    bad = c["violated"] + c["missed"] + c["error"] + c["checks_fail"]
+    bad = c["violated"] + c["missed"] + c["error"] + c["checks_fail"] + c.get("mutants_undetected", 0)
     from privbound.reports.membership import membership_failures
 
     bad += membership_failures(results)
@@ -369,6 +399,11 @@ def render_summary(results: dict[str, Any]) -> str:
         f"missed: **{c['missed']}**; errors: **{c['error']}**",
         f"- bound checks: pass **{c['checks_pass']}**, fail **{c['checks_fail']}**, "
         f"inconclusive **{c['checks_inconclusive']}**, documented errata **{c.get('checks_expected_fail', 0)}**",
+        f"- mutants (checks run on broken versions of what they guard): detected **{c.get('mutants_detected', 0)}**, "
+        f"not detected **{c.get('mutants_undetected', 0)}**"
+        + ("" if results.get("mutants") else " (this profile lists the mutants without running them)"),
+        *[f"  - not detected: `{m['claim_id']}:{m['check']}` under `{m['mutant']}` ({m['description']})"
+          for m in results.get("mutants") or [] if not m["detected"]],
         "",
         "## Changes since the previous run",
         "",
@@ -420,7 +455,9 @@ def claims_info() -> list[dict[str, Any]]:
 
     return [{"id": c.id, "checks": [k.name for k in c.checks], "uncheckable_reason": c.uncheckable_reason,
              "pending": c.pending, "quantity": c.quantity,
-             "descriptions": {k.name: k.description for k in c.checks}} for c in claims()]
+             "descriptions": {k.name: k.description for k in c.checks},
+             "mutants": {k.name: [{"name": m.name, "description": m.description, "profile": m.profile,
+                                   "power": m.power} for m in k.mutants] for k in c.checks}} for c in claims()]
 
 
 # ------------------------------------------------------------------------ run
@@ -534,6 +571,9 @@ def _do_run(prof: NightlyProfile, paths: NightlyPaths, *, seed, n_jobs, target_n
                                                   progress=on_check)
     cbar.close()
     t_checks = time.perf_counter() - t0 - t_audits
+    mutants = run_mutant_phase(prof, claim_ids, n_jobs=n_jobs, stream=stream, progress=progress,
+                               cache=None if check_cache is None else check_cache)
+    t_mutants = time.perf_counter() - t0 - t_audits - t_checks
     checks = [r.to_dict() for r in check_results]
     # A failure that documents an erratum is expected: it is reported, and does not fail the run.
     for ch in checks:
@@ -548,7 +588,7 @@ def _do_run(prof: NightlyProfile, paths: NightlyPaths, *, seed, n_jobs, target_n
         membership_names = []
     membership = run_membership(prof.name, membership_names, seed=seed, n_jobs=n_jobs,
                                 cache_dir=None if cache_root is None else cache_root / "membership")
-    t_membership = time.perf_counter() - t0 - t_audits - t_checks
+    t_membership = time.perf_counter() - t0 - t_audits - t_checks - t_mutants
     results = {
         "schema": SCHEMA,
         "run_id": run_id,
@@ -556,7 +596,7 @@ def _do_run(prof: NightlyProfile, paths: NightlyPaths, *, seed, n_jobs, target_n
         "started_utc": started.isoformat(timespec="seconds"),
         "finished_utc": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
         "wall_seconds": time.perf_counter() - t0,
-        "phases": {"audits": t_audits, "checks": t_checks, "membership": t_membership},
+        "phases": {"audits": t_audits, "checks": t_checks, "mutants": t_mutants, "membership": t_membership},
         "code_version": code_version(),
         "seed": seed,
         "audit_family_confidence": FAMILY_CONFIDENCE,
@@ -566,8 +606,9 @@ def _do_run(prof: NightlyProfile, paths: NightlyPaths, *, seed, n_jobs, target_n
         "notes": skipped_target_notes() if target_names is None else [],
         "audits": audits,
         "checks": checks,
-        "counts": _counts(audits, counted),
+        "counts": _counts(audits, counted, mutants),
         "membership": membership,
+        "mutants": mutants,
     }
     results["counts"]["checks_expected_fail"] = len(checks) - len(counted)
     finish_run(results, paths, warn=warn, history_state=history_state)
