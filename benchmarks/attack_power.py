@@ -292,11 +292,19 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--csv", default=None, help="write part A's per-audit rows to this CSV file")
     parser.add_argument("--portfolio-only", action="store_true", help="part A with the portfolio alone (no single attacks)")
     parser.add_argument("--quick", action="store_true", help="two mechanisms, 2000 trials, one seed; no part B")
+    parser.add_argument("--mechanisms", nargs="+", default=None, metavar="NAME",
+                        help="part A on these mechanisms of the suite only")
     args = parser.parse_args(argv)
     pd.set_option("display.width", 200)
     fmt = lambda v: f"{v:.3f}"  # noqa: E731
     if "A" in args.parts:
         cases = suite()[:2] if args.quick else None
+        if args.mechanisms:
+            known = {c.name: c for c in suite()}
+            unknown = sorted(set(args.mechanisms) - set(known))
+            if unknown:
+                parser.error(f"--mechanisms: unknown {unknown}; the suite has {sorted(known)}")
+            cases = [known[n] for n in args.mechanisms]
         trials = [2_000] if args.quick else args.trials
         seeds = range(1 if args.quick else args.seeds)
         df = run_suite(trials, seeds, cases, singles=not args.portfolio_only)
