@@ -102,8 +102,8 @@ def check_b5_selection(ctx: CheckContext) -> CheckResult:
     exp(-eps m H/2), H the Hoeffding part; at K = 20, m = 1e5, eps = 2e-4 (eps m = 20) the failure rate is
     ~0.42 eta (``details['rate_over_eta']``). Selection by the learners' Gumbel-max
     (:func:`~privbound.learners.agnostic_halfspaces.common.exp_mech_select_rows`). False-fail rate <= 0.001.
-    (Before issue 15 the instance was K = 20 nested candidates at m = 100, eps = 0.5, whose largest excess 0.6
-    stayed below the bound 0.606: no selection could fail it.)
+    (Nested candidates at m = 100, eps = 0.5 are no test: their largest excess, 0.6, stays below the bound
+    0.606, so no selection can fail it.)
     """
     K, m, eps, eta, e0 = 20, 100_000, 2e-4, 0.1, 0.2
     bound = lemma_b_5_bound(K, eta, eps, m)
