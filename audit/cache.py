@@ -23,7 +23,8 @@ from typing import Any, Sequence
 
 import numpy as np
 
-__all__ = ["ChunkCache", "ResultCache", "atomic_write_bytes", "stage_bytes", "fingerprint", "source_digest"]
+__all__ = ["ChunkCache", "ResultCache", "atomic_write_bytes", "stage_bytes", "sweep_stale_temporaries", "fingerprint",
+           "source_digest"]
 
 
 def fingerprint(*parts: Any) -> str:
@@ -82,7 +83,7 @@ def stage_bytes(path: str | os.PathLike, writer) -> Path:
     """
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=f".{os.getpid()}.tmp")
     try:
         with os.fdopen(fd, "wb") as fh:
             writer(fh)
@@ -98,6 +99,32 @@ def stage_bytes(path: str | os.PathLike, writer) -> Path:
             pass
         raise
     return Path(tmp)
+
+
+def _writer_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # e.g. another user's live process
+        return True
+    return True
+
+
+def sweep_stale_temporaries(root: str | os.PathLike) -> int:
+    """Remove the temporary files under ``root`` whose writer process is gone (killed between
+    staging and publishing); return how many. A live writer's files are left alone, so this is
+    safe beside a concurrent run sharing the folder."""
+    removed = 0
+    for tmp in Path(root).rglob(".*.tmp"):
+        pid = tmp.name.rsplit(".", 2)[-2]
+        if pid.isdigit() and not _writer_alive(int(pid)):
+            try:
+                tmp.unlink()
+                removed += 1
+            except OSError:
+                pass
+    return removed
 
 
 def atomic_write_bytes(path: str | os.PathLike, writer) -> None:

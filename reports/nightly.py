@@ -67,7 +67,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any, Callable
 
-from privbound.audit.cache import atomic_write_bytes, stage_bytes
+from privbound.audit.cache import atomic_write_bytes, stage_bytes, sweep_stale_temporaries
 from privbound.audit.targets import Target, targets
 from privbound.bounds.checks import CheckResult, run_checks
 from privbound.reports.progress import PhaseProgress
@@ -544,6 +544,9 @@ def _do_run(prof: NightlyProfile, paths: NightlyPaths, *, seed, n_jobs, target_n
         bar.done(rec["target"], outcome + (f" ({rec['error']})" if rec["error"] else ""))
 
     cache_root = paths.cache
+    for folder in (cache_root, paths.out):
+        if folder is not None and folder.exists():
+            sweep_stale_temporaries(folder)  # files a killed run staged but never published
     audits = run_audits(selected, prof, seed=seed, n_jobs=n_jobs, progress=on_audit,
                         before=bar.start,
                         cache_dir=None if cache_root is None else cache_root / "chunks")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import random
 import subprocess
 import sys
@@ -112,3 +113,17 @@ def test_nightly_killed_at_a_random_point_and_rerun_gives_the_same_results(tmp_p
     got = json.loads((out / "results.json").read_text())
     assert _stable(got) == _stable(ref)
     assert not list(out.parent.glob("**/*.tmp"))  # no half-written file survives
+
+
+def test_sweep_removes_only_the_temporaries_of_dead_writers(tmp_path):
+    from privbound.audit.cache import stage_bytes, sweep_stale_temporaries
+
+    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True,
+                          check=True)
+    stale = tmp_path / "sub" / f".chunk.json.abc123.{int(dead.stdout)}.tmp"
+    stale.parent.mkdir()
+    stale.write_text("half")
+    live = stage_bytes(tmp_path / "sub" / "result.json", lambda fh: fh.write(b"{}"))  # this process: alive
+    assert live.name.endswith(f".{os.getpid()}.tmp")
+    assert sweep_stale_temporaries(tmp_path) == 1
+    assert not stale.exists() and live.exists()
