@@ -163,7 +163,9 @@ def epsilon_figure(audits: list[dict[str, Any]], title: str = "empirical epsilon
     for i, a in enumerate(rows):
         r = a["result"]
         claim, lb = r.get("epsilon_claimed"), r.get("epsilon_lower_bound")
-        colour = RED if a["planted_bug"] else BLUE
+        # red: an audit that must catch a violation (a planted bug, a float-unsafe implementation's
+        # floating-point audit); its status is "caught" or "missed"
+        colour = RED if a["planted_bug"] or a["status"] in ("caught", "missed") else BLUE
         bad = a["status"] in ("violated", "missed", "error")
         if claim is not None and claim > 0:
             ax.plot([claim], [i], "|", color="black", ms=12, mew=2)
@@ -188,7 +190,7 @@ def epsilon_figure(audits: list[dict[str, Any]], title: str = "empirical epsilon
     handles = [
         plt.Line2D([], [], ls="", marker="|", color="black", ms=10, mew=2, label="claimed epsilon"),
         plt.Line2D([], [], ls="", marker="o", color=BLUE, label="lower bound, correct target"),
-        plt.Line2D([], [], ls="", marker="o", color=RED, label="lower bound, planted bug"),
+        plt.Line2D([], [], ls="", marker="o", color=RED, label="lower bound, planted bug / float-unsafe"),
         plt.Line2D([], [], ls="", marker="o", mfc="white", mec=GREY, label="lower bound 0 (left edge)"),
         plt.Line2D([], [], ls="", marker="X", color=GREY, label="violated / missed"),
     ]
