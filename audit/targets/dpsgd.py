@@ -486,9 +486,17 @@ def _register_input_targets() -> None:
         register_target(DPSGDTarget(
             name, fam, learner, d0, d1, eps, DELTA, neighbouring=NeighbouringRelation.ADD_OR_REMOVE_ONE,
             canary=canary.describe(), planted_bug=bug, paper=PAPER, description=f"{_BB}; {desc}; {_SETUP}",
-            score=_canary_loss_score(learner, canary), default_trials=5_000 if model is not None else 10_000,
+            score=_canary_loss_score(learner, canary), default_trials=_input_trials(model, bug),
             claim_source=_CLAIM, one_run_design=INPUT_CANARIES_DESIGN, threat_model=ThreatModel.BLACK_BOX_LAST_ITERATE,
         ))
+
+
+def _input_trials(model, bug: bool) -> int:
+    """Trials of a black-box target: the last iterate shows the clipping bug only faintly, so the bug runs
+    at 5e4 trials (measurements in benchmarks/README.md)."""
+    if bug:
+        return 50_000
+    return 5_000 if model is not None else 10_000
 
 
 _register_gradient_targets()
