@@ -157,21 +157,6 @@ def monotone_dl_to_halfspace_printed(vars_, bits, default: int, d: int):
     sharing the default's bit (erratum of the recipe: its margin is only Theta(r^-(D+1)), not the
     Omega(r^-D) of Lemma 15). Same weights as :func:`~privbound.learners.decision_lists_winnow.
     decision_lists.monotone_dl_to_halfspace` otherwise."""
-    import numpy as np
+    from privbound.learners.decision_lists_winnow.decision_lists import halfspace_of_rule_runs
 
-    bits = list(bits)
-    runs: list[list[int]] = []
-    for i in range(len(bits)):
-        if runs and bits[runs[-1][0]] == bits[i]:
-            runs[-1].append(i)
-        else:
-            runs.append([i])
-    wz = np.zeros(d)
-    later = 0.0
-    for run in reversed(runs):
-        W = later + 1.5
-        for i in run:
-            wz[vars_[i]] = bits[i] * W
-        later += len(run) * W
-    v = np.concatenate([wz / 2.0, [default * 0.5 + wz.sum() / 2.0]])
-    return v / np.abs(v).sum()
+    return halfspace_of_rule_runs(vars_, bits, default, d)

@@ -61,6 +61,7 @@ __all__ = [
     "hockey_stick_delta",
     "exact_epsilon",
     "monotone_dl_to_halfspace",
+    "halfspace_of_rule_runs",
     "evaluate_monotone_dl",
     "random_monotone_dl",
     "nonnegative_embedding",
@@ -517,8 +518,16 @@ def monotone_dl_to_halfspace(vars_: Sequence[int], bits: Sequence[int], default:
     keep = len(bits)
     while keep > 0 and bits[keep - 1] == default:
         keep -= 1
+    return halfspace_of_rule_runs(vars_, bits[:keep], default, d)
+
+
+def halfspace_of_rule_runs(vars_: Sequence[int], bits: Sequence[int], default: int, d: int) -> np.ndarray:
+    """The weights of :func:`monotone_dl_to_halfspace` for the rules ``bits`` (on ``vars_``) as given:
+    runs R_1..R_k of equal bits weighted s_j W_j, W_j = sum_{l>j} |R_l| W_l + 3/2, bias s_def/2,
+    in the +-1 encoding, l1-normalised."""
+    bits = list(bits)
     runs: list[list[int]] = []
-    for i in range(keep):
+    for i in range(len(bits)):
         if runs and bits[runs[-1][0]] == bits[i]:
             runs[-1].append(i)
         else:
