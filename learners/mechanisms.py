@@ -420,14 +420,8 @@ class RandomizedResponse(_QueryMechanism):
 
 
 @dataclass(frozen=True)
-class GeometricMechanism(_QueryMechanism):
-    """Two-sided geometric (discrete Laplace) mechanism (Ghosh et al. 2009).
-
-    Adds integer noise Z with P(Z = z) = (1-a)/(1+a) a^|z|, a = exp(-eps/D), to
-    every coordinate of an integer query with integer L1 sensitivity D; sampled
-    exactly as the difference of two i.i.d. geometric variables with success
-    probability 1 - a (``rng.geometric``). epsilon-DP.
-    """
+class _IntegerQueryMechanism(_QueryMechanism):
+    """An epsilon-DP mechanism for an integer query of integer L1 sensitivity ``sensitivity``."""
 
     epsilon: float
     sensitivity: int = 1
@@ -438,13 +432,24 @@ class GeometricMechanism(_QueryMechanism):
         object.__setattr__(self, "sensitivity", check_int(self.sensitivity, "sensitivity", low=1))
         _check_query(self.query)
 
+    def _value(self, data):
+        return _integer_answer(_apply(self.query, data))
+
+
+@dataclass(frozen=True)
+class GeometricMechanism(_IntegerQueryMechanism):
+    """Two-sided geometric (discrete Laplace) mechanism (Ghosh et al. 2009).
+
+    Adds integer noise Z with P(Z = z) = (1-a)/(1+a) a^|z|, a = exp(-eps/D), to
+    every coordinate of an integer query with integer L1 sensitivity D; sampled
+    exactly as the difference of two i.i.d. geometric variables with success
+    probability 1 - a (``rng.geometric``). epsilon-DP.
+    """
+
     @property
     def alpha(self) -> float:
         """The ratio a = exp(-epsilon/sensitivity) of successive probabilities."""
         return math.exp(-self.epsilon / self.sensitivity)
-
-    def _value(self, data):
-        return _integer_answer(_apply(self.query, data))
 
     def _release_batch(self, values, rng):
         p = -math.expm1(-self.epsilon / self.sensitivity)  # 1 - a, accurate for small eps
@@ -647,7 +652,7 @@ class SnappingLaplaceMechanism(_QueryMechanism):
 
 
 @dataclass(frozen=True)
-class DiscreteLaplaceMechanism(_QueryMechanism):
+class DiscreteLaplaceMechanism(_IntegerQueryMechanism):
     """Integer noise of the discrete Laplace distribution with scale ``sensitivity/epsilon``, sampled exactly.
 
     P(z) ∝ exp(-epsilon |z| / sensitivity) on the integers (the geometric mechanism's noise),
@@ -657,21 +662,9 @@ class DiscreteLaplaceMechanism(_QueryMechanism):
     query of sensitivity ``sensitivity``.
     """
 
-    epsilon: float
-    sensitivity: int = 1
-    query: Callable[[Any], Any] | None = None
-
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "epsilon", check_epsilon(self.epsilon))
-        object.__setattr__(self, "sensitivity", check_int(self.sensitivity, "sensitivity", low=1))
-        _check_query(self.query)
-
     @property
     def scale(self) -> Fraction:
         return Fraction(self.sensitivity) / Fraction(str(self.epsilon))
-
-    def _value(self, data):
-        return _integer_answer(_apply(self.query, data))
 
     def _release_batch(self, values, rng):
         return values + discrete_laplace(self.scale, rng, values.size).reshape(values.shape)
