@@ -74,6 +74,15 @@ def _digest(arrays: Sequence[np.ndarray]) -> str:
     return h.hexdigest()
 
 
+def _remove(path: str | os.PathLike) -> bool:
+    """Delete ``path`` if possible; whether it was deleted (a file already gone or not ours is left be)."""
+    try:
+        os.unlink(path)
+    except OSError:
+        return False
+    return True
+
+
 def stage_bytes(path: str | os.PathLike, writer) -> Path:
     """Write a temporary file beside ``path`` through ``writer(binary file)``, flushed to disk; return its path.
 
@@ -93,10 +102,7 @@ def stage_bytes(path: str | os.PathLike, writer) -> Path:
         os.umask(umask)
         os.chmod(tmp, 0o666 & ~umask)
     except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
+        _remove(tmp)
         raise
     return Path(tmp)
 
@@ -119,11 +125,7 @@ def sweep_stale_temporaries(root: str | os.PathLike) -> int:
     for tmp in Path(root).rglob(".*.tmp"):
         pid = tmp.name.rsplit(".", 2)[-2]
         if pid.isdigit() and not _writer_alive(int(pid)):
-            try:
-                tmp.unlink()
-                removed += 1
-            except OSError:
-                pass
+            removed += _remove(tmp)
     return removed
 
 
@@ -133,10 +135,7 @@ def atomic_write_bytes(path: str | os.PathLike, writer) -> None:
     try:
         os.replace(tmp, path)
     except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
+        _remove(tmp)
         raise
 
 
@@ -168,10 +167,7 @@ class ChunkCache:
                 raise ValueError("digest or shape mismatch")
         except Exception:
             self.corrupt += 1
-            try:
-                path.unlink()
-            except OSError:
-                pass
+            _remove(path)
             return None
         self.hits += 1
         return arrays
@@ -213,10 +209,7 @@ class ResultCache:
                 raise ValueError("digest mismatch")
             return wrapper["value"]
         except Exception:
-            try:
-                path.unlink()
-            except OSError:
-                pass
+            _remove(path)
             return None
 
     def store(self, key: str, value: Any) -> None:
