@@ -24,6 +24,7 @@ __all__ = [
     "membership_section_html",
     "membership_markdown",
     "roc_loglog_plot",
+    "roc_loglog_figure",
 ]
 
 # profile -> (targets, reference models, target models); None: every target with its own defaults.
@@ -76,11 +77,11 @@ def membership_failures(results: dict[str, Any]) -> int:
 # ============================================================================ plots and sections
 
 
-def roc_loglog_plot(name: str, attacks: list[dict[str, Any]]) -> bytes:
-    """The attacks' ROC curves on log-log axes (Carlini et al. 2022), as PNG bytes."""
-    from privbound.reports.plots import _png, plt
+def roc_loglog_figure(name: str, attacks: list[dict[str, Any]]):
+    """The attacks' ROC curves on log-log axes (Carlini et al. 2022), as a matplotlib figure."""
+    from privbound.reports.plots import FONT, SMALL, log_ticks, plt
 
-    fig, ax = plt.subplots(figsize=(3.8, 3.4))
+    fig, ax = plt.subplots(figsize=(4.6, 4.2))
     floor = 1.0
     for a in attacks:
         fpr = [f for f in a["roc_fpr"] if f and f > 0]
@@ -91,11 +92,21 @@ def roc_loglog_plot(name: str, attacks: list[dict[str, Any]]) -> bytes:
     ax.loglog([floor, 1], [floor, 1], color="grey", lw=0.6, ls=":")
     ax.set_xlim(floor, 1)
     ax.set_ylim(floor, 1)
-    ax.set_xlabel("FPR")
-    ax.set_ylabel("TPR")
-    ax.set_title(f"{name}: membership ROC", fontsize=8)
-    ax.legend(fontsize=6, loc="lower right")
-    return _png(fig)
+    log_ticks(ax.xaxis, floor, 1.0)
+    log_ticks(ax.yaxis, floor, 1.0)
+    ax.set_xlabel("FPR", fontsize=FONT)
+    ax.set_ylabel("TPR", fontsize=FONT)
+    ax.tick_params(labelsize=SMALL)
+    ax.set_title(f"{name}: membership ROC", fontsize=FONT)
+    ax.legend(fontsize=SMALL, loc="lower right", framealpha=0.9)
+    return fig
+
+
+def roc_loglog_plot(name: str, attacks: list[dict[str, Any]]) -> bytes:
+    """:func:`roc_loglog_figure` as PNG bytes."""
+    from privbound.reports.plots import _png
+
+    return _png(roc_loglog_figure(name, attacks))
 
 
 def _fmt(v: Any, digits: int = 3) -> str:

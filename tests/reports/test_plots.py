@@ -13,6 +13,7 @@ import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 
 from privbound.reports import plots  # noqa: E402
+from privbound.reports.membership import roc_loglog_figure  # noqa: E402
 
 
 def _audits():
@@ -55,6 +56,9 @@ FIGURES = {
     "scaling, 5 decades": lambda: plots.scaling_figure(_scaling(np.geomspace(10, 1e6, 6), np.geomspace(1e-3, 1e4, 6))),
     "scaling, narrow y": lambda: plots.scaling_figure(_scaling([256, 512, 1024], [238, 254, 473], 0.5, 0.5)),
     "roc": lambda: plots.roc_figure("x", {"fpr": [0, 0.3, 1], "tpr": [0, 0.7, 1]}, 1.0, 1e-5, (0.3, 0.7)),
+    "membership roc, log-log": lambda: roc_loglog_figure("digits-logreg", [
+        {"attack": a, "roc_fpr": list(np.geomspace(3e-4, 1, 50)), "roc_tpr": list(np.geomspace(3e-4, 1, 50) ** 0.5)}
+        for a in ("lira-online", "lira-offline", "rmia-online", "rmia-offline", "loss")]),
 }
 
 
