@@ -31,7 +31,7 @@ import math
 import numbers
 from fractions import Fraction
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 import numpy as np
 from scipy import special
@@ -46,6 +46,9 @@ from privbound.learners.validation import (
     check_real,
     check_rng,
 )
+
+if TYPE_CHECKING:  # annotations only: dp_accounting is imported when an accountant is asked for
+    import dp_accounting
 
 __all__ = [
     "PrivacyGuarantee",

@@ -28,9 +28,12 @@ from __future__ import annotations
 
 import math
 import numbers
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
+
+if TYPE_CHECKING:  # re-exported lazily from scikit-learn (see __getattr__)
+    from sklearn.utils._param_validation import Interval, StrOptions
 
 __all__ = [
     "Interval",

@@ -29,7 +29,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from numbers import Real
-from typing import Any, Callable, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 import numpy as np
 from scipy import optimize, special
@@ -45,6 +45,9 @@ from privbound.learners.validation import (
     check_rng,
     validate_parameters,
 )
+
+if TYPE_CHECKING:  # annotations only: dp_accounting is imported when an accountant is asked for
+    import dp_accounting
 
 
 __all__ = [

@@ -35,7 +35,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 from numbers import Integral, Real
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from scipy import special
@@ -50,6 +50,9 @@ from privbound.learners.decision_lists_winnow.decision_lists import (
 from privbound.learners.mechanisms import AboveThreshold, PrivacyGuarantee
 from privbound.learners.neighbouring import NeighbouringRelation
 from privbound.learners.validation import Interval, check_int, check_real, check_rng, validate_parameters
+
+if TYPE_CHECKING:  # annotations only: dp_accounting is imported when an accountant is asked for
+    import dp_accounting
 
 __all__ = [
     "OnlineTrace",

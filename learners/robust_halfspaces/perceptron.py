@@ -39,7 +39,7 @@ import functools
 import math
 from dataclasses import dataclass
 from numbers import Integral, Real
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from scipy import special
@@ -58,6 +58,9 @@ from privbound.learners.validation import (
 from privbound.learners.accounting import calibrate_noise, epsilon_of
 from privbound.learners.neighbouring import NeighbouringRelation
 from privbound.learners.mechanisms import PrivacyGuarantee
+
+if TYPE_CHECKING:  # annotations only: dp_accounting is imported when an accountant is asked for
+    import dp_accounting
 
 __all__ = [
     "PerceptronTrace",

@@ -11,7 +11,7 @@ from scipy import stats
 
 from privbound import bounds
 from privbound.bounds import checks as C
-from privbound.bounds.registry import Check, Claim, ClaimKind, Condition, register, unregister
+from privbound.bounds.registry import Check, Claim, ClaimKind, register, unregister
 
 
 def test_registry_lists_the_three_papers_with_valid_ids():

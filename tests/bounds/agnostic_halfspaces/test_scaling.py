@@ -15,7 +15,6 @@ import pytest
 from privbound import bounds
 from privbound.audit.pytest_plugin import assert_rate_at_most
 from privbound.bounds.agnostic_halfspaces import improper_scaling as AH
-from privbound.bounds.checks import PROFILES, CheckContext
 from privbound.learners.agnostic_halfspaces import hermite as HM
 
 P = "agnostic-halfspaces/"

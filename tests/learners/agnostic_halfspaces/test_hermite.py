@@ -11,7 +11,6 @@ import pytest
 from scipy import special, stats
 
 from privbound.learners.agnostic_halfspaces.hermite import (
-    MARGINALS,
     MonomialBasis,
     clip_features,
     clipping_radius,
