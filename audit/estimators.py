@@ -405,8 +405,7 @@ def _geometric_positions(m: int, size: int) -> np.ndarray:
 _TIE_FRACTIONS = (0.25, 0.5, 0.75)
 
 
-def _best_candidate(s_in_sel, s_out_sel, n_in_eval, n_out_eval, *, delta, alpha, families, randomize_ties=False,
-                    selection_z: float | None = None):
+def _best_candidate(s_in_sel, s_out_sel, n_in_eval, n_out_eval, *, delta, alpha, families, randomize_ties=False):
     """Pick the event predicted to give the largest bound on the evaluation data: ``(prediction, Event)``.
 
     Maximising a noisy estimate over thousands of thresholds picks the luckiest tail
@@ -418,10 +417,6 @@ def _best_candidate(s_in_sel, s_out_sel, n_in_eval, n_out_eval, *, delta, alpha,
     Any selection rule keeps the final bound valid, since it is evaluated on fresh data;
     the approximation only affects which event is chosen.
 
-    ``selection_z`` replaces the pessimism of the selection rates (the audit's own
-    ``z = Phi^-1(1 - alpha/2)`` by default) by a smaller one, for a second look when nothing
-    is predicted to certify at the audit's level.
-
     ``randomize_ties``: when the scores take few enough values for every one to be a
     candidate threshold, also offer the randomised events that include a fraction
     ``q`` of an atom (:data:`_TIE_FRACTIONS`); their counts interpolate those of the two
@@ -430,7 +425,7 @@ def _best_candidate(s_in_sel, s_out_sel, n_in_eval, n_out_eval, *, delta, alpha,
     thresholds = _threshold_grid(np.concatenate([s_in_sel, s_out_sel]), _SELECTION_GRID)
     discrete = np.unique(np.concatenate([s_in_sel, s_out_sel])).size + 1 == thresholds.size
     fractions = _TIE_FRACTIONS if randomize_ties and discrete and thresholds.size > 1 else ()
-    z_sel = special.ndtri(1.0 - alpha / 2) if selection_z is None else float(selection_z)
+    z_sel = special.ndtri(1.0 - alpha / 2)
     candidates = []
     for k_top, n_top, k_bot, n_bot, f in _candidate_table(s_in_sel, s_out_sel, thresholds, families):
         side, top = _FAMILIES[f]
