@@ -212,3 +212,23 @@ def test_infinite_loss_gives_infinite_evidence():
     # An output impossible under d1 (L = +inf) refutes every (eps, 0) claim: the bound hits the 1e3 cap.
     est = whitebox_epsilon_lower_bound([np.inf, 0.0], [0.0, 0.0], delta=0.0)
     assert est.epsilon_lower_bound >= 999.0
+
+
+def test_bound_and_p_value_at_the_claim_agree():
+    # Duality of the test and its confidence bound: the capital is monotone in eps, so a claim is
+    # refuted (bound above it) exactly when the e-value's p-value at the claim is at most 1 - confidence.
+    # A rejection level other than 1/(1 - confidence) breaks this on claims whose p-value lies between the
+    # two levels; the grid of claims below spans p-values from ~0 to 1 (Gaussian pair, sigma = 1: its eps at
+    # delta = 1e-3 is about 3.2).
+    sigma, confidence = 1.0, 0.95
+    rng = np.random.default_rng(5)
+    llr = lambda o: (1 - 2 * o) / (2 * sigma**2)
+    o0, o1 = rng.normal(0, sigma, 3000), 1 + rng.normal(0, sigma, 3000)
+    p_values = []
+    for claim in np.linspace(2.6, 3.4, 81):
+        est = whitebox_epsilon_lower_bound(llr(o0), llr(o1), delta=1e-3, confidence=confidence, epsilon_claimed=claim)
+        p_values.append(est.p_value)
+        if abs(est.epsilon_lower_bound - claim) > 1e-4:
+            assert (est.epsilon_lower_bound > claim) == (est.p_value <= 1 - confidence), (claim, est)
+    assert min(p_values) < 1e-3 and max(p_values) == 1.0
+    assert any(0.05 < p < 0.2 for p in p_values)  # claims between the levels are on the grid
