@@ -20,7 +20,7 @@ MUTANTS: list[SourceMutant] = [
     SourceMutant("ah-dpsas-sigma-ln-1.25", _D,
                  "* math.sqrt(2 * math.log(2 / delta)) / (epsilon * m_0)",
                  "* math.sqrt(2 * math.log(1.25 / delta)) / (epsilon * m_0)",
-                 "DPSAS sigma with ln(1.25/delta) instead of ln(2/delta) (the issue's surviving mutant)"),
+                 "DPSAS sigma with ln(1.25/delta) instead of ln(2/delta) (it once survived the default suite)"),
     SourceMutant("ah-dpsas-noise-multiplier-ln-1.25", _D,
                  "return math.sqrt(2 * math.log(2 / delta)) / epsilon",
                  "return math.sqrt(2 * math.log(1.25 / delta)) / epsilon",

@@ -374,7 +374,7 @@ def test_agnostic_learner_at_its_claim_is_not_flagged_under_replace_one():
     assert r.relation is NR.REPLACE_ONE and "replace-one" in r.game and not r.violation
 
 
-# ------------------------------------------------------------------ the reach (slow: the nightly job runs them)
+# ------------------------------------------------------------------ power and cost at scale (slow: the nightly job runs them)
 
 
 @pytest.mark.slow

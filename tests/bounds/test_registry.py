@@ -39,7 +39,7 @@ def test_registry_count_matches_each_papers_numbered_statements():
         assert registered == listed, paper
 
 
-def test_issue_reference_values():
+def test_hand_computed_reference_values():
     # ln(100) / (0.2*0.2 - 0.2^2/2) = 4.605170 / 0.02 = 230.2585 (Lemma 9 with c = 0).
     assert bounds.evaluate("decision-lists-winnow/lemma-9", d=100, rho=0.2, eta=0.2, c=0.0) == pytest.approx(
         math.log(100) / 0.02, rel=1e-12)
