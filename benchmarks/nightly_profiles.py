@@ -3,8 +3,8 @@
 Each run is a fresh ``python -m privbound nightly --profile P --out TMP/run`` (its own empty
 cache and history), as an operator starts it. ``--load N`` adds N busy processes (one
 spinning Python loop each) for the duration of the run, to measure a loaded machine. The
-table shows the wall time, the phases the run reported (audits, checks, report) and the
-1-minute load average at the start.
+table shows the wall time, every phase the run reported (audits, checks, mutants, membership,
+report, history) and the 1-minute load average at the start.
 
 Usage::
 
@@ -44,8 +44,9 @@ def measure(profile: str, load: int) -> dict:
         for p in spinners:
             p.terminate()
             p.join()
-    phases = dict(re.findall(r"(audits|checks|report|history) ([0-9.]+) s", proc.stdout.splitlines()[-1]
-                             if proc.stdout else ""))
+    last = proc.stdout.splitlines()[-1] if proc.stdout else ""  # "wall time: audits 60.2 s, checks ..., total T s"
+    phases = dict(re.findall(r"(\w+) ([0-9.]+) s", last.partition(":")[2]))
+    phases.pop("total", None)
     return {"profile": profile, "load": load, "load_avg_1min_at_start": round(load_avg, 2), "wall_s": round(wall, 1),
             "exit": proc.returncode, **{f"{k}_s": float(v) for k, v in phases.items()}}
 
