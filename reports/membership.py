@@ -13,13 +13,14 @@ from __future__ import annotations
 import html
 import json
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 __all__ = [
     "MEMBERSHIP_PROFILES",
     "add_parser",
     "cmd_membership",
     "run_membership",
+    "membership_plan",
     "membership_failures",
     "membership_section_html",
     "membership_markdown",
@@ -44,16 +45,30 @@ def _status(target, result) -> str:
     return "violated" if result.violation else "holds"
 
 
-def run_membership(profile: str, names: Sequence[str] | None = None, *, seed: int = 0, n_jobs: int | None = 1,
-                   cache_dir: str | Path | None = None) -> list[dict[str, Any]]:
-    """Membership audits of a nightly profile (``names`` overrides its target list; ``[]`` runs none)."""
-    from privbound.audit.membership_targets import get_membership_target, membership_targets
+def membership_plan(profile: str, names: Sequence[str] | None = None) -> list[str]:
+    """The membership targets a nightly profile runs, in order (``names`` overrides; ``[]`` runs none)."""
+    from privbound.audit.membership_targets import membership_targets
 
-    default_names, k, t = MEMBERSHIP_PROFILES[profile]
-    if names is None:
-        names = default_names if default_names is not None else [x.name for x in membership_targets()]
+    if names is not None:
+        return list(names)
+    default_names = MEMBERSHIP_PROFILES[profile][0]
+    return list(default_names) if default_names is not None else [x.name for x in membership_targets()]
+
+
+def run_membership(profile: str, names: Sequence[str] | None = None, *, seed: int = 0, n_jobs: int | None = 1,
+                   cache_dir: str | Path | None = None, before: Callable[[str], None] | None = None,
+                   progress: Callable[[dict], None] | None = None) -> list[dict[str, Any]]:
+    """Membership audits of a nightly profile (``names`` overrides its target list; ``[]`` runs none).
+
+    ``before(name)`` is called as each audit starts, ``progress(record)`` as it finishes.
+    """
+    from privbound.audit.membership_targets import get_membership_target
+
+    _, k, t = MEMBERSHIP_PROFILES[profile]
     records = []
-    for name in names:
+    for name in membership_plan(profile, names):
+        if before is not None:
+            before(name)
         target = get_membership_target(name)
         rec: dict[str, Any] = {"target": name, "family": target.family, "paper": target.paper,
                                "planted_bug": target.planted_bug}
@@ -66,6 +81,8 @@ def run_membership(profile: str, names: Sequence[str] | None = None, *, seed: in
         except Exception as exc:  # recorded and reported; the run exits 1
             rec.update(status="error", result=None, error=f"{type(exc).__name__}: {exc}")
         records.append(rec)
+        if progress is not None:
+            progress(rec)
     return records
 
 

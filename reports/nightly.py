@@ -530,6 +530,13 @@ def run_nightly(
     return results, paths.out
 
 
+def _outcome(rec: dict[str, Any]) -> str:
+    """An audit record's progress line: its status, its epsilon lower bound, its error."""
+    lb = (rec["result"] or {}).get("epsilon_lower_bound")
+    outcome = rec["status"] + ("" if lb is None else f", eps lower bound {lb:.3f}")
+    return outcome + (f" ({rec['error']})" if rec["error"] else "")
+
+
 def _do_run(prof: NightlyProfile, paths: NightlyPaths, *, seed, n_jobs, target_names, claim_ids, membership_names,
             progress, stream, started, run_id, warnings, warn, history_state) -> dict[str, Any]:
     t0 = time.perf_counter()
@@ -538,10 +545,7 @@ def _do_run(prof: NightlyProfile, paths: NightlyPaths, *, seed, n_jobs, target_n
     bar = PhaseProgress("audits", len(audit_jobs(selected)), stream=stream, enabled=progress)
 
     def on_audit(rec):
-        r = rec["result"] or {}
-        lb = r.get("epsilon_lower_bound")
-        outcome = rec["status"] + ("" if lb is None else f", eps lower bound {lb:.3f}")
-        bar.done(rec["target"], outcome + (f" ({rec['error']})" if rec["error"] else ""))
+        bar.done(rec["target"], _outcome(rec))
 
     cache_root = paths.cache
     for folder in (cache_root, paths.out):
@@ -585,12 +589,20 @@ def _do_run(prof: NightlyProfile, paths: NightlyPaths, *, seed, n_jobs, target_n
     counted = [ch for ch in checks if not ch.get("expected")]
     # Membership inference: the profile's targets on a full run, none on a run restricted to some
     # audit targets unless membership_names says which.
-    from privbound.reports.membership import run_membership
+    from privbound.reports.membership import membership_plan, run_membership
 
     if membership_names is None and target_names is not None:
         membership_names = []
-    membership = run_membership(prof.name, membership_names, seed=seed, n_jobs=n_jobs,
-                                cache_dir=None if cache_root is None else cache_root / "membership")
+    planned_membership = membership_plan(prof.name, membership_names)
+    mbar = PhaseProgress("membership", len(planned_membership), stream=stream, enabled=progress)
+
+    def on_membership(rec):
+        mbar.done(rec["target"], _outcome(rec))
+
+    membership = run_membership(prof.name, planned_membership, seed=seed, n_jobs=n_jobs,
+                                cache_dir=None if cache_root is None else cache_root / "membership",
+                                before=mbar.start, progress=on_membership)
+    mbar.close()
     t_membership = time.perf_counter() - t0 - t_audits - t_checks - t_mutants
     results = {
         "schema": SCHEMA,

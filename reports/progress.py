@@ -1,4 +1,4 @@
-"""Progress of the long phases of a run (the audits, the bound checks).
+"""Progress of the long phases of a run (the audits, the bound checks, the mutants, membership inference).
 
 On a terminal: a tqdm bar per phase whose postfix names the item running now. Anywhere
 else (a pipe, a log file, cron, CI): one line per finished item, flushed at once, e.g.::

@@ -288,6 +288,15 @@ def test_progress_is_one_line_per_item_when_not_a_terminal(tmp_path):
     assert "decision-lists-winnow/lemma-3:" in lines[2]
 
 
+def test_membership_audits_report_progress_like_the_others(tmp_path):
+    stream = io.StringIO()
+    small(tmp_path / "run", claim_ids=[], membership_names=["randomized-response-eps1"], progress=True, stream=stream)
+    lines = [ln for ln in stream.getvalue().splitlines() if ln.startswith("[membership")]
+    assert len(lines) == 1
+    assert re.fullmatch(r"\[membership 1/1\] randomized-response-eps1: holds, eps lower bound [0-9.]+ \([0-9.]+ s\)",
+                        lines[0]), lines
+
+
 def test_the_last_lines_name_every_file_and_the_time_per_phase(tmp_path, capsys, monkeypatch):
     real = nightly.run_nightly
     monkeypatch.setattr(nightly, "run_nightly", lambda *a, **k: real(*a, **dict(k, target_names=TARGETS,
