@@ -565,20 +565,20 @@ _register(MembershipTarget(
     "dp-winnow", "winnow", "DP-Winnow (Algorithm 4.2), eps_hat = 1, eta = 0.05, m = 5, L = 1, K = 3, one pass in a "
     "seeded order, at its claimed (4, 0) (Lemma 11 [RECON accounting]), replace-one; confidence <w~, x>",
     DPWinnowClassifier, _disjunction_records, epsilon=4.0, delta=0.0, relation=_R1, paper="decision-lists-winnow",
-    n_reference=32, n_targets=16))
+    n_reference=64, n_targets=32))
 _register(MembershipTarget(
     "dp-winnow-nonprivate", "winnow", "Winnow (eta = 0.05), the non-private counterpart, releasing its weights, "
     "replace-one; confidence <w, x>", WinnowClassifier, _disjunction_records, relation=_R1,
-    paper="decision-lists-winnow", n_reference=32, n_targets=16))
+    paper="decision-lists-winnow", n_reference=64, n_targets=32))
 _register(MembershipTarget(
     "greedy-cover", "greedy-cover", "DP-GreedyCover (Sec. 3.1) at its claimed (1, 1e-5) replace-one (Theorem 7 "
     "[RECON], eps_step = 0.135); confidence: bit of the first rule firing, scaled by its position",
     DPGreedyCoverClassifier, _decision_list_records, epsilon=1.0, delta=1e-5, relation=_R1,
-    paper="decision-lists-winnow", n_reference=32, n_targets=16))
+    paper="decision-lists-winnow", n_reference=64, n_targets=32))
 _register(MembershipTarget(
     "greedy-cover-nonprivate", "greedy-cover", "Rivest's decision-list learner, the non-private counterpart, "
     "replace-one; the same confidence", RivestClassifier, _decision_list_records, relation=_R1,
-    paper="decision-lists-winnow", n_reference=32, n_targets=16))
+    paper="decision-lists-winnow", n_reference=64, n_targets=32))
 _register(MembershipTarget(
     "randomized-response-eps1", "randomized-response", "exactly 1-DP per record (randomized response on membership)",
     lambda: RandomizedResponseMemoriser(1.0), _sign_labelled, epsilon=1.0, delta=0.0, n_reference=8, n_targets=8))
