@@ -19,16 +19,27 @@ Families:
   (0.5, 1e-5) under replace-one, and logistic regression as its non-private counterpart, on Gaussian
   data labelled by a halfspace with 10% random label noise (replace-one game: each pool record has a
   filler from the same distribution).
+* ``winnow`` (decision-lists-winnow) -- DP-Winnow (Algorithm 4.2) as a classifier
+  (:class:`DPWinnowClassifier`: one pass over the training records as an online stream, in an order
+  drawn from ``random_state`` independently of the data; the model is the last released vector w~ and
+  the confidence ``<w~, x>``, what the learner predicts with), with the relaxed parameters of the
+  DP-Winnow audit targets (eps_hat = 1, eta = 0.05, m = 5, L = 1, K = 3; claim (4, 0) by the learner's
+  own accounting, Lemma 11 [RECON]), and Winnow with the same eta releasing its weights as the
+  non-private counterpart (:class:`WinnowClassifier`), on records of a 2-disjunction over {-1,1}^16 with
+  a bias coordinate. DP-Winnow's guarantee is event-level (replace one round of the stream); the order
+  does not depend on the data, so replacing one training record replaces one round: the game is
+  replace-one, each pool record with a filler from the same distribution.
+* ``greedy-cover`` (decision-lists-winnow) -- DP-GreedyCover (Sec. 3.1) calibrated to (1, 1e-5)
+  replace-one (Theorem 7 [RECON], :meth:`DPGreedyCover.from_privacy`; eps_step = 0.135) and Rivest's
+  learner as its non-private counterpart, on uniform records of {0,1}^16 labelled by a random decision
+  list over the coordinates (8 rules, 4 alternations; realizable, as both learners need, fillers too). A decision list only predicts a bit, so the
+  per-record confidence (:func:`first_cover_margin`) is the bit of the first rule that fires on x, as
+  +-1, times 1 + (its position) / M: that rule's bit is where the exponential mechanism's per-record
+  privacy loss sits (while x is uncovered, each rule firing on x with the other bit has one more error),
+  and the position separates records covered early by well-supported rules from records covered late.
 * ``randomized-response`` -- a reference model that is exactly epsilon-DP per record (its output on a
   record is randomized response on that record's membership), where the membership bound can be tight;
   the planted bug answers at 3 epsilon while claiming epsilon.
-
-Not included: DP-GreedyCover and DP-Winnow (decision-lists-winnow). DP-GreedyCover releases a
-decision list whose only per-record output is a 0/1 prediction, and on the realizable samples it
-needs every member and nearly every non-member is classified correctly, so there is no per-record
-confidence for LiRA or RMIA to test; DP-Winnow is event-level private for an online sequence
-(replace one round), and its released object is the sequence of predictions, not a model of a
-training set.
 """
 
 from __future__ import annotations
@@ -42,6 +53,15 @@ from typing import Any, Callable
 import numpy as np
 
 from privbound.audit.membership import MembershipResult, membership_audit
+from privbound.learners.decision_lists_winnow.decision_lists import (
+    DPGreedyCover,
+    RivestDecisionList,
+    evaluate_monotone_dl,
+    feature_matrix,
+    random_monotone_dl,
+)
+from privbound.learners.decision_lists_winnow.winnow import DPWinnow, Winnow, generate_instance
+from privbound.learners.mechanisms import PrivacyGuarantee
 from privbound.learners.neighbouring import NeighbouringRelation
 from privbound.learners.robust_halfspaces.perceptron import DPBatchPerceptron
 
@@ -50,6 +70,11 @@ __all__ = [
     "MembershipTarget",
     "RandomizedResponseMemoriser",
     "DPBatchPerceptronNoiseDivided",
+    "DPWinnowClassifier",
+    "WinnowClassifier",
+    "DPGreedyCoverClassifier",
+    "RivestClassifier",
+    "first_cover_margin",
     "membership_targets",
     "get_membership_target",
 ]
@@ -193,6 +218,35 @@ def _sign_labelled(n: int = 1000, d: int = 5, seed: int = 11) -> MembershipData:
     return MembershipData(X, np.where(X[:, 0] >= 0, 1.0, -1.0), description=f"{n} N(0, I_{d}) records, y = sign(x_1)")
 
 
+def _disjunction_records(n_pool: int = 500, n_population: int = 200, d: int = 16, k: int = 2,
+                         seed: int = 2305) -> MembershipData:
+    """Records of the ``"disjunction"`` generator of the Winnow module: x in {-1,1}^d (the last coordinate
+    the constant 1), y = OR of k random coordinates, margin 1/(2k-1); pool, fillers, population."""
+    inst = generate_instance("disjunction", np.random.default_rng(seed), d, 2 * n_pool + n_population, k=k)
+    X, y = inst.X, inst.y
+    return MembershipData(X[:n_pool], y[:n_pool], X[2 * n_pool:], y[2 * n_pool:], X[n_pool:2 * n_pool],
+                          y[n_pool:2 * n_pool],
+                          description=f"{{-1,1}}^{d} records (bias coordinate last) labelled by a {k}-disjunction, "
+                                      f"margin 1/{2 * k - 1}; {n_pool} pool records with {n_pool} fillers, "
+                                      f"{n_population} population")
+
+
+def _decision_list_records(n_pool: int = 200, n_population: int = 100, d: int = 16, r: int = 9, D: int = 4,
+                           seed: int = 1987) -> MembershipData:
+    """Uniform records of {0,1}^d labelled (0/1) by a random monotone decision list of length r with D
+    alternations over the coordinate features; pool, fillers, population."""
+    rng = np.random.default_rng(seed)
+    vars_, bits, default = random_monotone_dl(rng, d, r, D)
+    X_pm = rng.choice((-1, 1), size=(2 * n_pool + n_population, d))
+    y = (evaluate_monotone_dl(X_pm, vars_, bits, default) == 1).astype(np.int64)
+    X = (X_pm == 1).astype(float)
+    return MembershipData(X[:n_pool], y[:n_pool], X[2 * n_pool:], y[2 * n_pool:], X[n_pool:2 * n_pool],
+                          y[n_pool:2 * n_pool],
+                          description=f"uniform {{0,1}}^{d} records labelled by a random decision list ({r - 1} rules, "
+                                      f"{D} alternations); {n_pool} pool records with {n_pool} fillers, "
+                                      f"{n_population} population")
+
+
 # ============================================================================ models
 
 
@@ -298,6 +352,175 @@ def _proper_halfspace() -> Any:
     return PrivateProperHalfspace(epsilon=0.5, delta=1e-5)
 
 
+# ---------------------------------------------------------------------------- decision-lists-winnow
+
+
+class DPWinnowClassifier:
+    """DP-Winnow (Algorithm 4.2, Sec. 4.2 of the decision-lists-winnow paper) as a classifier.
+
+    ``fit`` draws, from ``np.random.default_rng(random_state)``, an order of the training records that
+    depends only on their number, then runs :meth:`DPWinnow.run` once on them in that order (as rounds
+    of an online stream, with the same Generator); the model is the last released vector w~
+    (``weights_``: the empirical distribution of m samples of the shadow weights) and
+    ``decision_function(X) = X @ w~``, whose sign is the learner's prediction (sgn(0) counting as a
+    mistake). Labels in {-1, 1}, records in {-1, 1}^d.
+
+    Privacy: the learner's guarantee is event-level (replace the example of one round, Lemma 11
+    [RECON accounting]). For every fixed order, replacing one training record replaces one round, and
+    the order is drawn independently of the data, so the same (epsilon, delta) holds under replace-one
+    of the training set (:attr:`guarantee`). Add/remove is not covered: it shifts the later rounds.
+    """
+
+    def __init__(self, epsilon_hat: float = 1.0, eta: float = 0.05, m: int = 5, L: float = 1.0, K: int = 3, *,
+                 delta: float = 1e-5, random_state: Any = None):
+        self.epsilon_hat = epsilon_hat
+        self.eta = eta
+        self.m = m
+        self.L = L
+        self.K = K
+        self.delta = delta
+        self.random_state = random_state
+
+    def learner(self) -> DPWinnow:
+        return DPWinnow(self.epsilon_hat, self.eta, self.m, self.L, self.K, delta=self.delta)
+
+    @property
+    def guarantee(self) -> PrivacyGuarantee:
+        g = self.learner().guarantee
+        return PrivacyGuarantee(g.epsilon, g.delta, _R1, g.source + "; one pass over the training records in an "
+                                "order drawn independently of the data: replacing a record replaces one round",
+                                g.event)
+
+    def fit(self, X: Any, y: Any) -> "DPWinnowClassifier":
+        X = np.asarray(X, dtype=float)
+        y = np.asarray(y)
+        rng = np.random.default_rng(self.random_state)
+        order = rng.permutation(len(y))
+        trace = self.learner().run(X[order], y[order], rng)
+        self.weights_ = np.asarray(trace.weights, dtype=float)
+        self.updates_ = int(trace.updates)
+        self.classes_ = np.array([-1, 1])
+        return self
+
+    def decision_function(self, X: Any) -> np.ndarray:
+        return np.asarray(X, dtype=float) @ self.weights_
+
+    def predict(self, X: Any) -> np.ndarray:
+        return np.where(self.decision_function(X) > 0, 1, -1)
+
+
+class WinnowClassifier:
+    """Normalised Winnow (:class:`Winnow`; Sec. 4.1, c = 0) as a classifier: the non-private counterpart
+    of :class:`DPWinnowClassifier`.
+
+    ``fit`` runs Winnow once over the training records in an order drawn from
+    ``np.random.default_rng(random_state)`` (the same order as DP-Winnow's for the same seed and size);
+    the model is the final weight vector w, released as it is, and ``decision_function(X) = X @ w``.
+    """
+
+    def __init__(self, eta: float = 0.05, random_state: Any = None):
+        self.eta = eta
+        self.random_state = random_state
+
+    def fit(self, X: Any, y: Any) -> "WinnowClassifier":
+        X = np.asarray(X, dtype=float)
+        y = np.asarray(y)
+        order = np.random.default_rng(self.random_state).permutation(len(y))
+        trace = Winnow(eta=self.eta).run(X[order], y[order])
+        self.weights_ = np.asarray(trace.weights, dtype=float)
+        self.updates_ = int(trace.updates)
+        self.classes_ = np.array([-1, 1])
+        return self
+
+    def decision_function(self, X: Any) -> np.ndarray:
+        return np.asarray(X, dtype=float) @ self.weights_
+
+    def predict(self, X: Any) -> np.ndarray:
+        return np.where(self.decision_function(X) > 0, 1, -1)
+
+
+def first_cover_margin(rules: Any, n_features: int, Phi: np.ndarray, default: int = 0) -> np.ndarray:
+    """The per-record confidence of an F-decision list: (2 b - 1) (1 + p / M).
+
+    ``rules`` are the list's ``(feature, bit)`` pairs, ``Phi`` the (n, |F| + 1) feature matrix (last
+    column the constant-true T), M = |F| + 1; b is the bit of the first rule firing on the record (the
+    prediction) and p its 0-based position in the list (``default`` and p = len(rules) when no rule
+    fires). The sign is the prediction; the magnitude, in [1, 2], grows with the position.
+    """
+    Phi = np.asarray(Phi, dtype=bool)
+    M = int(n_features) + 1
+    if Phi.shape[1] != M:
+        raise ValueError(f"Phi must have {M} columns, got {Phi.shape[1]}")
+    if len(rules) == 0:
+        return np.full(Phi.shape[0], (2.0 * default - 1.0) * 1.0)
+    idx = np.array([j for j, _ in rules])
+    bits = np.array([b for _, b in rules], dtype=float)
+    fires = Phi[:, idx]
+    any_fires = fires.any(axis=1)
+    first = fires.argmax(axis=1)
+    bit = np.where(any_fires, bits[first], float(default))
+    pos = np.where(any_fires, first, len(rules))
+    return (2.0 * bit - 1.0) * (1.0 + pos / M)
+
+
+class DPGreedyCoverClassifier:
+    """DP-GreedyCover (Sec. 3.1 of the decision-lists-winnow paper) calibrated to (epsilon, delta) under
+    replace-one (Theorem 7 [RECON], :meth:`DPGreedyCover.from_privacy`), as a classifier over the
+    coordinate features of {0,1}^d (plus the constant-true T).
+
+    ``fit`` runs the learner with ``np.random.default_rng(random_state)``; labels in {0, 1}. The
+    released list only predicts a bit, so ``decision_function`` is :func:`first_cover_margin` (the sign
+    is the list's prediction). The learner refuses samples no decision list is consistent with; the
+    targets' training sets are all realizable.
+    """
+
+    def __init__(self, epsilon: float = 1.0, delta: float = 1e-5, random_state: Any = None):
+        self.epsilon = epsilon
+        self.delta = delta
+        self.random_state = random_state
+
+    def learner(self, rng: np.random.Generator | None = None) -> DPGreedyCover:
+        return DPGreedyCover.from_privacy(self.epsilon, self.delta, neighbouring="replace-one", random_state=rng)
+
+    @property
+    def guarantee(self) -> PrivacyGuarantee:
+        return self.learner().guarantee
+
+    def fit(self, X: Any, y: Any) -> "DPGreedyCoverClassifier":
+        model = self.learner(np.random.default_rng(self.random_state)).fit(X, y)
+        self.rules_ = list(model.rules_)
+        self.n_features_ = model.n_features_
+        self.epsilon_step_ = model.epsilon_step
+        self.classes_ = np.array([0, 1])
+        return self
+
+    def decision_function(self, X: Any) -> np.ndarray:
+        return first_cover_margin(self.rules_, self.n_features_, feature_matrix(X))
+
+    def predict(self, X: Any) -> np.ndarray:
+        return (self.decision_function(X) > 0).astype(np.int64)
+
+
+class RivestClassifier:
+    """Rivest's greedy consistent learner (:class:`RivestDecisionList`, Rivest 1987; Sec. 1.1 of the
+    decision-lists-winnow paper) over the coordinate features of {0,1}^d: the non-private counterpart
+    of :class:`DPGreedyCoverClassifier`, with the same per-record confidence (:func:`first_cover_margin`).
+    Deterministic; its list may end before T (a record no rule fires on gets the default 0)."""
+
+    def fit(self, X: Any, y: Any) -> "RivestClassifier":
+        model = RivestDecisionList().fit(X, y)
+        self.rules_ = list(model.rules_)
+        self.n_features_ = model.n_features_
+        self.classes_ = np.array([0, 1])
+        return self
+
+    def decision_function(self, X: Any) -> np.ndarray:
+        return first_cover_margin(self.rules_, self.n_features_, feature_matrix(X))
+
+    def predict(self, X: Any) -> np.ndarray:
+        return (self.decision_function(X) > 0).astype(np.int64)
+
+
 # ============================================================================ registry
 
 _TARGETS: dict[str, MembershipTarget] = {}
@@ -338,6 +561,24 @@ _register(MembershipTarget(
     "agnostic-proper-nonprivate", "agnostic-halfspaces", "logistic regression (C = 1e4), the non-private "
     "counterpart, replace-one", _logreg(1e4), _gaussian_halfspace, relation=_R1, paper="agnostic-halfspaces",
     n_reference=32, n_targets=16))
+_register(MembershipTarget(
+    "dp-winnow", "winnow", "DP-Winnow (Algorithm 4.2), eps_hat = 1, eta = 0.05, m = 5, L = 1, K = 3, one pass in a "
+    "seeded order, at its claimed (4, 0) (Lemma 11 [RECON accounting]), replace-one; confidence <w~, x>",
+    DPWinnowClassifier, _disjunction_records, epsilon=4.0, delta=0.0, relation=_R1, paper="decision-lists-winnow",
+    n_reference=64, n_targets=32))
+_register(MembershipTarget(
+    "dp-winnow-nonprivate", "winnow", "Winnow (eta = 0.05), the non-private counterpart, releasing its weights, "
+    "replace-one; confidence <w, x>", WinnowClassifier, _disjunction_records, relation=_R1,
+    paper="decision-lists-winnow", n_reference=64, n_targets=32))
+_register(MembershipTarget(
+    "greedy-cover", "greedy-cover", "DP-GreedyCover (Sec. 3.1) at its claimed (1, 1e-5) replace-one (Theorem 7 "
+    "[RECON], eps_step = 0.135); confidence: bit of the first rule firing, scaled by its position",
+    DPGreedyCoverClassifier, _decision_list_records, epsilon=1.0, delta=1e-5, relation=_R1,
+    paper="decision-lists-winnow", n_reference=64, n_targets=32))
+_register(MembershipTarget(
+    "greedy-cover-nonprivate", "greedy-cover", "Rivest's decision-list learner, the non-private counterpart, "
+    "replace-one; the same confidence", RivestClassifier, _decision_list_records, relation=_R1,
+    paper="decision-lists-winnow", n_reference=64, n_targets=32))
 _register(MembershipTarget(
     "randomized-response-eps1", "randomized-response", "exactly 1-DP per record (randomized response on membership)",
     lambda: RandomizedResponseMemoriser(1.0), _sign_labelled, epsilon=1.0, delta=0.0, n_reference=8, n_targets=8))

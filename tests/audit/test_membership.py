@@ -374,6 +374,110 @@ def test_agnostic_learner_at_its_claim_is_not_flagged_under_replace_one():
     assert r.relation is NR.REPLACE_ONE and "replace-one" in r.game and not r.violation
 
 
+# ------------------------------------------------------------------ decision-lists-winnow targets
+
+DLW_TARGETS = {"dp-winnow": (4.0, 0.0), "dp-winnow-nonprivate": (None, None), "greedy-cover": (1.0, 1e-5),
+               "greedy-cover-nonprivate": (None, None)}
+
+
+def test_decision_lists_winnow_targets_are_listed_with_their_claim_and_relation():
+    from privbound.audit import membership_targets as mt
+
+    recs = {t.name: t.record() for t in mt.membership_targets()}
+    for name, (eps, delta) in DLW_TARGETS.items():
+        r = recs[name]
+        assert (r["epsilon"], r["delta"], r["relation"], r["paper"]) == (eps, delta, "replace-one", "decision-lists-winnow")
+    # the registered claims are the wrappers' own guarantees, stated for replace-one of the training set;
+    # DP-Winnow's own is event-level (one round of the stream)
+    gw = mt.DPWinnowClassifier().guarantee
+    assert (gw.epsilon, gw.delta, gw.neighbouring) == (4.0, 0.0, NR.REPLACE_ONE)
+    assert mt.DPWinnowClassifier().learner().guarantee.neighbouring is NR.REPLACE_ONE_ROUND
+    gg = mt.DPGreedyCoverClassifier().guarantee
+    assert gg.epsilon == pytest.approx(1.0, abs=1e-9) and gg.delta == 1e-5 and gg.neighbouring is NR.REPLACE_ONE
+
+
+@pytest.mark.parametrize("name", list(DLW_TARGETS))
+def test_a_small_audit_of_each_decision_lists_winnow_target_stays_below_its_claim(name):
+    # Deterministic at seed 0. For the private targets the bound holds at 95% for a correct learner; at
+    # seed 0 the bounds are 0 (claims 4 and 1), and 0 and 0.14 for the non-private counterparts.
+    from privbound.audit.membership import MembershipResult
+    from privbound.audit.membership_targets import get_membership_target
+
+    t = get_membership_target(name)
+    r = t.audit(n_reference=8, n_targets=4, seed=0)
+    assert isinstance(r, MembershipResult) and r.relation is NR.REPLACE_ONE and r.n_targets == 4
+    assert r.epsilon_claimed == t.epsilon and np.isfinite(r.epsilon_lower_bound) and r.epsilon_lower_bound >= 0
+    if t.private:
+        assert r.epsilon_lower_bound <= t.epsilon and not r.violation
+
+
+@pytest.mark.parametrize("name", ["dp-winnow", "greedy-cover"])
+def test_the_decision_lists_winnow_learners_at_their_claims_are_never_flagged(name):
+    # Error rate: each run's bound is valid at confidence 1 - 1e-3/20, so by a union bound the test fails a
+    # correct learner with probability at most 1e-3 (about 0.7 s per target; every bound at seeds 0-19 is 0).
+    from privbound.audit.membership_targets import get_membership_target
+
+    t = get_membership_target(name)
+    bounds = [t.audit(n_reference=8, n_targets=8, seed=s, confidence=1 - 1e-3 / SOUND_SEEDS).epsilon_lower_bound
+              for s in range(SOUND_SEEDS)]
+    assert max(bounds) <= t.epsilon, bounds
+
+
+def test_the_winnow_wrappers_are_deterministic_given_random_state_and_run_one_seeded_pass():
+    from privbound.audit.membership_targets import DPWinnowClassifier, WinnowClassifier, _disjunction_records
+    from privbound.learners.decision_lists_winnow.winnow import DPWinnow, Winnow
+
+    data = _disjunction_records(n_pool=120, n_population=10)
+    X, y = data.X, data.y
+    for cls in (DPWinnowClassifier, WinnowClassifier):
+        a, b = cls(random_state=5).fit(X, y), cls(random_state=5).fit(X, y)
+        np.testing.assert_array_equal(a.decision_function(data.X_population), b.decision_function(data.X_population))
+        np.testing.assert_array_equal(a.decision_function(X), X @ a.weights_)
+        assert list(a.classes_) == [-1, 1]
+    # the same run by hand: an order drawn first from the Generator, then Algorithm 4.2 on the permuted stream
+    rng = np.random.default_rng(5)
+    order = rng.permutation(len(y))
+    w = DPWinnow(1.0, 0.05, 5, 1.0, 3, delta=1e-5).run(X[order], y[order], rng).weights
+    np.testing.assert_array_equal(DPWinnowClassifier(random_state=5).fit(X, y).weights_, w)
+    np.testing.assert_array_equal(WinnowClassifier(random_state=5).fit(X, y).weights_,
+                                  Winnow(eta=0.05).run(X[order], y[order]).weights)
+    assert not np.array_equal(WinnowClassifier(random_state=6).fit(X, y).weights_,
+                              WinnowClassifier(random_state=5).fit(X, y).weights_)
+
+
+def test_dp_winnow_wrapper_states_replace_one_and_the_game_must_match():
+    from privbound.audit.membership_targets import DPWinnowClassifier, _disjunction_records
+
+    data = _disjunction_records(n_pool=60, n_population=20)
+    with pytest.raises(ValueError, match="guarantee is stated for replace-one"):
+        membership_audit(DPWinnowClassifier(), data.X, data.y, X_population=data.X_population,
+                         y_population=data.y_population, n_reference=2, n_targets=1)
+
+
+def test_first_cover_margin_is_the_first_firing_rule_bit_scaled_by_its_position():
+    from privbound.audit.membership_targets import (
+        DPGreedyCoverClassifier,
+        RivestClassifier,
+        _decision_list_records,
+        first_cover_margin,
+    )
+    from privbound.learners.decision_lists_winnow.decision_lists import DecisionList, feature_matrix
+
+    # two features and T (index 2), M = 3: rules (f1 -> 1), (f0 -> 0), (T -> 1)
+    Phi = feature_matrix(np.array([[0, 1], [1, 0], [0, 0], [1, 1]]))
+    np.testing.assert_allclose(first_cover_margin([(1, 1), (0, 0), (2, 1)], 2, Phi), [1.0, -4 / 3, 5 / 3, 1.0])
+    # a list that ends before T: a record no rule fires on gets the default bit 0 at position len(rules)
+    np.testing.assert_allclose(first_cover_margin([(1, 1)], 2, Phi), [1.0, -4 / 3, -4 / 3, 1.0])
+    data = _decision_list_records(n_pool=80, n_population=40)
+    for model in (DPGreedyCoverClassifier(random_state=0), RivestClassifier()):
+        model.fit(data.X, data.y)
+        lst = DecisionList(tuple(model.rules_), model.n_features_)
+        np.testing.assert_array_equal(model.predict(data.X_population), lst.predict(data.X_population))
+    a = DPGreedyCoverClassifier(random_state=3).fit(data.X, data.y)
+    b = DPGreedyCoverClassifier(random_state=3).fit(data.X, data.y)
+    assert a.rules_ == b.rules_ and a.epsilon_step_ == pytest.approx(0.1353, abs=1e-4)
+
+
 # ------------------------------------------------------------------ power and cost at scale (slow: the nightly job runs them)
 
 
