@@ -60,7 +60,7 @@ from privbound.learners.decision_lists_winnow.decision_lists import (
     feature_matrix,
     random_monotone_dl,
 )
-from privbound.learners.decision_lists_winnow.winnow import DPWinnow, Winnow, generate_instance
+from privbound.learners.decision_lists_winnow.winnow import DPWinnow, OnlineTrace, Winnow, generate_instance
 from privbound.learners.mechanisms import PrivacyGuarantee
 from privbound.learners.neighbouring import NeighbouringRelation
 from privbound.learners.robust_halfspaces.perceptron import DPBatchPerceptron
@@ -355,7 +355,39 @@ def _proper_halfspace() -> Any:
 # ---------------------------------------------------------------------------- decision-lists-winnow
 
 
-class DPWinnowClassifier:
+class _OnePassLinearClassifier:
+    """An online linear learner run once over the training records as a stream, as a classifier.
+
+    ``fit`` draws the order of the records from ``np.random.default_rng(random_state)`` (it depends
+    only on their number), then runs ``_trace`` on them in that order with the same Generator; the
+    model is the trace's final weights ``weights_`` and ``decision_function(X) = X @ weights_``, whose
+    sign is the prediction. Labels in {-1, 1}.
+    """
+
+    random_state: Any = None
+
+    def _trace(self, X: np.ndarray, y: np.ndarray, rng: np.random.Generator) -> OnlineTrace:  # pragma: no cover
+        raise NotImplementedError
+
+    def fit(self, X: Any, y: Any) -> "_OnePassLinearClassifier":
+        X = np.asarray(X, dtype=float)
+        y = np.asarray(y)
+        rng = np.random.default_rng(self.random_state)
+        order = rng.permutation(len(y))
+        trace = self._trace(X[order], y[order], rng)
+        self.weights_ = np.asarray(trace.weights, dtype=float)
+        self.updates_ = int(trace.updates)
+        self.classes_ = np.array([-1, 1])
+        return self
+
+    def decision_function(self, X: Any) -> np.ndarray:
+        return np.asarray(X, dtype=float) @ self.weights_
+
+    def predict(self, X: Any) -> np.ndarray:
+        return np.where(self.decision_function(X) > 0, 1, -1)
+
+
+class DPWinnowClassifier(_OnePassLinearClassifier):
     """DP-Winnow (Algorithm 4.2, Sec. 4.2 of the decision-lists-winnow paper) as a classifier.
 
     ``fit`` draws, from ``np.random.default_rng(random_state)``, an order of the training records that
@@ -391,25 +423,11 @@ class DPWinnowClassifier:
                                 "order drawn independently of the data: replacing a record replaces one round",
                                 g.event)
 
-    def fit(self, X: Any, y: Any) -> "DPWinnowClassifier":
-        X = np.asarray(X, dtype=float)
-        y = np.asarray(y)
-        rng = np.random.default_rng(self.random_state)
-        order = rng.permutation(len(y))
-        trace = self.learner().run(X[order], y[order], rng)
-        self.weights_ = np.asarray(trace.weights, dtype=float)
-        self.updates_ = int(trace.updates)
-        self.classes_ = np.array([-1, 1])
-        return self
-
-    def decision_function(self, X: Any) -> np.ndarray:
-        return np.asarray(X, dtype=float) @ self.weights_
-
-    def predict(self, X: Any) -> np.ndarray:
-        return np.where(self.decision_function(X) > 0, 1, -1)
+    def _trace(self, X: np.ndarray, y: np.ndarray, rng: np.random.Generator) -> OnlineTrace:
+        return self.learner().run(X, y, rng)
 
 
-class WinnowClassifier:
+class WinnowClassifier(_OnePassLinearClassifier):
     """Normalised Winnow (:class:`Winnow`; Sec. 4.1, c = 0) as a classifier: the non-private counterpart
     of :class:`DPWinnowClassifier`.
 
@@ -422,21 +440,8 @@ class WinnowClassifier:
         self.eta = eta
         self.random_state = random_state
 
-    def fit(self, X: Any, y: Any) -> "WinnowClassifier":
-        X = np.asarray(X, dtype=float)
-        y = np.asarray(y)
-        order = np.random.default_rng(self.random_state).permutation(len(y))
-        trace = Winnow(eta=self.eta).run(X[order], y[order])
-        self.weights_ = np.asarray(trace.weights, dtype=float)
-        self.updates_ = int(trace.updates)
-        self.classes_ = np.array([-1, 1])
-        return self
-
-    def decision_function(self, X: Any) -> np.ndarray:
-        return np.asarray(X, dtype=float) @ self.weights_
-
-    def predict(self, X: Any) -> np.ndarray:
-        return np.where(self.decision_function(X) > 0, 1, -1)
+    def _trace(self, X: np.ndarray, y: np.ndarray, rng: np.random.Generator) -> OnlineTrace:
+        return Winnow(eta=self.eta).run(X, y)
 
 
 def first_cover_margin(rules: Any, n_features: int, Phi: np.ndarray, default: int = 0) -> np.ndarray:
@@ -463,7 +468,18 @@ def first_cover_margin(rules: Any, n_features: int, Phi: np.ndarray, default: in
     return (2.0 * bit - 1.0) * (1.0 + pos / M)
 
 
-class DPGreedyCoverClassifier:
+class _DecisionListScores:
+    """A fitted F-decision list over the coordinate features (``rules_``, ``n_features_``) as a classifier:
+    ``decision_function`` is :func:`first_cover_margin`, labels in {0, 1}."""
+
+    def decision_function(self, X: Any) -> np.ndarray:
+        return first_cover_margin(self.rules_, self.n_features_, feature_matrix(X))
+
+    def predict(self, X: Any) -> np.ndarray:
+        return (self.decision_function(X) > 0).astype(np.int64)
+
+
+class DPGreedyCoverClassifier(_DecisionListScores):
     """DP-GreedyCover (Sec. 3.1 of the decision-lists-winnow paper) calibrated to (epsilon, delta) under
     replace-one (Theorem 7 [RECON], :meth:`DPGreedyCover.from_privacy`), as a classifier over the
     coordinate features of {0,1}^d (plus the constant-true T).
@@ -494,14 +510,8 @@ class DPGreedyCoverClassifier:
         self.classes_ = np.array([0, 1])
         return self
 
-    def decision_function(self, X: Any) -> np.ndarray:
-        return first_cover_margin(self.rules_, self.n_features_, feature_matrix(X))
 
-    def predict(self, X: Any) -> np.ndarray:
-        return (self.decision_function(X) > 0).astype(np.int64)
-
-
-class RivestClassifier:
+class RivestClassifier(_DecisionListScores):
     """Rivest's greedy consistent learner (:class:`RivestDecisionList`, Rivest 1987; Sec. 1.1 of the
     decision-lists-winnow paper) over the coordinate features of {0,1}^d: the non-private counterpart
     of :class:`DPGreedyCoverClassifier`, with the same per-record confidence (:func:`first_cover_margin`).
@@ -513,12 +523,6 @@ class RivestClassifier:
         self.n_features_ = model.n_features_
         self.classes_ = np.array([0, 1])
         return self
-
-    def decision_function(self, X: Any) -> np.ndarray:
-        return first_cover_margin(self.rules_, self.n_features_, feature_matrix(X))
-
-    def predict(self, X: Any) -> np.ndarray:
-        return (self.decision_function(X) > 0).astype(np.int64)
 
 
 # ============================================================================ registry
