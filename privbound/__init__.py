@@ -47,15 +47,15 @@ _SUBPACKAGES = ("audit", "bounds", "learners", "reports")
 __all__ = sorted(_EXPORTS) + list(_SUBPACKAGES) + ["__version__"]
 
 if TYPE_CHECKING:  # static analysers see the real names
-    from privbound.audit.core import AuditResult, audit_mechanism, audit_outputs
-    from privbound.audit.engine import MechanismError
-    from privbound.audit.estimators import AllThresholds, Explicit, Split, epsilon_lower_bound
-    from privbound.audit.membership import MembershipResult, membership_audit
-    from privbound.audit.one_run import one_run_audit
-    from privbound.audit.pytest_plugin import assert_dp
-    from privbound.audit.search import search_and_audit
-    from privbound.audit.targets import get_target, targets
-    from privbound.learners.neighbouring import NeighbouringRelation
+    from privbound.audit.core import AuditResult, audit_mechanism, audit_outputs  # noqa: F401
+    from privbound.audit.engine import MechanismError  # noqa: F401
+    from privbound.audit.estimators import AllThresholds, Explicit, Split, epsilon_lower_bound  # noqa: F401
+    from privbound.audit.membership import MembershipResult, membership_audit  # noqa: F401
+    from privbound.audit.one_run import one_run_audit  # noqa: F401
+    from privbound.audit.pytest_plugin import assert_dp  # noqa: F401
+    from privbound.audit.search import search_and_audit  # noqa: F401
+    from privbound.audit.targets import get_target, targets  # noqa: F401
+    from privbound.learners.neighbouring import NeighbouringRelation  # noqa: F401
 
 
 def __getattr__(name: str) -> Any:
