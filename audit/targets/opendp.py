@@ -51,6 +51,13 @@ class OpenDPMeasurement:
     def measurement(self) -> Any:
         return self.build()
 
+    def __getstate__(self) -> dict[str, Any]:
+        # The built measurement wraps ctypes pointers and cannot be pickled: a worker process
+        # (loky, Dask) gets the recipe and builds its own on first use.
+        state = self.__dict__.copy()
+        state.pop("measurement", None)
+        return state
+
     def __call__(self, data: Any, rng: np.random.Generator) -> Any:
         out = self.measurement(data.tolist() if isinstance(data, np.ndarray) else data)
         return np.asarray(out) if isinstance(out, list) else out

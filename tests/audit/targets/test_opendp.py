@@ -39,3 +39,14 @@ def test_every_opendp_target_at_default_trials_and_float_audit():
         assert r.violation == t.planted_bug, r.summary()
         if t.float_safe:
             assert not t.audit(confidence=confidence, float_audit=True).violation, t.name
+
+
+def test_a_used_measurement_pickles_for_worker_processes():
+    # Dask and loky ship the mechanism to worker processes; the built OpenDP measurement wraps ctypes
+    # pointers, so the pickled form carries the recipe and the worker rebuilds it.
+    import pickle
+
+    mech = get_target("opendp-count-laplace").mechanism
+    assert mech.claim[0] > 0  # builds the measurement
+    copy = pickle.loads(pickle.dumps(mech))
+    assert copy.claim == mech.claim and copy(list(range(5)), None) is not None
