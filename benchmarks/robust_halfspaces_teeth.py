@@ -12,16 +12,10 @@ from __future__ import annotations
 import argparse
 
 from privbound import bounds
+from privbound.bounds.robust_halfspaces.claims import ERRATA_PAIRS
 
 PAPER = "robust-halfspaces"
 
-ERRATA_PAIRS = {
-    "observation-8": [("as-printed", "corrected"), ("as-printed-boosting", "boosting-corrected")],
-    "lemma-15": [("as-printed", "chain-bound")],
-    "lemma-12": [("as-printed-proof-threshold", "proof-threshold-corrected")],
-    "theorem-6": [("as-printed-good-events", "good-events-corrected")],
-    "lemma-19": [("as-printed-any-T", "corrected-regime")],
-}
 
 
 def part_a(profile: str | None) -> None:

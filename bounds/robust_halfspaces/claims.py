@@ -72,6 +72,15 @@ NUMBERED_STATEMENTS: tuple[str, ...] = tuple(
 UNNUMBERED_STATEMENTS: tuple[str, ...] = (P + "fact-novikoff",)
 """Cited, unnumbered facts registered as well."""
 
+ERRATA_PAIRS: dict[str, tuple[tuple[str, str], ...]] = {
+    "observation-8": (("as-printed", "corrected"), ("as-printed-boosting", "boosting-corrected")),
+    "lemma-15": (("as-printed", "chain-bound"),),
+    "lemma-12": (("as-printed-proof-threshold", "proof-threshold-corrected"),),
+    "theorem-6": (("as-printed-good-events", "good-events-corrected"),),
+    "lemma-19": (("as-printed-any-T", "corrected-regime"),),
+}
+"""Per claim (id without the paper prefix): (check of the printed form, which fails by the erratum; its corrected twin)."""
+
 _LOWER_BOUND_REASON = (
     "lower bound over all {what} learners: it cannot be verified by running particular algorithms; "
     "the registered checks only demonstrate it on the paper's hard instance with the learners available (illustrations)"

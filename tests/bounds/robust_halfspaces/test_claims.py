@@ -252,21 +252,11 @@ def test_all_checks_smoke(claim_id):
             assert r["status"] == "pass", r
 
 
-ERRATA_PAIRS = {
-    # claim: (printed check -> expected to fail, corrected check -> passes)
-    "observation-8": [("as-printed", "corrected"), ("as-printed-boosting", "boosting-corrected")],
-    "lemma-15": [("as-printed", "chain-bound")],
-    "lemma-12": [("as-printed-proof-threshold", "proof-threshold-corrected")],
-    "theorem-6": [("as-printed-good-events", "good-events-corrected")],
-    "lemma-19": [("as-printed-any-T", "corrected-regime")],
-}
-
-
-@pytest.mark.parametrize("claim", sorted(ERRATA_PAIRS))
+@pytest.mark.parametrize("claim", sorted(RH.ERRATA_PAIRS))
 def test_errata_pairs_printed_fails_corrected_passes(claim):
     res = bounds.check(f"{PAPER}/{claim}", profile="smoke")
     status = {c["check"]: c["status"] for c in res.details["checks"]}
-    for printed, corrected in ERRATA_PAIRS[claim]:
+    for printed, corrected in RH.ERRATA_PAIRS[claim]:
         assert status[printed] == "fail" and status[corrected] == "pass", (claim, status)
 
 
