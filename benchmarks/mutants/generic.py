@@ -71,6 +71,10 @@ MUTANTS: list[SourceMutant] = [
                  "    m = delta / scale\n    log_target = math.log(1.0 / (1.0 - confidence))",
                  "    m = delta / scale\n    log_target = 0.5 * math.log(1.0 / (1.0 - confidence))",
                  "white-box test rejects at capital sqrt(1/alpha) instead of 1/alpha"),
+    SourceMutant("whitebox-pilot-in-evaluation", "audit/whitebox.py",
+                 "        evaluation, _ = _build_sides(*eval_args, weight_bound, floor)",
+                 "        evaluation = sides",
+                 "the test the pilot chose is also run on the pilot's own outputs"),
     # floating point
     SourceMutant("float-reachability-always-true", "audit/floating.py",
                  "ok = (c + (o - c)) == o", "ok = np.isfinite(o)",
