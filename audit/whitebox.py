@@ -250,7 +250,8 @@ def _combined_log_capital(sides: list[_Side], eps: float, m: float, bets: np.nda
     return float(_lse(logs.ravel()) - math.log(logs.size))
 
 
-def _pilot_test(pilot: list[_Side], evaluation: list[_Side], m: float, floor: float, log_target: float) -> tuple[int, np.ndarray, float] | None:
+def _pilot_test(pilot: list[_Side], evaluation: list[_Side], m: float, floor: float,
+                log_target: float) -> tuple[int, np.ndarray, float] | None:
     """The combination and bets the evaluation part runs, chosen on the pilot; ``None`` if it predicts nothing.
 
     Each side's pilot log capital is scaled by (evaluation size / pilot size) -- the expected log
@@ -373,31 +374,11 @@ def whitebox_epsilon_lower_bound(
     log_target = math.log(1.0 / (1.0 - confidence))
     eps_hi = _largest_finite_loss(sides)
     names = [nm for nm, v in (("d0", llr_out0), ("d1", llr_out1)) if v is not None]
-    test = {"pilot": None}
     logk, method = _log_capital_function(sides, m, weighted=weight_bound is not None)
+    test: dict[str, Any] = {"pilot": None}
     split = _pilot_split((llr_out0, llr_out1), (weights0, weights1), pilot_share) if 0.0 < m < 1.0 else None
     if split is not None:
-        (pilot_args, eval_args), sizes = split
-        pilot, _ = _build_sides(*pilot_args, weight_bound, floor)
-        evaluation, _ = _build_sides(*eval_args, weight_bound, floor)
-        choice = _pilot_test(pilot, evaluation, m, floor, log_target + math.log(2.0))
-        if choice is None:
-            chosen, _ = _log_capital_function(evaluation, m, weighted=weight_bound is not None)
-            test = {"pilot": sizes, "chosen": "nothing predicted: the full mixture on the other outputs"}
-        else:
-            c, bets, eps_pred = choice
-
-            def chosen(e, _c=c, _bets=bets, _sides=evaluation):
-                return float(_lse(_combination_log_capitals(_sides, e, m, _bets)[_c]) - math.log(_bets.size))
-
-            labels = names + (["both"] if len(names) == 2 else [])
-            test = {"pilot": sizes, "chosen": labels[c], "bets": [float(b) for b in bets],
-                    "pilot_predicted_epsilon": eps_pred}
-        full = logk
-
-        def logk(e, _full=full, _chosen=chosen):
-            return float(_lse([_full(e), _chosen(e)]) - math.log(2.0))
-
+        logk, test = _averaged_with_pilot_test(logk, split, weight_bound, floor, m, log_target, names)
         method += "+pilot"
     unbounded = m < 1.0 and any(np.isposinf(s.loss).any() for s in sides) and logk(math.inf) >= log_target
     details = {"test": test}
@@ -430,6 +411,34 @@ def whitebox_epsilon_lower_bound(
         log_capital_at_bound=float(logk(bound)) if bound > 0 else 0.0,
         details=details,
     )
+
+
+def _averaged_with_pilot_test(full, split, weight_bound, floor: float, m: float, log_target: float, names):
+    """``(log K, details)`` of 1/2 K_full(all outputs) + 1/2 K(the pilot's test on the other outputs).
+
+    The second branch is the full mixture on the other outputs when the pilot predicts no rejection.
+    """
+    (pilot_args, eval_args), sizes = split
+    pilot, _ = _build_sides(*pilot_args, weight_bound, floor)
+    evaluation, _ = _build_sides(*eval_args, weight_bound, floor)
+    choice = _pilot_test(pilot, evaluation, m, floor, log_target + math.log(2.0))
+    if choice is None:
+        chosen, _ = _log_capital_function(evaluation, m, weighted=weight_bound is not None)
+        test = {"pilot": sizes, "chosen": "nothing predicted: the full mixture on the other outputs"}
+    else:
+        c, bets, eps_pred = choice
+
+        def chosen(e):
+            return float(_lse(_combination_log_capitals(evaluation, e, m, bets)[c]) - math.log(bets.size))
+
+        labels = names + (["both"] if len(names) == 2 else [])
+        test = {"pilot": sizes, "chosen": labels[c], "bets": [float(b) for b in bets],
+                "pilot_predicted_epsilon": eps_pred}
+
+    def logk(e):
+        return float(_lse([full(e), chosen(e)]) - math.log(2.0))
+
+    return logk, test
 
 
 def _largest_finite_loss(sides: list[_Side]) -> float:

@@ -72,8 +72,9 @@ MUTANTS: list[SourceMutant] = [
                  "    m = delta / scale\n    log_target = 0.5 * math.log(1.0 / (1.0 - confidence))",
                  "white-box test rejects at capital sqrt(1/alpha) instead of 1/alpha"),
     SourceMutant("whitebox-pilot-in-evaluation", "audit/whitebox.py",
-                 "        evaluation, _ = _build_sides(*eval_args, weight_bound, floor)",
-                 "        evaluation = sides",
+                 "    evaluation, _ = _build_sides(*eval_args, weight_bound, floor)",
+                 "    evaluation, _ = _build_sides(*[None if a is None else np.concatenate([p, a])\n"
+                 "                                   for p, a in zip(pilot_args, eval_args)], weight_bound, floor)",
                  "the test the pilot chose is also run on the pilot's own outputs"),
     # floating point
     SourceMutant("float-reachability-always-true", "audit/floating.py",
