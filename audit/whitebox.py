@@ -133,6 +133,8 @@ class WhiteBoxEstimate:
             f"confidence (delta={self.delta:g}, n0={self.n_out}, n1={self.n_in}, method {self.method}"
             + ("" if self.epsilon_claimed is None else f", p-value of the claim {self.p_value:.3g}")
             + ")"
+            + ("" if not self.details.get("test", {}).get("chosen") else
+               f"; the pilot chose: {self.details['test']['chosen']}")
         )
 
 

@@ -310,5 +310,7 @@ def test_pilot_choice_reads_the_pilot_only():
     l0b, l1b = l0.copy(), l1.copy()
     l0b[300:], l1b[300:] = _sg_sample(rng, 2700)  # new evaluation outputs, same pilot
     assert whitebox_epsilon_lower_bound(l0b, l1b, delta=1e-3).details["test"] == before
+    assert whitebox_epsilon_lower_bound(l0, l1, delta=1e-3).summary().endswith("the pilot chose: d1")
+    assert "pilot" not in whitebox_epsilon_lower_bound(l0, l1, delta=1e-3, pilot_share=0).summary()
     with pytest.raises(ValueError, match="pilot_share"):
         whitebox_epsilon_lower_bound(l0, l1, delta=1e-3, pilot_share=0.7)
