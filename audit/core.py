@@ -362,16 +362,19 @@ def _scores(attack: _attacks.Attack, outputs) -> np.ndarray:
     return s
 
 
-def _select_and_evaluate(out0, out1, candidates, fraction, *, delta, confidence, seed) -> _Selection:
-    n_sel0, n_sel1 = int(math.floor(fraction * len(out0))), int(math.floor(fraction * len(out1)))
-    if min(n_sel0, n_sel1) < 1 or min(len(out0) - n_sel0, len(out1) - n_sel1) < 1:
-        raise ValueError(f"Split(fraction={fraction}) needs at least one selection and one evaluation trial on "
-                         f"each side; got {len(out0)} and {len(out1)} trials")
-    sel0, sel1, ev0, ev1 = out0[:n_sel0], out1[:n_sel1], out0[n_sel0:], out1[n_sel1:]
-    alpha = 1.0 - confidence
+def choose_on_selection(sel0, sel1, candidates, n_eval_in: int, n_eval_out: int, *, delta: float, alpha: float):
+    """``(attack, event, predicted, table)``: the attack (fitted on the selection part) and event to evaluate with.
+
+    Every candidate is fitted and judged on the selection outputs only (:func:`_fitted_candidates`);
+    attack and event are chosen together by the bound predicted on ``n_eval_in`` / ``n_eval_out``
+    evaluation outputs, or, when no candidate is predicted to certify, by the strongest evidence
+    of a difference (a valid bound either way, and often positive on small samples). ``event``
+    is ``None`` when nothing can be chosen; ``predicted`` is the best prediction (<= 0: the
+    evidence chose); ``table`` lists each candidate's prediction and evidence.
+    """
     table, scored = [], []
     for atk, s_in, s_out, scorer in _fitted_candidates(candidates, sel0, sel1, table):
-        pred, event = _best_candidate(s_in, s_out, len(ev1), len(ev0), delta=delta, alpha=alpha,
+        pred, event = _best_candidate(s_in, s_out, n_eval_in, n_eval_out, delta=delta, alpha=alpha,
                                       families=(0, 1, 2, 3), randomize_ties=True)
         z, z_event = strongest_difference_event(s_in, s_out, delta=delta)
         table.append({"attack": atk.name, "predicted": pred, "evidence": z})
@@ -380,14 +383,24 @@ def _select_and_evaluate(out0, out1, candidates, fraction, *, delta, confidence,
         raise ValueError("no candidate attack applies to these outputs: " + "; ".join(
             f"{row['attack']}: {row['skipped']}" for row in table))
     best = max(scored, key=lambda c: c[1])  # first maximum: the portfolio's order breaks ties
-    fallback = not best[1] > 0.0
-    if fallback:
-        # Nothing is predicted to certify: evaluate the event with the strongest evidence of a
-        # difference anyway (a valid bound, and often positive on small samples).
-        atk, _, _, _, event, scorer = max(scored, key=lambda c: c[3])
-    else:
+    if best[1] > 0.0:
         atk, _, event, _, _, scorer = best
+    else:
+        atk, _, _, _, event, scorer = max(scored, key=lambda c: c[3])
     final = copy.deepcopy(atk).fit(sel0, sel1) if scorer is None else scorer
+    return final, event, best[1], table
+
+
+def _select_and_evaluate(out0, out1, candidates, fraction, *, delta, confidence, seed) -> _Selection:
+    n_sel0, n_sel1 = int(math.floor(fraction * len(out0))), int(math.floor(fraction * len(out1)))
+    if min(n_sel0, n_sel1) < 1 or min(len(out0) - n_sel0, len(out1) - n_sel1) < 1:
+        raise ValueError(f"Split(fraction={fraction}) needs at least one selection and one evaluation trial on "
+                         f"each side; got {len(out0)} and {len(out1)} trials")
+    sel0, sel1, ev0, ev1 = out0[:n_sel0], out1[:n_sel1], out0[n_sel0:], out1[n_sel1:]
+    alpha = 1.0 - confidence
+    final, event, predicted, table = choose_on_selection(sel0, sel1, candidates, len(ev1), len(ev0), delta=delta,
+                                                         alpha=alpha)
+    fallback = not predicted > 0.0
     e_in, e_out = _scores(final, ev1), _scores(final, ev0)
     method = f"clopper-pearson/split({fraction:g})"
     if event is None:

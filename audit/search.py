@@ -26,8 +26,9 @@ Certification on ``(1 - search_fraction)`` of the trials, fresh (seed stream
 ``SeedSequence([seed, 1])`` versus ``SeedSequence([seed, 0, i])`` for the search). The
 winner's search outputs are the selection data: they choose the attack and the
 threshold event (Split's rule, topped up with fresh trials to Split's default 20% share
-when they are fewer; if the rule predicts nothing certifiable, the event with the
-strongest evidence), and the other fresh trials evaluate that one event by Clopper--Pearson.
+when they are fewer; if the rule predicts nothing certifiable, the attack portfolio's own
+choice of attack and event on the search outputs alone), and the other fresh trials
+evaluate that one event by Clopper--Pearson.
 Pair, attack and event are functions of the search data (and of fresh trials set aside
 for selection by a rule fixed before they are drawn) only, independent of the evaluation
 trials, so the bound holds at the stated confidence conditionally on
@@ -47,13 +48,12 @@ from typing import Any, Callable
 import numpy as np
 
 from privbound.audit import attacks as _attacks
-from privbound.audit.core import AuditResult, _resolve_attack, audit_outputs
+from privbound.audit.core import AuditResult, _candidates, _resolve_attack, audit_outputs, choose_on_selection
 from privbound.audit.estimators import (
     Explicit,
     Split,
     difference_evidence,
     predicted_split_bound,
-    strongest_difference_event,
 )
 from privbound.audit.engine import run_trials
 from privbound.learners.neighbouring import NeighbouringRelation
@@ -289,8 +289,9 @@ def search_and_audit(
     Certification on ``(1 - search_fraction) * trials`` fresh trials: the winner's search
     outputs choose the attack and the threshold event (Split's rule, with fresh trials
     added to the selection part up to Split's default 20% share when the search outputs
-    are fewer; when the rule predicts nothing certifiable, the event of
-    :func:`privbound.audit.estimators.strongest_difference_event`), and the rest evaluate it
+    are fewer; when the rule predicts nothing certifiable, the attack and event that the
+    portfolio chooses on the search outputs alone, :func:`privbound.audit.core.choose_on_selection`,
+    with all fresh trials evaluating), and the rest evaluate it
     (Clopper--Pearson). The pair, the attack and the event are functions of search data and
     of fresh trials set aside for selection by a rule fixed before they are drawn,
     independent of the evaluation trials, so the bound holds at ``confidence``. ``score``
@@ -446,15 +447,21 @@ def _certify(mechanism: Any, best: _Candidate, audit_trials: int, *, score, epsi
     event = None
     n_selection = n_sel
     if not best.estimate > 0.0:
-        # Split's pessimistic rule predicts nothing certifiable from the search outputs (weak
-        # signal): it would report 0. Evaluate the event with the strongest evidence of a
-        # difference instead -- chosen from search data, so the fresh trials stay untouched.
-        scorer, r0, r1 = _fitted_scorer(sel0, sel1, score)
-        event = strongest_difference_event(scorer(r1), scorer(r0), delta=delta)[1] if scorer else None
+        # The ranking's rule predicts nothing certifiable from the search outputs (weak signal):
+        # a Split would report 0. Let the attack portfolio choose attack and event on the search
+        # outputs alone (audit_mechanism's rule, falling back to the strongest evidence of a
+        # difference), so the fresh trials stay untouched and all of them evaluate.
+        try:
+            scorer, event, _, _ = choose_on_selection(
+                sel0, sel1, _candidates(None, score, None, sel0[:1]), len(fresh.out1), len(fresh.out0),
+                delta=delta, alpha=1.0 - confidence)
+        except ValueError:
+            scorer, event = None, None
     if event is not None:
-        result = audit_outputs(fresh.out0, fresh.out1, attack=_attacks.ScoreAttack(scorer),
-                               strategy=Explicit(event.threshold, event.side, event.top), **common)
-        selection = "strongest-difference event of the search outputs"
+        result = audit_outputs(fresh.out0, fresh.out1, attack=_attacks.ScoreAttack(scorer.score),
+                               strategy=Explicit(event.threshold, event.side, event.top,
+                                                 tie_fraction=event.tie_fraction), **common)
+        selection = f"{scorer.name} and its event chosen on the search outputs"
     else:
         # The winner's search outputs are the selection split (attack and event); every fresh
         # trial evaluates. floor(fraction * n) must be exactly n_sel: aim half a trial above it.
