@@ -30,8 +30,8 @@ the evidence (a few outputs with large L; DP-SGD's subsampled Gaussian). So by d
 e-value is the average of two e-values: the full mixture on all outputs, and a test chosen on
 a pilot -- the first ``pilot_share`` (10%) of each side's outputs, in trial order -- and run on
 the other outputs: the combination and bet whose capital, scaled to the evaluation size, is
-predicted to reject the largest eps (the portfolio's rule for black-box attacks; choosing bets
-from other data, Waudby-Smith & Ramdas Sec. 4), with five bets spanning a factor 2 on either
+predicted to reject the largest eps (the portfolio's rule for black-box attacks; bets fixed before
+the outputs they bet on are valid bets, Waudby-Smith & Ramdas Sec. 4), with five bets spanning a factor 2 on either
 side of the chosen one (the full mixture when the pilot predicts no rejection). The chosen
 test depends on the pilot only and the evaluation outputs are independent of it, so its
 e-value has conditional expectation <= 1 under the null, and so has the average. The average
