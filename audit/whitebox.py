@@ -101,7 +101,9 @@ class WhiteBoxEstimate:
 
     ``p_value`` is ``min(1, 1/K)`` with K the betting capital at ``epsilon_claimed``
     (a valid p-value of "the pair is (epsilon_claimed, delta)-DP" by Markov's inequality);
-    ``nan`` when no claimed epsilon was given.
+    ``nan`` when no claimed epsilon was given. ``details["test"]`` says which outputs formed the
+    pilot and what it chose (``{"pilot": None}`` without one); ``details["unbounded"]`` gives the
+    reason when the bound is infinite.
     """
 
     epsilon_lower_bound: float
