@@ -34,6 +34,7 @@ from privbound.audit.estimators import (
     Split,
     _best_candidate,
     _evaluate_event,
+    choose_event_test,
     _null_estimate,
     auroc,
     clopper_pearson_lower,
@@ -363,14 +364,17 @@ def _scores(attack: _attacks.Attack, outputs) -> np.ndarray:
 
 
 def choose_on_selection(sel0, sel1, candidates, n_eval_in: int, n_eval_out: int, *, delta: float, alpha: float):
-    """``(attack, event, predicted, table)``: the attack (fitted on the selection part) and event to evaluate with.
+    """``(attack, event, test, predicted, table)``: the attack (fitted on the selection part), event and test
+    to evaluate with.
 
     Every candidate is fitted and judged on the selection outputs only (:func:`_fitted_candidates`);
     attack and event are chosen together by the bound predicted on ``n_eval_in`` / ``n_eval_out``
     evaluation outputs, or, when no candidate is predicted to certify, by the strongest evidence
-    of a difference (a valid bound either way, and often positive on small samples). ``event``
-    is ``None`` when nothing can be chosen; ``predicted`` is the best prediction (<= 0: the
-    evidence chose); ``table`` lists each candidate's prediction and evidence.
+    of a difference (a valid bound either way, and often positive on small samples); the test of
+    the event's counts is the one predicted to certify more from the event's selection rates
+    (:func:`~privbound.audit.estimators.choose_event_test`). ``event`` is ``None`` when nothing
+    can be chosen; ``predicted`` is the best prediction (<= 0: the evidence chose); ``table``
+    lists each candidate's prediction and evidence.
     """
     table, scored = [], []
     for atk, s_in, s_out, scorer in _fitted_candidates(candidates, sel0, sel1, table):
@@ -378,17 +382,19 @@ def choose_on_selection(sel0, sel1, candidates, n_eval_in: int, n_eval_out: int,
                                       families=(0, 1, 2, 3), randomize_ties=True)
         z, z_event = strongest_difference_event(s_in, s_out, delta=delta)
         table.append({"attack": atk.name, "predicted": pred, "evidence": z})
-        scored.append((atk, pred, event, z, z_event, scorer))
+        scored.append((atk, pred, event, z, z_event, scorer, s_in, s_out))
     if not scored:
         raise ValueError("no candidate attack applies to these outputs: " + "; ".join(
             f"{row['attack']}: {row['skipped']}" for row in table))
     best = max(scored, key=lambda c: c[1])  # first maximum: the portfolio's order breaks ties
     if best[1] > 0.0:
-        atk, _, event, _, _, scorer = best
+        atk, _, event, _, _, scorer, s_in, s_out = best
     else:
-        atk, _, _, _, event, scorer = max(scored, key=lambda c: c[3])
+        atk, _, _, _, event, scorer, s_in, s_out = max(scored, key=lambda c: c[3])
+    test = "clopper-pearson" if event is None else choose_event_test(event, s_in, s_out, n_eval_in, n_eval_out,
+                                                                     delta=delta, alpha=alpha)
     final = copy.deepcopy(atk).fit(sel0, sel1) if scorer is None else scorer
-    return final, event, best[1], table
+    return final, event, test, best[1], table
 
 
 def _select_and_evaluate(out0, out1, candidates, fraction, *, delta, confidence, seed) -> _Selection:
@@ -398,17 +404,17 @@ def _select_and_evaluate(out0, out1, candidates, fraction, *, delta, confidence,
                          f"each side; got {len(out0)} and {len(out1)} trials")
     sel0, sel1, ev0, ev1 = out0[:n_sel0], out1[:n_sel1], out0[n_sel0:], out1[n_sel1:]
     alpha = 1.0 - confidence
-    final, event, predicted, table = choose_on_selection(sel0, sel1, candidates, len(ev1), len(ev0), delta=delta,
-                                                         alpha=alpha)
+    final, event, test, predicted, table = choose_on_selection(sel0, sel1, candidates, len(ev1), len(ev0),
+                                                               delta=delta, alpha=alpha)
     fallback = not predicted > 0.0
     e_in, e_out = _scores(final, ev1), _scores(final, ev0)
-    method = f"clopper-pearson/split({fraction:g})"
+    method = f"{test}/split({fraction:g})"
     if event is None:
         est = _null_estimate(e_in.size, e_out.size, delta=delta, confidence=confidence, method=method)
     else:
         coins = event_coins(seed, e_in.size, e_out.size) if event.tie_fraction is not None else (None, None)
         est = _evaluate_event(e_in, e_out, event, delta=delta, alpha=alpha, n_candidates=1, method=method,
-                              confidence=confidence, coins_in=coins[0], coins_out=coins[1])
+                              confidence=confidence, coins_in=coins[0], coins_out=coins[1], test=test)
         if fallback and not est.epsilon_lower_bound > 0.0:
             est = _null_estimate(e_in.size, e_out.size, delta=delta, confidence=confidence, method=method)
     return _Selection(final, est, e_in, e_out, min(n_sel0, n_sel1), table)

@@ -48,6 +48,12 @@ __all__ = [
     "clopper_pearson_lower",
     "clopper_pearson_upper",
     "epsilon_bound_from_counts",
+    "conditional_epsilon_bound",
+    "TESTS",
+    "event_bound",
+    "choose_test",
+    "choose_event_test",
+    "expected_event_rates",
     "event_coins",
     "small_space_estimate",
     "SMALL_SPACE_MAX",
@@ -138,12 +144,14 @@ class Explicit:
     ``e^eps`` times the other's (1 = d1, 0 = d0). ``tie_fraction`` q makes the event
     randomised at the threshold (``{s > t}`` or ``{s < t}``, plus each score equal to t with
     probability q; see :class:`Event`), so that a fixed event can have any size on tied scores.
+    ``test`` is the test of the event's counts, one of :data:`TESTS`, fixed in advance as well.
     """
 
     threshold: float
     side: Literal["ge", "lt"] = "ge"
     top: int = 1
     tie_fraction: float | None = None
+    test: str = "clopper-pearson"
 
     def __post_init__(self) -> None:
         if self.side not in ("ge", "lt"):
@@ -152,6 +160,8 @@ class Explicit:
             raise ValueError(f"Explicit.top must be 0 or 1, got {self.top!r}")
         if self.tie_fraction is not None:
             check_real(self.tie_fraction, "Explicit.tie_fraction", low=0.0, high=1.0)
+        if self.test not in TESTS:
+            raise ValueError(f"Explicit.test must be one of {TESTS}, got {self.test!r}")
 
 
 Strategy = Split | AllThresholds | Explicit
@@ -199,7 +209,7 @@ class Event:
 
 @dataclass(frozen=True)
 class Estimate:
-    """What an estimator found: the bound, the event and the counts behind it."""
+    """What an estimator found: the bound, the event and the counts behind it, and the test of those counts."""
 
     epsilon_lower_bound: float
     event: Event | None
@@ -211,6 +221,7 @@ class Estimate:
     k_out: int  # d0 scores in the event
     n_candidates: int  # events the confidence was corrected for (1 unless AllThresholds)
     method: str
+    test: str = "clopper-pearson"  # the test of the event's counts, one of TESTS
 
     @property
     def tpr(self) -> float:
@@ -256,6 +267,108 @@ def epsilon_bound_from_counts(k_top, n_top, k_bottom, n_bottom, *, delta: float,
     with np.errstate(divide="ignore", invalid="ignore"):
         val = np.log(lo - delta) - np.log(hi)
     return np.where(lo > delta, val, -np.inf)
+
+
+# Share of alpha spent on the confidence interval for the top probability that bounds the odds
+# ratio under the null in :func:`conditional_epsilon_bound` (Berger & Boos 1994 spend 0.001 of 0.05).
+_NUISANCE_SHARE = 0.02
+
+
+def conditional_epsilon_bound(k_top: int, n_top: int, k_bottom: int, n_bottom: int, *, delta: float,
+                              alpha: float) -> float:
+    """Lower confidence bound on epsilon from one event's counts by a conditional odds-ratio test.
+
+    The counts are ``K_top ~ Bin(n_top, p)`` and ``K_bottom ~ Bin(n_bottom, r)``, independent;
+    the null of epsilon is ``p <= e^eps r + delta``. Given the total ``T = K_top + K_bottom``,
+    ``K_top`` follows Fisher's noncentral hypergeometric law with odds ratio
+    ``psi = p (1 - r) / (r (1 - p))`` alone (Lehmann & Romano, *Testing Statistical Hypotheses*,
+    3rd ed., Sec. 4.5), and its upper tail grows with ``psi``. Under the null
+    ``psi <= f(p) = p (e^eps - p + delta) / ((p - delta)(1 - p))``, which depends on the unknown
+    ``p``: so, following Berger & Boos (JASA 1994, p-values maximised over a confidence set for
+    the nuisance parameter), a Clopper--Pearson interval ``[p_lo, p_hi]`` for ``p`` at level
+    ``gamma = _NUISANCE_SHARE * alpha`` (one-sided upper when delta = 0, where ``f`` increases)
+    bounds ``psi`` by ``psi_0 = max(f(p_lo), f(p_hi))`` (``f`` is quasi-convex: its log-derivative
+    ``-delta/(p(p - delta)) + (e^eps - 1 + delta)/((1 - p)(e^eps + delta - p))`` increases), and the
+    null is rejected when ``P_{psi_0}(K_top >= k_top | T) <= alpha - gamma``. The rejection
+    probability under the null is at most ``gamma + (alpha - gamma) = alpha``.
+
+    ``psi_0`` increases with eps, so the rejected eps form an interval ``[0, eps_hat)``; the bound
+    is ``eps_hat`` (``-inf`` when eps = 0 is not rejected). Where both probabilities are small
+    the test judges the two counts together, as the rate ratio of two Poisson counts, instead of
+    spending half of alpha on each count (:func:`epsilon_bound_from_counts`): on ``84/1600``
+    against ``31/1600`` at alpha 0.05 it certifies 0.62 where the two Clopper--Pearson bounds give 0.43.
+    """
+    k_top, n_top, k_bottom, n_bottom = int(k_top), int(n_top), int(k_bottom), int(n_bottom)
+    gamma = _NUISANCE_SHARE * alpha
+    level = alpha - gamma
+    if k_top == 0 or k_top <= delta * n_top:
+        return -math.inf
+    if delta > 0.0:
+        p_lo = float(clopper_pearson_lower(k_top, n_top, gamma / 2))
+        p_hi = float(clopper_pearson_upper(k_top, n_top, gamma / 2))
+        if not p_lo > delta:
+            return -math.inf
+        ends = np.array([p_lo, p_hi])
+    else:
+        ends = np.array([float(clopper_pearson_upper(k_top, n_top, gamma))])
+    if ends[-1] >= 1.0:
+        return -math.inf
+    total = k_top + k_bottom
+    support = np.arange(max(0, total - n_bottom), min(n_top, total) + 1)
+    log_weights = (special.gammaln(n_top + 1) - special.gammaln(support + 1) - special.gammaln(n_top - support + 1)
+                   + special.gammaln(n_bottom + 1) - special.gammaln(total - support + 1)
+                   - special.gammaln(n_bottom - total + support + 1))
+    upper = support >= k_top
+
+    def rejected(eps: float) -> bool:
+        log_psi = float(np.max(np.log(ends) + eps + np.log1p(-(ends - delta) * math.exp(-eps))
+                               - np.log(ends - delta) - np.log1p(-ends)))
+        w = log_weights + support * log_psi
+        return float(special.logsumexp(w[upper]) - special.logsumexp(w)) <= math.log(level)
+
+    if not rejected(0.0):
+        return -math.inf
+    lo, hi = 0.0, 1.0
+    while rejected(hi):
+        lo, hi = hi, 2.0 * hi
+        if hi > 1e3:
+            return lo
+    for _ in range(60):
+        mid = 0.5 * (lo + hi)
+        if rejected(mid):
+            lo = mid
+        else:
+            hi = mid
+        if hi - lo < 1e-7:
+            break
+    return lo
+
+
+# Tests of one event's counts: "clopper-pearson" (:func:`epsilon_bound_from_counts`) and
+# "conditional" (:func:`conditional_epsilon_bound`).
+TESTS = ("clopper-pearson", "conditional")
+
+
+def event_bound(test: str, k_top, n_top, k_bottom, n_bottom, *, delta: float, alpha: float) -> float:
+    """The lower bound on epsilon of one event's counts by ``test`` (one of :data:`TESTS`)."""
+    if test == "conditional":
+        return conditional_epsilon_bound(k_top, n_top, k_bottom, n_bottom, delta=delta, alpha=alpha)
+    if test == "clopper-pearson":
+        return float(epsilon_bound_from_counts(k_top, n_top, k_bottom, n_bottom, delta=delta, alpha=alpha))
+    raise ValueError(f"test must be one of {TESTS}, got {test!r}")
+
+
+def choose_test(rate_top: float, rate_bottom: float, n_top: int, n_bottom: int, *, delta: float,
+                alpha: float) -> str:
+    """The test of :data:`TESTS` predicted to certify more on ``n_top`` / ``n_bottom`` evaluation outputs.
+
+    The prediction evaluates both tests at the counts the selection part's rates would give
+    there; it reads the selection part only, so choosing the test keeps the evaluation's level.
+    Clopper--Pearson unless the conditional test is predicted to do better.
+    """
+    kt, kb = int(round(rate_top * n_top)), int(round(rate_bottom * n_bottom))
+    cp, cond = (event_bound(t, kt, n_top, kb, n_bottom, delta=delta, alpha=alpha) for t in TESTS)
+    return "conditional" if cond > cp else "clopper-pearson"
 
 
 # ------------------------------------------------------------------------ helpers
@@ -521,14 +634,36 @@ def strongest_difference_event(in_scores, out_scores, *, delta: float = 0.0,
     return z_max, Event(t, *_FAMILIES[f])
 
 
+def _top_first(event: Event, k_in, n_in, k_out, n_out) -> tuple:
+    """``(k_top, n_top, k_bottom, n_bottom)``: the counts in the order the event's inequality reads them."""
+    return (k_in, n_in, k_out, n_out) if event.top == 1 else (k_out, n_out, k_in, n_in)
+
+
+def expected_event_rates(event: Event, s_in: np.ndarray, s_out: np.ndarray) -> tuple[float, float]:
+    """``(rate on d1, rate on d0)`` of ``event`` on these scores, a tied atom counted at its tie fraction."""
+    def rate(s):
+        s = np.asarray(s, dtype=float)
+        if event.tie_fraction is None:
+            return float(np.mean(event.indicator(s)))
+        strict = s > event.threshold if event.side == "ge" else s < event.threshold
+        return float(np.mean(strict) + event.tie_fraction * np.mean(s == event.threshold))
+    return rate(s_in), rate(s_out)
+
+
+def choose_event_test(event: Event, sel_in, sel_out, n_in_eval: int, n_out_eval: int, *, delta: float,
+                      alpha: float) -> str:
+    """:func:`choose_test` for ``event`` from its rates on the selection scores ``sel_in`` / ``sel_out``."""
+    r_in, r_out = expected_event_rates(event, sel_in, sel_out)
+    rt, nt, rb, nb = _top_first(event, r_in, n_in_eval, r_out, n_out_eval)
+    return choose_test(rt, rb, nt, nb, delta=delta, alpha=alpha)
+
+
 def _evaluate_event(s_in, s_out, event: Event, *, delta, alpha, n_candidates, method, confidence,
-                    coins_in=None, coins_out=None) -> Estimate:
+                    coins_in=None, coins_out=None, test: str = "clopper-pearson") -> Estimate:
     k_in = int(np.count_nonzero(event.indicator(s_in, coins_in)))
     k_out = int(np.count_nonzero(event.indicator(s_out, coins_out)))
-    if event.top == 1:
-        val = epsilon_bound_from_counts(k_in, s_in.size, k_out, s_out.size, delta=delta, alpha=alpha / n_candidates)
-    else:
-        val = epsilon_bound_from_counts(k_out, s_out.size, k_in, s_in.size, delta=delta, alpha=alpha / n_candidates)
+    val = event_bound(test, *_top_first(event, k_in, s_in.size, k_out, s_out.size), delta=delta,
+                      alpha=alpha / n_candidates)
     return Estimate(
         epsilon_lower_bound=max(0.0, float(val)),
         event=event,
@@ -540,6 +675,7 @@ def _evaluate_event(s_in, s_out, event: Event, *, delta, alpha, n_candidates, me
         k_out=k_out,
         n_candidates=n_candidates,
         method=method,
+        test=test,
     )
 
 
@@ -642,8 +778,8 @@ def estimate_epsilon(
         event = Event(float(strategy.threshold), strategy.side, strategy.top, tie_fraction=strategy.tie_fraction)
         coins = event_coins(seed, s_in.size, s_out.size) if event.tie_fraction is not None else (None, None)
         return _evaluate_event(s_in, s_out, event, delta=delta, alpha=alpha, n_candidates=1,
-                               method="clopper-pearson/explicit", confidence=confidence,
-                               coins_in=coins[0], coins_out=coins[1])
+                               method=f"{strategy.test}/explicit", confidence=confidence,
+                               coins_in=coins[0], coins_out=coins[1], test=strategy.test)
 
     if isinstance(strategy, AllThresholds):
         thresholds = _thresholds(np.concatenate([s_in, s_out]))
@@ -674,13 +810,15 @@ def estimate_epsilon(
         sel_out, ev_out = s_out[:n_sel_out], s_out[n_sel_out:]
         pred, event = _best_candidate(sel_in, sel_out, ev_in.size, ev_out.size, delta=delta, alpha=alpha,
                                       families=families, randomize_ties=randomize_ties)
-        method = f"clopper-pearson/split({strategy.fraction:g})"
         if not pred > 0.0:
             # The selection data see nothing to detect: report 0 (always a valid lower bound).
-            return _null_estimate(ev_in.size, ev_out.size, delta=delta, confidence=confidence, method=method)
+            return _null_estimate(ev_in.size, ev_out.size, delta=delta, confidence=confidence,
+                                  method=f"clopper-pearson/split({strategy.fraction:g})")
+        test = choose_event_test(event, sel_in, sel_out, ev_in.size, ev_out.size, delta=delta, alpha=alpha)
         coins = event_coins(seed, ev_in.size, ev_out.size) if event.tie_fraction is not None else (None, None)
-        return _evaluate_event(ev_in, ev_out, event, delta=delta, alpha=alpha, n_candidates=1, method=method,
-                               confidence=confidence, coins_in=coins[0], coins_out=coins[1])
+        return _evaluate_event(ev_in, ev_out, event, delta=delta, alpha=alpha, n_candidates=1,
+                               method=f"{test}/split({strategy.fraction:g})", confidence=confidence,
+                               coins_in=coins[0], coins_out=coins[1], test=test)
 
     raise TypeError(f"strategy must be Split, AllThresholds or Explicit, got {type(strategy).__name__}")
 
@@ -715,13 +853,10 @@ def p_value(estimate: Estimate, epsilon: float) -> float:
     e = estimate
     if e.event is None:
         return 1.0
-    if e.event.top == 1:
-        args = (e.k_in, e.n_in, e.k_out, e.n_out)
-    else:
-        args = (e.k_out, e.n_out, e.k_in, e.n_in)
+    args = _top_first(e.event, e.k_in, e.n_in, e.k_out, e.n_out)
 
     def bound(alpha: float) -> float:
-        return float(epsilon_bound_from_counts(*args, delta=e.delta, alpha=alpha / e.n_candidates))
+        return event_bound(e.test, *args, delta=e.delta, alpha=alpha / e.n_candidates)
 
     hi = 1.0 - 1e-12
     if not bound(hi) > epsilon:

@@ -452,7 +452,7 @@ def _certify(mechanism: Any, best: _Candidate, audit_trials: int, *, score, epsi
         # outputs alone (audit_mechanism's rule, falling back to the strongest evidence of a
         # difference), so the fresh trials stay untouched and all of them evaluate.
         try:
-            scorer, event, _, _ = choose_on_selection(
+            scorer, event, test, _, _ = choose_on_selection(
                 sel0, sel1, _candidates(None, score, None, sel0[:1]), len(fresh.out1), len(fresh.out0),
                 delta=delta, alpha=1.0 - confidence)
         except ValueError:
@@ -460,7 +460,7 @@ def _certify(mechanism: Any, best: _Candidate, audit_trials: int, *, score, epsi
     if event is not None:
         result = audit_outputs(fresh.out0, fresh.out1, attack=_attacks.ScoreAttack(scorer.score),
                                strategy=Explicit(event.threshold, event.side, event.top,
-                                                 tie_fraction=event.tie_fraction), **common)
+                                                 tie_fraction=event.tie_fraction, test=test), **common)
         selection = f"{scorer.name} and its event chosen on the search outputs"
     else:
         # The winner's search outputs are the selection split (attack and event); every fresh

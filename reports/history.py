@@ -41,6 +41,8 @@ from contextlib import closing
 from pathlib import Path
 from typing import Any
 
+from privbound.audit.estimators import TESTS
+
 __all__ = [
     "HISTORY_NAME", "CHANGE_ALPHA", "HistoryError", "Baseline", "record_run", "previous_run", "compare",
     "epsilon_change_z", "epsilon_variance", "change_threshold", "load_history", "probe",
@@ -205,9 +207,14 @@ def previous_run(history: str | Path, profile: str, before: str, *, exclude: str
 # ------------------------------------------------------------------ significance
 
 
+def _count_based(method: Any) -> bool:
+    """Whether a method's bound is a test of one event's counts (Clopper--Pearson or conditional)."""
+    return str(method or "").split("/")[0] in TESTS
+
+
 def _counts(extra: dict[str, Any] | None):
     """(k_top, k_bottom, n, delta) of an audit's evaluated event, or None (no event, or not a count-based bound)."""
-    if not extra or not str(extra.get("method") or "").startswith("clopper-pearson"):
+    if not extra or not _count_based(extra.get("method")):
         return None
     n, tpr, fpr, delta = extra.get("n"), extra.get("tpr"), extra.get("fpr"), extra.get("delta") or 0.0
     if not n or tpr is None or fpr is None:
@@ -269,7 +276,7 @@ def epsilon_change_z(old: dict[str, Any], new: dict[str, Any]) -> float | None:
     if a == b:
         return 0.0
     methods = [str((r.get("extra") or {}).get("method") or "") for r in (old, new)]
-    if not all(m.startswith("clopper-pearson") for m in methods):
+    if not all(_count_based(m) for m in methods):
         return None
     va, vb = epsilon_variance(old.get("extra")), epsilon_variance(new.get("extra"))
     if va is None and vb is None:
