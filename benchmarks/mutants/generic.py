@@ -23,6 +23,14 @@ MUTANTS: list[SourceMutant] = [
                  "hi = clopper_pearson_upper(k_bottom, n_bottom, alpha / 2)\n    with np.errstate(divide=\"ignore\", "
                  "invalid=\"ignore\"):\n        val = np.log(lo) - np.log(hi)",
                  "(epsilon, delta) bound that forgets to subtract delta from the top probability"),
+    SourceMutant("est-conditional-odds-ratio-as-rate-ratio", _E,
+                 "        log_psi = float(np.max(np.log(ends) + eps + np.log1p(-(ends - delta) * math.exp(-eps))\n"
+                 "                               - np.log(ends - delta) - np.log1p(-ends)))",
+                 "        log_psi = eps",
+                 "conditional test that bounds the odds ratio by e^eps, as if it were the ratio of the probabilities"),
+    SourceMutant("est-conditional-tail-excludes-observed", _E,
+                 "    upper = support >= k_top", "    upper = support > k_top",
+                 "conditional test's tail leaves out the observed count"),
     # multiplicity corrections
     SourceMutant("est-all-thresholds-bonferroni-dropped", _E,
                  "n_candidates=n_candidates, method=method, confidence=confidence)",

@@ -304,3 +304,15 @@ def test_unbounded_privacy_loss_gives_an_infinite_bound_with_its_reason():
     r = audit_outputs(np.zeros(5000), np.ones(5000), epsilon=1.0, delta=1e-3,
                       log_likelihood_ratio=lambda o: np.where(np.asarray(o) == 0, np.inf, -np.inf))
     assert math.isinf(r.epsilon_lower_bound) and r.violation and "inf" in r.summary()
+
+
+@pytest.mark.parametrize("d0,d1", [(0, 1), (17, 33)])
+def test_soundness_where_the_conditional_test_is_chosen(d0, d1):
+    # k-ary randomized response, k = 50, eps = 1 exactly (the cell {o = d0} has ratio e), 2000 trials
+    # per side: rare events, where the evaluation runs the conditional test of the two counts. Same
+    # acceptance rule as above (false-failure rate <= 1e-3); the test must be the one chosen in most
+    # audits, or the check would not be about it.
+    mech = RandomizedResponse(1.0, k=50)
+    results = [audit_mechanism(mech, d0, d1, epsilon=1.0, trials=2000, seed=30_000 + s) for s in range(R)]
+    assert sum(r.violation for r in results) <= max_flags()
+    assert sum(r.method.startswith("conditional/") for r in results) >= R // 2
