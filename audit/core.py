@@ -371,28 +371,28 @@ def choose_on_selection(sel0, sel1, candidates, n_eval_in: int, n_eval_out: int,
     attack and event are chosen together by the bound predicted on ``n_eval_in`` / ``n_eval_out``
     evaluation outputs, or, when no candidate is predicted to certify, by the strongest evidence
     of a difference (a valid bound either way, and often positive on small samples); the test of
-    the event's counts is the one predicted to certify more (with the event's prediction; for the
-    evidence's event, from its selection rates: :func:`~privbound.audit.estimators.choose_event_test`). ``event`` is ``None`` when nothing
+    the event's counts is the one predicted to certify more from the event's selection rates
+    (:func:`~privbound.audit.estimators.choose_event_test`). ``event`` is ``None`` when nothing
     can be chosen; ``predicted`` is the best prediction (<= 0: the evidence chose); ``table``
     lists each candidate's prediction and evidence.
     """
     table, scored = [], []
     for atk, s_in, s_out, scorer in _fitted_candidates(candidates, sel0, sel1, table):
-        pred, event, test = _best_candidate(s_in, s_out, n_eval_in, n_eval_out, delta=delta, alpha=alpha,
-                                            families=(0, 1, 2, 3), randomize_ties=True)
+        pred, event = _best_candidate(s_in, s_out, n_eval_in, n_eval_out, delta=delta, alpha=alpha,
+                                      families=(0, 1, 2, 3), randomize_ties=True)
         z, z_event = strongest_difference_event(s_in, s_out, delta=delta)
-        table.append({"attack": atk.name, "predicted": pred, "test": test, "evidence": z})
-        scored.append((atk, pred, event, test, z, z_event, scorer, s_in, s_out))
+        table.append({"attack": atk.name, "predicted": pred, "evidence": z})
+        scored.append((atk, pred, event, z, z_event, scorer, s_in, s_out))
     if not scored:
         raise ValueError("no candidate attack applies to these outputs: " + "; ".join(
             f"{row['attack']}: {row['skipped']}" for row in table))
     best = max(scored, key=lambda c: c[1])  # first maximum: the portfolio's order breaks ties
     if best[1] > 0.0:
-        atk, _, event, test, _, _, scorer, _, _ = best
+        atk, _, event, _, _, scorer, s_in, s_out = best
     else:
-        atk, _, _, _, _, event, scorer, s_in, s_out = max(scored, key=lambda c: c[4])
-        test = "clopper-pearson" if event is None else choose_event_test(event, s_in, s_out, n_eval_in, n_eval_out,
-                                                                         delta=delta, alpha=alpha)
+        atk, _, _, _, event, scorer, s_in, s_out = max(scored, key=lambda c: c[3])
+    test = "clopper-pearson" if event is None else choose_event_test(event, s_in, s_out, n_eval_in, n_eval_out,
+                                                                     delta=delta, alpha=alpha)
     final = copy.deepcopy(atk).fit(sel0, sel1) if scorer is None else scorer
     return final, event, test, best[1], table
 

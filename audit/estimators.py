@@ -11,7 +11,12 @@ For a score s (higher meaning "came from d1") the candidate events are the
 threshold events {s >= t} and {s < t}, with d1 or d0 in the role of ``a``. Plugging
 in a one-sided Clopper--Pearson lower bound for P_a(E) and an upper bound for
 P_b(E), each at level (1 - confidence)/2, gives a lower confidence bound on
-epsilon that holds with probability >= ``confidence`` for that event.
+epsilon that holds with probability >= ``confidence`` for that event. For rare events
+the two counts are better judged together: :func:`conditional_epsilon_bound` tests
+them conditionally on their sum (Fisher's noncentral hypergeometric law, with the
+nuisance bounded as Berger & Boos 1994 do). Which of the two tests (:data:`TESTS`)
+evaluates an event is decided with the event, on the selection part
+(:func:`choose_test`).
 
 The event is chosen by a threshold strategy (a tiny frozen dataclass, in the style
 of ``jax_privacy.auditing``):
@@ -519,8 +524,7 @@ _TIE_FRACTIONS = (0.25, 0.5, 0.75)
 
 
 def _best_candidate(s_in_sel, s_out_sel, n_in_eval, n_out_eval, *, delta, alpha, families, randomize_ties=False):
-    """Pick the event and test predicted to give the largest bound on the evaluation data:
-    ``(prediction, Event, test)``.
+    """Pick the event predicted to give the largest bound on the evaluation data: ``(prediction, Event)``.
 
     Maximising a noisy estimate over thousands of thresholds picks the luckiest tail
     event (the winner's curse: a 3-sigma fluctuation somewhere in the tail is the rule,
@@ -529,9 +533,7 @@ def _best_candidate(s_in_sel, s_out_sel, n_in_eval, n_out_eval, *, delta, alpha,
     data give (Wilson) confidence bounds on the two probabilities at the audit's own
     level, and the prediction is the evaluation-size bound at those pessimistic rates.
     Any selection rule keeps the final bound valid, since it is evaluated on fresh data;
-    the approximation only affects which event is chosen. Each family's best event is then
-    also predicted with the conditional test (:func:`conditional_epsilon_bound`) at the same
-    pessimistic counts, and the test predicted to certify more is the one the evaluation runs.
+    the approximation only affects which event is chosen.
 
     ``randomize_ties``: when the scores take few enough values for every one to be a
     candidate threshold, also offer the randomised events that include a fraction
@@ -548,33 +550,25 @@ def _best_candidate(s_in_sel, s_out_sel, n_in_eval, n_out_eval, *, delta, alpha,
         n_top_eval = n_in_eval if top == 1 else n_out_eval
         n_bot_eval = n_out_eval if top == 1 else n_in_eval
 
-        def pessimistic(kt, kb):
-            """Evaluation-size counts at the selection rates' pessimistic ends, and their Wilson prediction."""
-            ct = _wilson(np.asarray(kt, float), n_top, z_sel, -1.0) * n_top_eval
-            cb = _wilson(np.asarray(kb, float), n_bot, z_sel, +1.0) * n_bot_eval
-            return ct, cb, _wilson_bound(ct, n_top_eval, cb, n_bot_eval, delta=delta, alpha=alpha)
+        def predict(kt, kb):
+            rate_top = _wilson(np.asarray(kt, float), n_top, z_sel, -1.0)
+            rate_bot = _wilson(np.asarray(kb, float), n_bot, z_sel, +1.0)
+            return _wilson_bound(rate_top * n_top_eval, n_top_eval, rate_bot * n_bot_eval, n_bot_eval,
+                                 delta=delta, alpha=alpha)
 
-        def best_of_tests(ct, cb, approx):
-            """``(prediction, test)``: the conditional test's exact prediction at these counts when it beats
-            Clopper--Pearson's (Wilson) one, for a family's best event only."""
-            cond = conditional_epsilon_bound(int(math.floor(ct)), n_top_eval, int(math.ceil(cb)), n_bot_eval,
-                                             delta=delta, alpha=alpha)
-            return (cond, "conditional") if cond > approx else (approx, "clopper-pearson")
-
-        ct, cb, pred = pessimistic(k_top, k_bot)
+        pred = predict(k_top, k_bot)
         i = int(np.argmax(pred))  # first maximum: the smallest threshold of this family
-        candidates.append((*best_of_tests(ct[i], cb[i], float(pred[i])), float(thresholds[i]), f, None))
+        candidates.append((float(pred[i]), float(thresholds[i]), f, None))
         for q in fractions:
             # {s > t_j} plus q of {s = t_j}: "ge" counts q k(t_j) + (1 - q) k(t_{j+1}); "lt" (1 - q) k(t_j) + q k(t_{j+1}).
             w = q if side == "ge" else 1.0 - q
             kt = w * np.asarray(k_top[:-1], float) + (1 - w) * np.asarray(k_top[1:], float)
             kb = w * np.asarray(k_bot[:-1], float) + (1 - w) * np.asarray(k_bot[1:], float)
-            ct, cb, pred_q = pessimistic(kt, kb)
+            pred_q = predict(kt, kb)
             j = int(np.argmax(pred_q))
-            candidates.append((*best_of_tests(ct[j], cb[j], float(pred_q[j])), float(thresholds[j]), f, q))
-    value, test, threshold, f, q = max(candidates, key=lambda c: (c[0], _FAMILIES[c[3]][0] == "ge", c[4] is None,
-                                                                  -c[2]))
-    return value, Event(threshold, *_FAMILIES[f], tie_fraction=q), test
+            candidates.append((float(pred_q[j]), float(thresholds[j]), f, q))
+    value, threshold, f, q = max(candidates, key=lambda c: (c[0], _FAMILIES[c[2]][0] == "ge", c[3] is None, -c[1]))
+    return value, Event(threshold, *_FAMILIES[f], tie_fraction=q)
 
 
 def predicted_split_bound(
@@ -597,7 +591,7 @@ def predicted_split_bound(
     """
     s_in = check_scores(in_scores, "in_scores")
     s_out = check_scores(out_scores, "out_scores")
-    pred, _, _ = _best_candidate(s_in, s_out, int(n_evaluation), int(n_evaluation), delta=check_delta(delta),
+    pred, _ = _best_candidate(s_in, s_out, int(n_evaluation), int(n_evaluation), delta=check_delta(delta),
                                  alpha=1.0 - check_confidence(confidence), families=_families(direction))
     return float(pred)
 
@@ -819,12 +813,13 @@ def estimate_epsilon(
             )
         sel_in, ev_in = s_in[:n_sel_in], s_in[n_sel_in:]
         sel_out, ev_out = s_out[:n_sel_out], s_out[n_sel_out:]
-        pred, event, test = _best_candidate(sel_in, sel_out, ev_in.size, ev_out.size, delta=delta, alpha=alpha,
-                                            families=families, randomize_ties=randomize_ties)
+        pred, event = _best_candidate(sel_in, sel_out, ev_in.size, ev_out.size, delta=delta, alpha=alpha,
+                                      families=families, randomize_ties=randomize_ties)
         if not pred > 0.0:
             # The selection data see nothing to detect: report 0 (always a valid lower bound).
             return _null_estimate(ev_in.size, ev_out.size, delta=delta, confidence=confidence,
                                   method=f"clopper-pearson/split({strategy.fraction:g})")
+        test = choose_event_test(event, sel_in, sel_out, ev_in.size, ev_out.size, delta=delta, alpha=alpha)
         coins = event_coins(seed, ev_in.size, ev_out.size) if event.tie_fraction is not None else (None, None)
         return _evaluate_event(ev_in, ev_out, event, delta=delta, alpha=alpha, n_candidates=1,
                                method=f"{test}/split({strategy.fraction:g})", confidence=confidence,

@@ -116,12 +116,12 @@ def test_split_chooses_the_test_on_the_selection_part():
     # Rare-event scores: the selection part predicts more from the conditional test, and the choice
     # is the same whatever the evaluation scores are.
     rng = np.random.default_rng(1)
-    sel_in = (rng.random(400) < 0.0526).astype(float)
-    sel_out = (rng.random(400) < 0.0193).astype(float)
+    sel_in = (rng.random(1000) < 0.08).astype(float)
+    sel_out = (rng.random(1000) < 0.02).astype(float)
     methods = set()
     for trial in range(3):
         r = np.random.default_rng(10 + trial)
-        s_in = np.r_[sel_in, (r.random(1600) < 0.0526 * (trial + 1) / 2)]
-        s_out = np.r_[sel_out, (r.random(1600) < 0.0193)]
+        s_in = np.r_[sel_in, (r.random(4000) < 0.04 * (trial + 1))]
+        s_out = np.r_[sel_out, (r.random(4000) < 0.02)]
         methods.add(estimate_epsilon(s_in, s_out, strategy=None).method)
     assert methods == {"conditional/split(0.2)"}
