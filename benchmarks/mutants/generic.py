@@ -24,9 +24,8 @@ MUTANTS: list[SourceMutant] = [
                  "invalid=\"ignore\"):\n        val = np.log(lo) - np.log(hi)",
                  "(epsilon, delta) bound that forgets to subtract delta from the top probability"),
     SourceMutant("est-conditional-odds-ratio-as-rate-ratio", _E,
-                 "        log_psi = float(np.max(np.log(ends) + eps + np.log1p(-(ends - delta) * math.exp(-eps))\n"
-                 "                               - np.log(ends - delta) - np.log1p(-ends)))",
-                 "        log_psi = eps",
+                 "            out = max(out, math.log(q) + math.log1p(-r) - math.log(r) - math.log1p(-q))",
+                 "            out = max(out, eps)",
                  "conditional test that bounds the odds ratio by e^eps, as if it were the ratio of the probabilities"),
     SourceMutant("est-conditional-tail-excludes-observed", _E,
                  "    upper = support >= k_top", "    upper = support > k_top",

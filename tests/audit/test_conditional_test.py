@@ -19,6 +19,7 @@ from scipy import stats
 from privbound.audit.estimators import (
     Explicit,
     choose_test,
+    clopper_pearson_upper,
     conditional_epsilon_bound,
     epsilon_bound_from_counts,
     estimate_epsilon,
@@ -61,8 +62,9 @@ def test_conditional_law_matches_scipy():
     k_top, n_top, k_bot, n_bot = 84, 1600, 31, 1600
     eps = conditional_epsilon_bound(k_top, n_top, k_bot, n_bot, delta=0.0, alpha=ALPHA)
     gamma = E._NUISANCE_SHARE * ALPHA
-    p_hi = float(E.clopper_pearson_upper(k_top, n_top, gamma))
-    psi = (math.exp(eps) - p_hi) / (1 - p_hi)
+    r_hi = float(E.clopper_pearson_upper(k_bot, n_bot, gamma))
+    q = math.exp(eps) * r_hi
+    psi = q * (1 - r_hi) / (r_hi * (1 - q))
     tail = stats.nchypergeom_fisher.sf(k_top - 1, n_top + n_bot, n_top, k_top + k_bot, psi)
     assert tail == pytest.approx(ALPHA - gamma, rel=1e-4)
 
@@ -70,21 +72,22 @@ def test_conditional_law_matches_scipy():
 def test_more_power_than_two_clopper_pearson_bounds_on_rare_events():
     # k-ary randomized response (k = 50, eps = 1) found at 1600 evaluation outputs per side: the
     # event {o = d0's value} has rates 0.0526 and 0.0193. The two one-sided Clopper-Pearson bounds
-    # (alpha/2 each) give 0.430; judged together, the two counts certify 0.627.
+    # (alpha/2 each) give 0.430; judged together, the two counts certify 0.633.
     cp = float(epsilon_bound_from_counts(84, 1600, 31, 1600, delta=0.0, alpha=ALPHA))
     cond = conditional_epsilon_bound(84, 1600, 31, 1600, delta=0.0, alpha=ALPHA)
     assert cp == pytest.approx(0.430, abs=1e-3)
-    assert cond == pytest.approx(0.627, abs=1e-3)
+    assert cond == pytest.approx(0.633, abs=1e-3)
     # With delta > 0 the interval for p is two-sided; still above Clopper-Pearson here.
     assert conditional_epsilon_bound(84, 1600, 31, 1600, delta=1e-3, alpha=ALPHA) > float(
         epsilon_bound_from_counts(84, 1600, 31, 1600, delta=1e-3, alpha=ALPHA))
 
 
 def test_choice_of_test_follows_the_predicted_bound():
-    # Rare events: conditional. Binary randomized response (rates 0.73 / 0.27): the odds ratio is far
-    # from the rate ratio there and Clopper-Pearson certifies more (0.950 vs 0.925 at 1e4).
+    # Rare events: conditional. An event that always occurs on one side and never on the other:
+    # Clopper-Pearson certifies more (5.60 vs 4.98 at 1000 per side), as the conditional law given
+    # T = 1000 has no room left to tell odds ratios apart.
     assert choose_test(0.0526, 0.0193, 1600, 1600, delta=0.0, alpha=ALPHA) == "conditional"
-    assert choose_test(0.73, 0.27, 10_000, 10_000, delta=0.0, alpha=ALPHA) == "clopper-pearson"
+    assert choose_test(1.0, 0.0, 1000, 1000, delta=0.0, alpha=ALPHA) == "clopper-pearson"
     with pytest.raises(ValueError, match="test must be one of"):
         event_bound("wald", 1, 2, 1, 2, delta=0.0, alpha=ALPHA)
     with pytest.raises(ValueError, match="Explicit.test"):
@@ -95,7 +98,9 @@ def test_no_evidence_gives_no_bound():
     assert conditional_epsilon_bound(0, 100, 0, 100, delta=0.0, alpha=ALPHA) == -math.inf
     assert conditional_epsilon_bound(10, 100, 10, 100, delta=0.0, alpha=ALPHA) == -math.inf
     assert conditional_epsilon_bound(3, 1000, 0, 1000, delta=0.01, alpha=ALPHA) == -math.inf  # p could be <= delta
-    assert conditional_epsilon_bound(100, 100, 0, 100, delta=0.0, alpha=ALPHA) == -math.inf  # p could be 1
+    # e^eps r_hi >= 1: no event refutes eps there, so the bound stays below log(1/r_hi).
+    r_hi = float(clopper_pearson_upper(0, 100, 0.02 * ALPHA))
+    assert 0.0 < conditional_epsilon_bound(100, 100, 0, 100, delta=0.0, alpha=ALPHA) < math.log(1 / r_hi)
 
 
 def test_p_value_and_bound_agree_for_the_conditional_test():
