@@ -32,6 +32,7 @@ from privbound.audit import (
     audit_mechanism,
     audit_outputs,
 )
+from privbound.audit.estimators import event_bound
 from privbound.audit.targets import get_target
 from privbound.learners.mechanisms import GaussianMechanism, LaplaceMechanism, RandomizedResponse
 
@@ -249,9 +250,16 @@ def test_p_value_and_violation_consistent_with_the_bound(results, which):
     else:
         assert r.p_value >= alpha * (1 - 1e-8)
     if r.event is not None:
-        # the bound is ln((TPR lower - delta) / FPR upper), clipped at 0
         assert r.tpr_lower <= r.tpr and r.fpr <= r.fpr_upper
-        expected = max(0.0, math.log((r.tpr_lower - r.delta) / r.fpr_upper)) if r.tpr_lower > r.delta else 0.0
+        test = r.method.split("/")[0]
+        if test == "clopper-pearson":
+            # the bound is ln((TPR lower - delta) / FPR upper), clipped at 0
+            expected = max(0.0, math.log((r.tpr_lower - r.delta) / r.fpr_upper)) if r.tpr_lower > r.delta else 0.0
+        else:
+            # the conditional test of the same counts (TPR = P_top(E), FPR = P_bottom(E))
+            n = r.n_evaluation
+            expected = max(0.0, event_bound(test, round(r.tpr * n), n, round(r.fpr * n), n, delta=r.delta,
+                                            alpha=alpha))
         assert r.epsilon_lower_bound == pytest.approx(expected, rel=1e-9, abs=1e-12)
 
 
