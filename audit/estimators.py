@@ -35,6 +35,7 @@ the events that say d1 scores high ({s >= t} with d1 on top, {s < t} with d0 on 
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 from typing import Literal
@@ -56,6 +57,7 @@ __all__ = [
     "conditional_epsilon_bound",
     "TESTS",
     "event_bound",
+    "event_rejects",
     "choose_test",
     "choose_event_test",
     "expected_event_rates",
@@ -274,7 +276,7 @@ def epsilon_bound_from_counts(k_top, n_top, k_bottom, n_bottom, *, delta: float,
     return np.where(lo > delta, val, -np.inf)
 
 
-# Share of alpha spent on the confidence interval for the top probability that bounds the odds
+# Share of alpha spent on the Clopper--Pearson bounds on the nuisance probabilities that bound the odds
 # ratio under the null in :func:`conditional_epsilon_bound` (Berger & Boos 1994 spend 0.001 of 0.05).
 _NUISANCE_SHARE = 0.02
 
@@ -305,24 +307,54 @@ def conditional_epsilon_bound(k_top: int, n_top: int, k_bottom: int, n_bottom: i
     spending half of alpha on each count (:func:`epsilon_bound_from_counts`): on ``84/1600``
     against ``31/1600`` at alpha 0.05 it certifies 0.63 where the two Clopper--Pearson bounds give 0.43.
     """
-    k_top, n_top, k_bottom, n_bottom = int(k_top), int(n_top), int(k_bottom), int(n_bottom)
-    gamma = _NUISANCE_SHARE * alpha
-    level = alpha - gamma
-    if k_top == 0 or k_top <= delta * n_top:
+    rejected = _conditional_rejection(k_top, n_top, k_bottom, n_bottom, delta=delta, alpha=alpha)
+    if rejected is None or not rejected(0.0):
         return -math.inf
-    if delta > 0.0:
-        p_lo = float(clopper_pearson_lower(k_top, n_top, gamma / 2))
-        r_hi = float(clopper_pearson_upper(k_bottom, n_bottom, gamma / 2))
-        if not p_lo > delta:
-            return -math.inf
-    else:
-        p_lo, r_hi = None, float(clopper_pearson_upper(k_bottom, n_bottom, gamma))
+    lo, hi = 0.0, 1.0
+    while rejected(hi):
+        lo, hi = hi, 2.0 * hi
+        if hi > 1e3:
+            return lo
+    for _ in range(60):
+        mid = 0.5 * (lo + hi)
+        if rejected(mid):
+            lo = mid
+        else:
+            hi = mid
+        if hi - lo < 1e-7:
+            break
+    return lo
+
+
+@functools.lru_cache(maxsize=64)
+def _conditional_law(k_top: int, n_top: int, k_bottom: int, n_bottom: int):
+    """``(support, log weights, upper tail mask)`` of K_top given K_top + K_bottom, up to the odds-ratio factor."""
     total = k_top + k_bottom
     support = np.arange(max(0, total - n_bottom), min(n_top, total) + 1)
     log_weights = (special.gammaln(n_top + 1) - special.gammaln(support + 1) - special.gammaln(n_top - support + 1)
                    + special.gammaln(n_bottom + 1) - special.gammaln(total - support + 1)
                    - special.gammaln(n_bottom - total + support + 1))
-    upper = support >= k_top
+    for a in (support, log_weights):
+        a.flags.writeable = False
+    return support, log_weights, support >= k_top
+
+
+def _conditional_rejection(k_top, n_top, k_bottom, n_bottom, *, delta: float, alpha: float):
+    """``eps -> whether the conditional test at level alpha rejects (eps, delta)`` (:func:`conditional_epsilon_bound`);
+    ``None`` when it rejects no eps."""
+    k_top, n_top, k_bottom, n_bottom = int(k_top), int(n_top), int(k_bottom), int(n_bottom)
+    gamma = _NUISANCE_SHARE * alpha
+    log_level = math.log(alpha - gamma)
+    if k_top == 0 or k_top <= delta * n_top:
+        return None
+    if delta > 0.0:
+        p_lo = float(clopper_pearson_lower(k_top, n_top, gamma / 2))
+        r_hi = float(clopper_pearson_upper(k_bottom, n_bottom, gamma / 2))
+        if not p_lo > delta:
+            return None
+    else:
+        p_lo, r_hi = None, float(clopper_pearson_upper(k_bottom, n_bottom, gamma))
+    support, log_weights, upper = _conditional_law(k_top, n_top, k_bottom, n_bottom)
 
     def log_odds_bound(eps: float) -> float:
         """log psi_0(eps): +inf when the null allows any odds ratio, -inf when the bounds exclude the null."""
@@ -343,24 +375,9 @@ def conditional_epsilon_bound(k_top: int, n_top: int, k_bottom: int, n_bottom: i
         if math.isinf(log_psi):
             return log_psi < 0
         w = log_weights + support * log_psi
-        return float(special.logsumexp(w[upper]) - special.logsumexp(w)) <= math.log(level)
+        return float(special.logsumexp(w[upper]) - special.logsumexp(w)) <= log_level
 
-    if not rejected(0.0):
-        return -math.inf
-    lo, hi = 0.0, 1.0
-    while rejected(hi):
-        lo, hi = hi, 2.0 * hi
-        if hi > 1e3:
-            return lo
-    for _ in range(60):
-        mid = 0.5 * (lo + hi)
-        if rejected(mid):
-            lo = mid
-        else:
-            hi = mid
-        if hi - lo < 1e-7:
-            break
-    return lo
+    return rejected
 
 
 # Tests of one event's counts: "clopper-pearson" (:func:`epsilon_bound_from_counts`) and
@@ -375,6 +392,15 @@ def event_bound(test: str, k_top, n_top, k_bottom, n_bottom, *, delta: float, al
     if test == "clopper-pearson":
         return float(epsilon_bound_from_counts(k_top, n_top, k_bottom, n_bottom, delta=delta, alpha=alpha))
     raise ValueError(f"test must be one of {TESTS}, got {test!r}")
+
+
+def event_rejects(test: str, k_top, n_top, k_bottom, n_bottom, *, epsilon: float, delta: float,
+                  alpha: float) -> bool:
+    """Whether ``test`` at level ``alpha`` rejects "(epsilon, delta)" on these counts, i.e. its bound exceeds epsilon."""
+    if test == "conditional":
+        rejected = _conditional_rejection(k_top, n_top, k_bottom, n_bottom, delta=delta, alpha=alpha)
+        return rejected is not None and rejected(epsilon)
+    return event_bound(test, k_top, n_top, k_bottom, n_bottom, delta=delta, alpha=alpha) > epsilon
 
 
 def choose_test(rate_top: float, rate_bottom: float, n_top: int, n_bottom: int, *, delta: float,
@@ -874,20 +900,20 @@ def p_value(estimate: Estimate, epsilon: float) -> float:
         return 1.0
     args = _top_first(e.event, e.k_in, e.n_in, e.k_out, e.n_out)
 
-    def bound(alpha: float) -> float:
-        return event_bound(e.test, *args, delta=e.delta, alpha=alpha / e.n_candidates)
+    def rejects(alpha: float) -> bool:
+        return event_rejects(e.test, *args, epsilon=epsilon, delta=e.delta, alpha=alpha / e.n_candidates)
 
     hi = 1.0 - 1e-12
-    if not bound(hi) > epsilon:
+    if not rejects(hi):
         return 1.0
     lo = 1e-300
-    if bound(lo) > epsilon:
+    if rejects(lo):
         return lo
-    # Bisection in log(alpha): bound(alpha) increases with alpha.
+    # Bisection in log(alpha): the bound increases with alpha.
     llo, lhi = math.log(lo), math.log(hi)
     for _ in range(200):
         mid = 0.5 * (llo + lhi)
-        if bound(math.exp(mid)) > epsilon:
+        if rejects(math.exp(mid)):
             lhi = mid
         else:
             llo = mid

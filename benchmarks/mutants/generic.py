@@ -28,7 +28,7 @@ MUTANTS: list[SourceMutant] = [
                  "            out = max(out, eps)",
                  "conditional test that bounds the odds ratio by e^eps, as if it were the ratio of the probabilities"),
     SourceMutant("est-conditional-tail-excludes-observed", _E,
-                 "    upper = support >= k_top", "    upper = support > k_top",
+                 "    return support, log_weights, support >= k_top", "    return support, log_weights, support > k_top",
                  "conditional test's tail leaves out the observed count"),
     # multiplicity corrections
     SourceMutant("est-all-thresholds-bonferroni-dropped", _E,
