@@ -334,9 +334,10 @@ def _conditional_law(k_top: int, n_top: int, k_bottom: int, n_bottom: int):
     log_weights = (special.gammaln(n_top + 1) - special.gammaln(support + 1) - special.gammaln(n_top - support + 1)
                    + special.gammaln(n_bottom + 1) - special.gammaln(total - support + 1)
                    - special.gammaln(n_bottom - total + support + 1))
-    for a in (support, log_weights):
-        a.flags.writeable = False
-    return support, log_weights, support >= k_top
+    upper = support >= k_top
+    for a in (support, log_weights, upper):
+        a.flags.writeable = False  # shared through the cache
+    return support, log_weights, upper
 
 
 def _conditional_rejection(k_top, n_top, k_bottom, n_bottom, *, delta: float, alpha: float):
