@@ -34,6 +34,7 @@ from privbound.audit.estimators import (
     Split,
     _best_candidate,
     _evaluate_event,
+    _top_first,
     choose_event_test,
     _null_estimate,
     auroc,
@@ -507,10 +508,7 @@ def _event_rates(est: Estimate, confidence: float) -> tuple[float, float, float,
     if est.event is None:
         return float("nan"), float("nan"), 0.0, 1.0
     alpha = (1 - confidence) / est.n_candidates
-    if est.event.top == 1:
-        k_top, n_top, k_bot, n_bot = est.k_in, est.n_in, est.k_out, est.n_out
-    else:
-        k_top, n_top, k_bot, n_bot = est.k_out, est.n_out, est.k_in, est.n_in
+    k_top, n_top, k_bot, n_bot = _top_first(est.event.top, est.k_in, est.n_in, est.k_out, est.n_out)
     return (k_top / n_top, k_bot / n_bot, float(clopper_pearson_lower(k_top, n_top, alpha / 2)),
             float(clopper_pearson_upper(k_bot, n_bot, alpha / 2)))
 

@@ -680,9 +680,9 @@ def strongest_difference_event(in_scores, out_scores, *, delta: float = 0.0,
     return z_max, Event(t, *_FAMILIES[f])
 
 
-def _top_first(event: Event, k_in, n_in, k_out, n_out) -> tuple:
-    """``(k_top, n_top, k_bottom, n_bottom)``: the counts in the order the event's inequality reads them."""
-    return (k_in, n_in, k_out, n_out) if event.top == 1 else (k_out, n_out, k_in, n_in)
+def _top_first(top: int, k_in, n_in, k_out, n_out) -> tuple:
+    """``(k_top, n_top, k_bottom, n_bottom)``: the counts in the order an inequality with ``top`` on top reads them."""
+    return (k_in, n_in, k_out, n_out) if top == 1 else (k_out, n_out, k_in, n_in)
 
 
 def expected_event_rates(event: Event, s_in: np.ndarray, s_out: np.ndarray) -> tuple[float, float]:
@@ -700,7 +700,7 @@ def choose_event_test(event: Event, sel_in, sel_out, n_in_eval: int, n_out_eval:
                       alpha: float) -> str:
     """:func:`choose_test` for ``event`` from its rates on the selection scores ``sel_in`` / ``sel_out``."""
     r_in, r_out = expected_event_rates(event, sel_in, sel_out)
-    rt, nt, rb, nb = _top_first(event, r_in, n_in_eval, r_out, n_out_eval)
+    rt, nt, rb, nb = _top_first(event.top, r_in, n_in_eval, r_out, n_out_eval)
     return choose_test(rt, rb, nt, nb, delta=delta, alpha=alpha)
 
 
@@ -708,7 +708,7 @@ def _evaluate_event(s_in, s_out, event: Event, *, delta, alpha, n_candidates, me
                     coins_in=None, coins_out=None, test: str = "clopper-pearson") -> Estimate:
     k_in = int(np.count_nonzero(event.indicator(s_in, coins_in)))
     k_out = int(np.count_nonzero(event.indicator(s_out, coins_out)))
-    val = event_bound(test, *_top_first(event, k_in, s_in.size, k_out, s_out.size), delta=delta,
+    val = event_bound(test, *_top_first(event.top, k_in, s_in.size, k_out, s_out.size), delta=delta,
                       alpha=alpha / n_candidates)
     return Estimate(
         epsilon_lower_bound=max(0.0, float(val)),
@@ -775,7 +775,7 @@ def small_space_estimate(values_in, values_out, space, *, delta: float = 0.0, co
         members = [i for i in range(k) if mask >> i & 1]
         k_in, k_out = int(c_in[members].sum()), int(c_out[members].sum())
         for top in (1, 0):
-            args = (k_in, n_in, k_out, n_out) if top == 1 else (k_out, n_out, k_in, n_in)
+            args = _top_first(top, k_in, n_in, k_out, n_out)
             val = float(epsilon_bound_from_counts(*args, delta=delta, alpha=alpha / n_candidates))
             if best is None or val > best[0]:
                 label = "output in {" + ", ".join(repr(space[i]) for i in members) + "}"
@@ -899,7 +899,7 @@ def p_value(estimate: Estimate, epsilon: float) -> float:
     e = estimate
     if e.event is None:
         return 1.0
-    args = _top_first(e.event, e.k_in, e.n_in, e.k_out, e.n_out)
+    args = _top_first(e.event.top, e.k_in, e.n_in, e.k_out, e.n_out)
 
     def rejects(alpha: float) -> bool:
         return event_rejects(e.test, *args, epsilon=epsilon, delta=e.delta, alpha=alpha / e.n_candidates)
