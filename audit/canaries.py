@@ -14,7 +14,10 @@ the canary: d0 = the dataset, d1 = the dataset with the canary.
   (a parameter that multiplies a feature which is zero in every record), the observations are
   independent, N(0, sigma^2) under d0 and the mixture (1 - q) N(0, sigma^2) + q N(shift, sigma^2) under
   d1: :func:`subsampled_gaussian_log_likelihood_ratio` is their exact log-likelihood ratio, which the
-  white-box estimator (:mod:`privbound.audit.whitebox`) turns into a bound.
+  white-box estimator (:mod:`privbound.audit.whitebox`) turns into a bound; the steps are independent and
+  identically distributed, so the composition estimator (:mod:`privbound.audit.composition`) can bound the
+  law of one step's loss from all T steps of every trial, with
+  :func:`subsampled_gaussian_step_log_likelihood_ratio`, and compose it.
 * :class:`InputCanary` -- black-box, last iterate (Jagielski, Ullman & Oprea, "Auditing differentially
   private machine learning: how private is private SGD?", NeurIPS 2020, arXiv:2006.07709; Nasr et al.
   2023): the adversary inserts a record (x, y) -- mislabelled or out of distribution -- and sees only the
@@ -56,6 +59,7 @@ from privbound.learners.validation import (
 __all__ = [
     "ThreatModel",
     "subsampled_gaussian_log_likelihood_ratio",
+    "subsampled_gaussian_step_log_likelihood_ratio",
     "GradientCanary",
     "InputCanary",
     "GradientCanaries",
@@ -91,15 +95,15 @@ _THREAT_MODELS = {
 }
 
 
-def subsampled_gaussian_log_likelihood_ratio(observations: Any, *, sampling_rate: float, noise_multiplier: float,
-                                             shift: float = 1.0) -> np.ndarray:
-    """log p_d0(o) / p_d1(o) of T independent observations per row (axis 1 indexes steps).
+def subsampled_gaussian_step_log_likelihood_ratio(observations: Any, *, sampling_rate: float, noise_multiplier: float,
+                                                  shift: float = 1.0) -> np.ndarray:
+    """log p_d0(o_t) / p_d1(o_t) of each of T independent observations per row (axis 1 indexes steps).
 
     d0: o_t ~ N(0, s^2); d1: o_t ~ (1 - q) N(0, s^2) + q N(shift, s^2), with q = ``sampling_rate`` and
-    s = ``noise_multiplier``. Hence log p0/p1 = -sum_t log(1 - q + q exp((shift o_t - shift^2/2) / s^2)),
-    computed with ``logaddexp``. This is the exact privacy loss of T steps of the Poisson-subsampled
-    Gaussian mechanism along the canary direction (Balle, Barthe & Gaboardi 2018; Mironov, Talwar & Zhang
-    2019), and the dominating pair of DP-SGD under add/remove.
+    s = ``noise_multiplier``. Hence log p0/p1 = -log(1 - q + q exp((shift o_t - shift^2/2) / s^2)) at each
+    step, computed with ``logaddexp``: the privacy loss of one step of the Poisson-subsampled Gaussian
+    mechanism along the canary direction (Balle, Barthe & Gaboardi 2018; Mironov, Talwar & Zhang 2019), the
+    dominating pair of DP-SGD under add/remove. Shape (runs, T).
     """
     q = check_probability(sampling_rate, "sampling_rate", open_low=True)
     s = check_real(noise_multiplier, "noise_multiplier", low=0.0, low_inclusive=False)
@@ -110,11 +114,16 @@ def subsampled_gaussian_log_likelihood_ratio(observations: Any, *, sampling_rate
     if o.ndim != 2:
         raise ValueError(f"observations must be 2-d (runs x steps), got shape {o.shape}")
     x = (a * o - 0.5 * a * a) / (s * s)
-    if q == 1.0:
-        per_step = x
-    else:
-        per_step = np.logaddexp(np.log1p(-q), np.log(q) + x)
-    return -per_step.sum(axis=1)
+    return -(x if q == 1.0 else np.logaddexp(np.log1p(-q), np.log(q) + x))
+
+
+def subsampled_gaussian_log_likelihood_ratio(observations: Any, *, sampling_rate: float, noise_multiplier: float,
+                                             shift: float = 1.0) -> np.ndarray:
+    """log p_d0(o) / p_d1(o) of T independent observations per row: the sum over the steps of
+    :func:`subsampled_gaussian_step_log_likelihood_ratio`, the exact privacy loss of T steps of the
+    Poisson-subsampled Gaussian mechanism along the canary direction."""
+    return subsampled_gaussian_step_log_likelihood_ratio(observations, sampling_rate=sampling_rate,
+                                                         noise_multiplier=noise_multiplier, shift=shift).sum(axis=1)
 
 
 def _split_dataset(dataset: Any, name: str = "dataset") -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
@@ -229,14 +238,28 @@ class GradientCanary:
 
         Exact when the data's gradients vanish on the canary's coordinate and ``scale`` is b / C; the shift is
         min(norm, C) / C (``clipped=False``: norm / C, for an implementation that does not clip the canary).
+        The row sums of :meth:`step_log_likelihood_ratio`.
         """
+        per_step = self.step_log_likelihood_ratio(sampling_rate=sampling_rate, noise_multiplier=noise_multiplier,
+                                                  clip_norm=clip_norm, clipped=clipped)
+
+        def llr(observations):
+            return per_step(observations).sum(axis=1)
+
+        return llr
+
+    def step_log_likelihood_ratio(self, *, sampling_rate: float, noise_multiplier: float, clip_norm: float = 1.0,
+                                  clipped: bool = True) -> Callable[[np.ndarray], np.ndarray]:
+        """The exact per-step log p_d0 / p_d1 of the observations (shape (runs, T)), for the composition
+        estimator (``step_log_likelihood_ratio=`` of :func:`audit_training`): the steps of DP-SGD along this
+        canary are independent and identically distributed given the dataset (Poisson sampling, fresh noise)."""
         C = check_real(clip_norm, "clip_norm", low=0.0, low_inclusive=False)
         shift = (min(self.norm, C) if clipped else self.norm) / C
         q, s = sampling_rate, noise_multiplier
 
         def llr(observations):
-            return subsampled_gaussian_log_likelihood_ratio(observations, sampling_rate=q, noise_multiplier=s,
-                                                            shift=shift)
+            return subsampled_gaussian_step_log_likelihood_ratio(observations, sampling_rate=q, noise_multiplier=s,
+                                                                 shift=shift)
 
         return llr
 
@@ -433,6 +456,7 @@ def audit_training(
     n_jobs: int | None = 1,
     p: int | None = None,
     log_likelihood_ratio: Callable[[np.ndarray], np.ndarray] | None = None,
+    step_log_likelihood_ratio: Callable[[np.ndarray], np.ndarray] | None = None,
     name: str | None = None,
 ) -> AuditResult:
     """Audit a training function ``train(dataset, rng) -> model`` against its claimed (epsilon, delta).
@@ -443,23 +467,27 @@ def audit_training(
     of the canary coordinate (:class:`GradientCanary`; ``p`` = the model's number of parameters when the
     dataset has no gradient canaries yet). The score is the canary's own (minus the loss; the sum of the
     observations); with ``log_likelihood_ratio`` (e.g. ``canary.log_likelihood_ratio(...)`` of DP-SGD) the
-    white-box estimator uses it instead, which is valid only if that density is exact for ``train``.
+    white-box estimator uses it instead, and with ``step_log_likelihood_ratio`` (``canary.step_log_likelihood_ratio(...)``)
+    the composition estimator of :mod:`privbound.audit.composition`, which also needs the steps to be
+    independent and identically distributed; each is valid only if that density is exact for ``train``.
     ``result.details["threat_model"]`` states the threat model.
     """
     _check_train(train)
     _check_canary(canary, (GradientCanary, InputCanary), "canary")
     epsilon = check_epsilon(epsilon)
     delta = check_delta(delta)
+    white_box = log_likelihood_ratio is not None or step_log_likelihood_ratio is not None
     if isinstance(canary, GradientCanary):
         d0, d1 = canary.exclude(dataset, p), canary.insert(dataset, p)
     else:
-        if log_likelihood_ratio is not None:
-            raise ValueError("log_likelihood_ratio is for gradient canaries (an exact density of the observations)")
+        if white_box:
+            raise ValueError("log_likelihood_ratio and step_log_likelihood_ratio are for gradient canaries "
+                             "(an exact density of the observations)")
         d0, d1 = canary.exclude(dataset), canary.insert(dataset)
     result = audit_mechanism(
         TrainingRelease(train, canary), d0, d1, epsilon=epsilon, delta=delta, trials=trials, confidence=confidence,
-        seed=seed, n_jobs=n_jobs, score=None if log_likelihood_ratio is not None else canary.score,
-        log_likelihood_ratio=log_likelihood_ratio, name=name,
+        seed=seed, n_jobs=n_jobs, score=None if white_box else canary.score,
+        log_likelihood_ratio=log_likelihood_ratio, step_log_likelihood_ratio=step_log_likelihood_ratio, name=name,
     )
     return replace(result, details={**result.details, "threat_model": canary.threat_model.value,
                                     "threat_model_description": canary.threat_model.description,

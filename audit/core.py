@@ -209,10 +209,11 @@ _SCALAR_SELECTION = 0.2
 _GENERAL_SELECTION = 0.3
 
 
-def _check_attack_arguments(attack, score, log_likelihood_ratio) -> None:
-    given = [a is not None and not (isinstance(a, str) and a == "auto") for a in (attack, score, log_likelihood_ratio)]
+def _check_attack_arguments(attack, score, log_likelihood_ratio, step_log_likelihood_ratio=None) -> None:
+    given = [a is not None and not (isinstance(a, str) and a == "auto")
+             for a in (attack, score, log_likelihood_ratio, step_log_likelihood_ratio)]
     if sum(given) > 1:
-        raise ValueError("give at most one of attack, score and log_likelihood_ratio")
+        raise ValueError("give at most one of attack, score, log_likelihood_ratio and step_log_likelihood_ratio")
     if attack is not None and not isinstance(attack, (str, _attacks.Attack)):
         raise TypeError(f"attack must be a privbound.audit.attacks.Attack or one of "
                         f"{sorted(_attacks.ATTACK_NAMES) + ['floating-point', 'auto']}, got {type(attack).__name__}")
@@ -260,6 +261,7 @@ def audit_outputs(
     attack: AttackSpec = "auto",
     score: Callable | None = None,
     log_likelihood_ratio: Callable | None = None,
+    step_log_likelihood_ratio: Callable | None = None,
     strategy: Split | AllThresholds | Explicit | None = None,
     output_space: Sequence[Any] | None = None,
     float_audit: bool = False,
@@ -273,6 +275,9 @@ def audit_outputs(
     Routes, in order:
 
     * ``log_likelihood_ratio`` alone: the white-box betting estimator (:mod:`privbound.audit.whitebox`);
+    * ``step_log_likelihood_ratio`` alone (outputs of T steps that are independent and identically
+      distributed given the dataset; it returns each output's T per-step log-likelihood ratios, shape
+      (trials, T)): the white-box composition estimator (:mod:`privbound.audit.composition`);
     * ``output_space`` of at most :data:`~privbound.audit.estimators.SMALL_SPACE_MAX` values
       (declared, never inferred from the outputs): every event of the space on all trials
       (:func:`~privbound.audit.estimators.small_space_estimate`);
@@ -297,15 +302,19 @@ def audit_outputs(
     epsilon = check_epsilon(epsilon)
     delta = check_delta(delta)
     confidence = check_confidence(confidence)
-    _check_attack_arguments(attack, score, log_likelihood_ratio)
+    _check_attack_arguments(attack, score, log_likelihood_ratio, step_log_likelihood_ratio)
     n = min(len(out0), len(out1))
     if n < 10:
         raise ValueError(f"trials must be at least 10 for an audit, got {n}")
     out0, out1 = _check_batches(out0, out1)
     plain = (attack is None or attack == "auto") and score is None and not float_audit
-    if log_likelihood_ratio is not None and plain and strategy is None:
-        return _whitebox_result(out0, out1, log_likelihood_ratio, epsilon=epsilon, delta=delta,
-                                confidence=confidence, seed=seed, wall_seconds=wall_seconds, name=name)
+    density = log_likelihood_ratio if step_log_likelihood_ratio is None else step_log_likelihood_ratio
+    if density is not None and plain and strategy is None:
+        return _whitebox_result(out0, out1, density, epsilon=epsilon, delta=delta, confidence=confidence, seed=seed,
+                                wall_seconds=wall_seconds, name=name, per_step=step_log_likelihood_ratio is not None)
+    if step_log_likelihood_ratio is not None and not float_audit:
+        raise ValueError("step_log_likelihood_ratio is audited by the composition estimator on all trials; "
+                         "it takes no strategy")
     if output_space is not None and plain and log_likelihood_ratio is None and strategy is None \
             and len(output_space) <= SMALL_SPACE_MAX:
         est = small_space_estimate(list(_labels(out1)), list(_labels(out0)), output_space, delta=delta,
@@ -513,34 +522,54 @@ def _event_rates(est: Estimate, confidence: float) -> tuple[float, float, float,
             float(clopper_pearson_upper(k_bot, n_bot, alpha / 2)))
 
 
-def _whitebox_result(out0, out1, log_likelihood_ratio, *, epsilon, delta, confidence, seed, wall_seconds, name):
-    """Audit with the target's exact log-likelihood ratio: the betting hockey-stick estimator.
+def _density_values(fn, outputs, name: str, ndim: int) -> np.ndarray:
+    """``fn(outputs)`` checked: one value per output (``ndim`` 1) or one row of per-step values (``ndim`` 2)."""
+    k = len(outputs)
+    arr = np.asarray(fn(outputs), dtype=float)
+    if arr.ndim != ndim or arr.shape[0] != k or (ndim == 2 and arr.shape[1] == 0):
+        want = f"({k},)" if ndim == 1 else f"({k}, T) with T >= 1 steps"
+        raise ValueError(f"{name} must return {'one value' if ndim == 1 else 'one row of per-step values'} per output, "
+                         f"shape {want}; got {arr.shape}")
+    if np.isnan(arr).any():
+        raise ValueError(f"{name} returned NaN at output {int(np.argwhere(np.isnan(arr))[0][0])}")
+    return arr
+
+
+def _whitebox_result(out0, out1, log_likelihood_ratio, *, epsilon, delta, confidence, seed, wall_seconds, name,
+                     per_step: bool = False):
+    """Audit with the target's exact log-likelihood ratio: the betting hockey-stick estimator, or with
+    ``per_step`` the composition estimator of per-step losses (:mod:`privbound.audit.composition`).
 
     The white-box bound is used alone, not the better of it and a threshold test
     (that would need a union bound and cost power): with an exact density it dominates
     every threshold test. Pass an explicit ``strategy`` to get the threshold test on
     ``-L`` instead, whose validity does not depend on the density being exact.
     """
-    from privbound.audit.whitebox import whitebox_epsilon_lower_bound
-
     n = min(len(out0), len(out1))
-    l0 = np.asarray(log_likelihood_ratio(out0), dtype=float)
-    l1 = np.asarray(log_likelihood_ratio(out1), dtype=float)
-    for arr, nm, k in ((l0, "out0", len(out0)), (l1, "out1", len(out1))):
-        if arr.shape != (k,):
-            raise ValueError(f"log_likelihood_ratio({nm}) must return one value per output, shape ({k},); got {arr.shape}")
-        if np.isnan(arr).any():
-            raise ValueError(f"log_likelihood_ratio({nm}) returned NaN at output {int(np.flatnonzero(np.isnan(arr))[0])}")
-    wb = whitebox_epsilon_lower_bound(l0, l1, delta=delta, confidence=confidence, epsilon_claimed=epsilon)
+    label = "step_log_likelihood_ratio" if per_step else "log_likelihood_ratio"
+    l0, l1 = (_density_values(log_likelihood_ratio, o, f"{label}({nm})", 2 if per_step else 1)
+              for o, nm in ((out0, "out0"), (out1, "out1")))
+    if per_step:
+        from privbound.audit.composition import composed_epsilon_lower_bound
+
+        wb = composed_epsilon_lower_bound(l0, l1, delta=delta, confidence=confidence, epsilon_claimed=epsilon)
+        l0, l1 = l0.sum(axis=1), l1.sum(axis=1)  # the outputs' privacy losses, for the ROC
+        attack = "white-box-step-likelihood-ratio"
+    else:
+        from privbound.audit.whitebox import whitebox_epsilon_lower_bound
+
+        wb = whitebox_epsilon_lower_bound(l0, l1, delta=delta, confidence=confidence, epsilon_claimed=epsilon)
+        attack = "white-box-likelihood-ratio"
     s0, s1 = (np.clip(np.nan_to_num(-v, posinf=1e300, neginf=-1e300), -1e300, 1e300) for v in (l0, l1))
     p = wb.p_value if math.isfinite(wb.p_value) else (0.0 if wb.epsilon_lower_bound > epsilon else 1.0)
     return AuditResult(
         epsilon_claimed=epsilon, delta=delta, epsilon_lower_bound=float(wb.epsilon_lower_bound),
-        confidence=confidence, trials=n, method=wb.method, attack="white-box-likelihood-ratio",
+        confidence=confidence, trials=n, method=wb.method, attack=attack,
         threshold=None, event=None, tpr=float("nan"), fpr=float("nan"), tpr_lower=0.0, fpr_upper=1.0,
         auroc=auroc(s1, s0), p_value=float(min(1.0, max(p, 0.0))), violation=bool(wb.epsilon_lower_bound > epsilon),
         seed=seed, wall_seconds=wall_seconds, n_evaluation=n, name=name,
-        details={"roc": _roc_of_family(s1, s0, None), "log_capital_at_bound": wb.log_capital_at_bound, **wb.details},
+        details={"roc": _roc_of_family(s1, s0, None),
+                 **({} if per_step else {"log_capital_at_bound": wb.log_capital_at_bound}), **wb.details},
     )
 
 
@@ -578,6 +607,7 @@ def audit_mechanism(
     n_jobs: int | None = 1,
     score: Callable | None = None,
     log_likelihood_ratio: Callable | None = None,
+    step_log_likelihood_ratio: Callable | None = None,
     attack: AttackSpec = "auto",
     strategy: Split | AllThresholds | Explicit | None = None,
     output_space: Sequence[Any] | None = None,
@@ -591,7 +621,7 @@ def audit_mechanism(
 
     ``mechanism`` is ``mechanism(data, rng) -> output`` or has ``sample(data, rng, size)``.
     Runs ``trials`` outputs on each dataset (seeded chunks, ``n_jobs`` joblib workers),
-    scores them with ``score`` / ``log_likelihood_ratio`` / ``attack`` (an
+    scores them with ``score`` / ``log_likelihood_ratio`` / ``step_log_likelihood_ratio`` / ``attack`` (an
     :class:`~privbound.audit.attacks.Attack`, or ``"threshold"``, ``"plug-in"``,
     ``"logistic"``, ``"boosting"``, or ``"auto"``: the portfolio, chosen on held-out trials;
     see :func:`audit_outputs`), and returns an :class:`AuditResult` whose
@@ -627,6 +657,7 @@ def audit_mechanism(
         attack=attack,
         score=score,
         log_likelihood_ratio=log_likelihood_ratio,
+        step_log_likelihood_ratio=step_log_likelihood_ratio,
         strategy=strategy,
         output_space=getattr(mechanism, "output_space", None) if output_space is None else output_space,
         float_audit=float_audit,

@@ -68,6 +68,7 @@ __all__ = [
     "DPSGDTarget",
     "AllIteratesRelease",
     "realised_batch_log_likelihood_ratio",
+    "realised_batch_step_log_likelihood_ratio",
     "base_data",
     "NoiseMultiplierHalved",
     "LastExampleUnclipped",
@@ -194,10 +195,11 @@ class AllIteratesRelease:
         return self.learner.guarantee
 
 
-def realised_batch_log_likelihood_ratio(observations: Any, *, n_records: int, sampling_rate: float,
-                                        noise_multiplier: float, shift: float, n_inert: int,
-                                        expected_batch_size: float, realised: bool) -> np.ndarray:
-    """Exact log p_d0 / p_d1 of :class:`AllIteratesRelease` outputs with ``n_inert`` inert coordinates (C = 1).
+def realised_batch_step_log_likelihood_ratio(observations: Any, *, n_records: int, sampling_rate: float,
+                                             noise_multiplier: float, shift: float, n_inert: int,
+                                             expected_batch_size: float, realised: bool) -> np.ndarray:
+    """Exact per-step log p_d0 / p_d1 of :class:`AllIteratesRelease` outputs with ``n_inert`` inert coordinates
+    (C = 1), shape (runs, T).
 
     At a step where K of the ``n_records`` records and c in {0, 1} canaries are sampled, the update is divided by
     k = max(K + c, 1) (``realised``) or by b = ``expected_batch_size``; with rho = b / k (or 1) the canary
@@ -226,29 +228,40 @@ def realised_batch_log_likelihood_ratio(observations: Any, *, n_records: int, sa
     lp0 = special.logsumexp(log_bin[:, None, None] + log_f(K, 0), axis=0)
     lp1 = np.logaddexp(math.log1p(-q) + lp0,
                        math.log(q) + special.logsumexp(log_bin[:, None, None] + log_f(K + 1, 1), axis=0))
-    return np.sum(lp0 - lp1, axis=1)
+    return lp0 - lp1
 
 
-def _whitebox_llr(release: AllIteratesRelease, n_records: int, realised: bool):
-    """The exact log-likelihood ratio of ``release``, from the parameters its learner RUNS with (on first use).
+def realised_batch_log_likelihood_ratio(observations: Any, **parameters: Any) -> np.ndarray:
+    """Exact log p_d0 / p_d1 of :class:`AllIteratesRelease` outputs: the row sums of
+    :func:`realised_batch_step_log_likelihood_ratio` (same parameters)."""
+    return realised_batch_step_log_likelihood_ratio(observations, **parameters).sum(axis=1)
+
+
+def _whitebox_llr(release: AllIteratesRelease, n_records: int, realised: bool, *, per_step: bool = False):
+    """The exact log-likelihood ratio of ``release`` (each step's, shape (runs, T), with ``per_step``), from the
+    parameters its learner RUNS with (on first use).
 
     White-box: the auditor knows the code, planted bugs included -- the halved noise, the unclipped canary
     (shift norm / C), the sampler's rate, the realised normaliser -- so the density is exact for what runs.
+    The steps are independent and identically distributed given the dataset (Poisson sampling, fresh noise, and
+    the data's gradients vanish on the observed coordinates), which the composition estimator needs.
     """
     learner, canary = release.learner, release.canary
 
-    def llr(outputs):
+    def step_llr(outputs):
         P = learner.run_parameters()
         unclipped = isinstance(learner, LastExampleUnclipped)
         shift = (canary.norm if unclipped else min(canary.norm, P.clip_norm)) / P.clip_norm
         if not release.inert:
-            return canary.log_likelihood_ratio(sampling_rate=P.sampling_rate, noise_multiplier=P.noise_multiplier,
-                                               clip_norm=P.clip_norm, clipped=not unclipped)(outputs)
-        return realised_batch_log_likelihood_ratio(
+            return canary.step_log_likelihood_ratio(sampling_rate=P.sampling_rate, noise_multiplier=P.noise_multiplier,
+                                                    clip_norm=P.clip_norm, clipped=not unclipped)(outputs)
+        return realised_batch_step_log_likelihood_ratio(
             outputs, n_records=n_records, sampling_rate=P.sampling_rate, noise_multiplier=P.noise_multiplier,
             shift=shift, n_inert=len(release.inert), expected_batch_size=P.expected_batch_size, realised=realised)
 
-    return llr
+    if per_step:
+        return step_llr
+    return lambda outputs: step_llr(outputs).sum(axis=1)
 
 
 # --------------------------------------------------------------------------- one-run designs
@@ -421,6 +434,7 @@ def _register_gradient_targets() -> None:
             name, fam, release, d0, d1, eps, DELTA, neighbouring=NeighbouringRelation.ADD_OR_REMOVE_ONE,
             canary=canary.describe(), planted_bug=bug, paper=PAPER,
             description=f"{_WB}; {desc}; {_SETUP}", log_likelihood_ratio=_whitebox_llr(release, len(y), False),
+            step_log_likelihood_ratio=_whitebox_llr(release, len(y), False, per_step=True),
             default_trials=5_000 if model is not None else 10_000, claim_source=_CLAIM,
             one_run_design=GRADIENT_CANARIES_DESIGN, threat_model=ThreatModel.WHITE_BOX_ALL_ITERATES,
         ))
@@ -445,7 +459,9 @@ def _register_gradient_targets() -> None:
                          f"the adversary reads the canary coordinate and the squared norm of {N_INERT_OBSERVED} "
                          f"further inert coordinates of every update (exact likelihood ratio); {desc}; "
                          f"q = {SAMPLING_RATE:g}, T = {STEPS}, C = 1"),
-            log_likelihood_ratio=_whitebox_llr(release, 1, bug), default_trials=2_000 if bug else 5_000,
+            log_likelihood_ratio=_whitebox_llr(release, 1, bug),
+            step_log_likelihood_ratio=_whitebox_llr(release, 1, bug, per_step=True),
+            default_trials=2_000 if bug else 5_000,
             claim_source=_CLAIM,
             one_run_design=GRADIENT_CANARIES_DESIGN, threat_model=ThreatModel.WHITE_BOX_ALL_ITERATES,
         ))

@@ -78,6 +78,10 @@ class Target:
         Paper id, ``None`` for the reference mechanisms.
     score, log_likelihood_ratio : callable or None
         The best attack statistic, or the exact white-box log-likelihood ratio.
+    step_log_likelihood_ratio : callable or None
+        For outputs of T steps that are independent and identically distributed given the dataset: each
+        output's exact per-step log-likelihood ratios, shape (trials, T). When set, audits use the
+        composition estimator (:mod:`privbound.audit.composition`) instead of ``log_likelihood_ratio``.
     attack : callable or None
         Factory of a fresh :class:`privbound.audit.attacks.Attack`.
     default_trials : int
@@ -103,6 +107,7 @@ class Target:
     paper: str | None = None
     score: Callable[[np.ndarray], np.ndarray] | None = None
     log_likelihood_ratio: Callable[[np.ndarray], np.ndarray] | None = None
+    step_log_likelihood_ratio: Callable[[np.ndarray], np.ndarray] | None = None
     attack: Callable[[], Any] | None = None
     default_trials: int = 10_000
     claim_source: str = ""
@@ -151,7 +156,8 @@ class Target:
             seed=seed,
             n_jobs=n_jobs,
             score=None if float_audit else self.score,
-            log_likelihood_ratio=None if float_audit else self.log_likelihood_ratio,
+            log_likelihood_ratio=None if float_audit or self.step_log_likelihood_ratio else self.log_likelihood_ratio,
+            step_log_likelihood_ratio=None if float_audit else self.step_log_likelihood_ratio,
             attack=None if self.attack is None or float_audit else self.attack(),
             float_audit=float_audit,
             name=self.name,
