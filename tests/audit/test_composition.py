@@ -1,0 +1,268 @@
+"""Tests of privbound.audit.composition: the band on the per-step privacy-loss law and its exact composition."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from scipy import optimize, stats
+
+from privbound.audit import audit_outputs
+from privbound.audit.canaries import subsampled_gaussian_step_log_likelihood_ratio
+from privbound.audit.composition import (
+    band_ranks,
+    composed_epsilon_lower_bound,
+    composed_loss_law,
+    epsilon_for_delta,
+    stochastic_lower_band,
+)
+from privbound.learners.mechanisms import gaussian_delta
+
+# Soundness acceptance rule (as tests/audit/test_whitebox.py): 300 independent runs at confidence 0.95; the test
+# fails when more than 25 exceed the true epsilon. A sound estimator (rate <= 5%) fails it with probability
+# stats.binom.sf(25, 300, 0.05) = 0.0068; a rate of 10% is caught with probability > 0.8.
+RUNS, MAX_EXCEED = 300, 25
+
+
+def test_acceptance_rule_error_rate():
+    assert stats.binom.sf(MAX_EXCEED, RUNS, 0.05) < 0.01
+    assert stats.binom.sf(MAX_EXCEED, RUNS, 0.10) > 0.8
+
+
+def _band_misses(draw, survival, n, alpha, runs, rng):
+    """How many of ``runs`` bands fail to lie below the true survival function at one of their atoms."""
+    misses = 0
+    for _ in range(runs):
+        values, masses = stochastic_lower_band(draw(rng, n), alpha)
+        misses += bool(np.any(np.cumsum(masses) > survival(values) + 1e-12))
+    return misses
+
+
+@pytest.mark.parametrize("law", ["exponential", "three atoms"])
+def test_band_lies_below_the_survival_function_at_its_level(law):
+    # The band's event (S_lo <= S at every atom, hence everywhere) must fail with probability <= alpha = 0.2.
+    # 1000 runs: a sound band fails the check (more than 240 misses) with probability binom.sf(240, 1000, 0.2)
+    # < 1e-3. Bonferroni over the ranks makes the true miss rate far smaller (measured 0 of 1000); the band of a
+    # single rank's level without the division by K misses in most runs and fails the check.
+    rng = np.random.default_rng(5)
+    if law == "exponential":
+        draw, survival = (lambda g, n: g.exponential(size=n)), (lambda x: np.exp(-np.maximum(x, 0.0)))
+    else:  # ties: P(l >= x) of the law 1/2 on 0, 3/10 on 1, 1/5 on 2
+        draw = lambda g, n: g.choice([0.0, 1.0, 2.0], p=[0.5, 0.3, 0.2], size=n)  # noqa: E731
+        survival = lambda x: np.select([x <= 0, x <= 1, x <= 2], [1.0, 0.5, 0.2], 0.0)  # noqa: E731
+    misses = _band_misses(draw, survival, 400, 0.2, 1000, rng)
+    assert misses <= 240
+    assert stats.binom.sf(240, 1000, 0.2) < 1e-3
+
+
+def test_band_ranks_cover_the_top_and_the_bottom():
+    r = band_ranks(10_000)
+    assert r[0] == 1 and r[-1] == 10_000 and np.all(np.diff(r) > 0)
+    assert np.all(r[:100] == np.arange(1, 101))  # every rank while the grid's step is below one
+    assert np.max(np.diff(r) / r[:-1]) <= 1.001 + 1e-9 or np.all(np.diff(r)[r[:-1] >= 1000] <= 0.0011 * r[:-1][r[:-1] >= 1000])
+    values, masses = stochastic_lower_band(np.arange(10.0), 0.05)
+    assert np.all(np.diff(values) < 0) and np.all(masses >= 0) and masses.sum() < 1
+
+
+def test_composed_law_of_two_atoms_is_binomial():
+    # Steps at 0 (0.9) and 1 (0.1): the sum of T = 20 steps is Binomial(20, 0.1), on a grid that rounds down.
+    losses, probs, inf_mass, rounding = composed_loss_law([1.0, 0.0], [0.1, 0.9], 20)
+    assert inf_mass == 0.0 and 0 < rounding <= 1e-3 + 1e-15
+    k = np.arange(21)
+    got = [probs[(losses >= j - rounding - 1e-12) & (losses <= j + 1e-12)].sum() for j in k]  # rounded down
+    np.testing.assert_allclose(got, stats.binom.pmf(k, 20, 0.1), atol=1e-13)
+    assert probs.sum() == pytest.approx(1.0, abs=1e-12)
+    # Values off the grid are rounded down; the missing mass (0.1 here) is at -inf and +inf steps are counted.
+    losses, probs, inf_mass, _ = composed_loss_law([np.inf, 0.37], [0.2, 0.7], 3)
+    assert inf_mass == pytest.approx(0.9 ** 3 - 0.7 ** 3)
+    assert probs.sum() == pytest.approx(0.7 ** 3) and losses[np.argmax(probs)] <= 3 * 0.37
+
+
+def test_epsilon_for_delta_agrees_with_dp_accounting():
+    from dp_accounting.pld import pld_pmf
+
+    rng = np.random.default_rng(1)
+    checked = 0
+    for _ in range(200):
+        n = int(rng.integers(2, 60))
+        low = int(rng.integers(-40, 10))
+        probs = rng.random(n) * (rng.random(n) < 0.7)
+        if probs.sum() == 0:
+            continue
+        probs /= probs.sum() * (1 + rng.random() * 0.2)
+        inf_mass = float(rng.random() * 1e-3) if rng.random() < 0.3 else 0.0
+        delta = float(10 ** rng.uniform(-6, -1))
+        want = pld_pmf.DensePLDPmf(0.05, low, probs, inf_mass, False).get_epsilon_for_delta(delta)
+        if math.isnan(want):  # dp_accounting's own corner case (no positive loss carries the divergence)
+            continue
+        got = epsilon_for_delta((low + np.arange(n)) * 0.05, probs, inf_mass, delta)
+        assert got == pytest.approx(want, abs=1e-9) or (math.isinf(got) and math.isinf(want))
+        checked += 1
+    assert checked > 150
+
+
+def _gaussian_steps(rng, steps, n, sigma):
+    # One step: N(0, s^2) on d0, N(1, s^2) on d1; l(o) = (1 - 2 o) / (2 s^2). T steps compose to the Gaussian
+    # mechanism of sensitivity sqrt(T) (Balle & Wang 2018, Thm 8: privbound.learners.mechanisms.gaussian_delta).
+    llr = lambda o: (1 - 2 * o) / (2 * sigma ** 2)  # noqa: E731
+    return llr(rng.normal(0, sigma, (n, steps))), llr(1 + rng.normal(0, sigma, (n, steps)))
+
+
+def test_soundness_gaussian_composition_300_runs():
+    # T = 10 steps of sigma = sqrt(10): the composition is the Gaussian mechanism with sigma / sensitivity = 1;
+    # claim (1, delta(1) = 0.1269), tight. 100 trials per side (1000 steps). Measured: 0 of 300 above 1, mean 0.41.
+    T, sigma = 10, math.sqrt(10)
+    delta = gaussian_delta(sigma, 1.0, sensitivity=math.sqrt(T))
+    rng = np.random.default_rng(11)
+    vals = np.array([composed_epsilon_lower_bound(*_gaussian_steps(rng, T, 100, sigma), delta=delta).epsilon_lower_bound
+                     for _ in range(RUNS)])
+    assert np.sum(vals > 1.0) <= MAX_EXCEED
+    assert vals.mean() >= 0.3
+
+
+def _rr_delta(step_eps, steps, eps):
+    # T steps of randomized response (loss +-e0, +e0 with p = e^e0 / (1 + e^e0)): the total is e0 (2K - T),
+    # K ~ Bin(T, p), and delta(eps) = E[(1 - e^{eps - e0 (2K - T)})_+] in both directions.
+    k = np.arange(steps + 1)
+    p = 1 / (1 + math.exp(-step_eps))
+    return float(np.sum(stats.binom.pmf(k, steps, p) * np.clip(-np.expm1(eps - step_eps * (2 * k - steps)), 0, None)))
+
+
+def test_soundness_randomized_response_composition_300_runs():
+    # Atoms and ties: T = 10 steps of randomized response with e0 = 1/sqrt(10); claim (0.8, delta(0.8)), tight.
+    # Measured: 0 of 300 above 0.8, mean 0.43.
+    T, e0, eps_c = 10, 1 / math.sqrt(10), 0.8
+    delta = _rr_delta(e0, T, eps_c)
+    p = 1 / (1 + math.exp(-e0))
+    rng = np.random.default_rng(12)
+    vals = []
+    for _ in range(RUNS):
+        l0 = np.where(rng.random((100, T)) < p, e0, -e0)
+        l1 = np.where(rng.random((100, T)) < 1 - p, e0, -e0)
+        vals.append(composed_epsilon_lower_bound(l0, l1, delta=delta).epsilon_lower_bound)
+    vals = np.array(vals)
+    assert np.sum(vals > eps_c + 1e-9) <= MAX_EXCEED
+    assert vals.mean() >= 0.3
+
+
+def _subsampled_gaussian_epsilon(q, sigma, steps, delta):
+    """A lower estimate of the true epsilon of T Poisson-subsampled Gaussian steps (dp_accounting's PLD,
+    optimistic discretisation): counting bounds above it over-counts the errors."""
+    from dp_accounting.pld import privacy_loss_distribution as pld
+
+    one = pld.from_gaussian_mechanism(sigma, pessimistic_estimate=False, sampling_prob=q,
+                                      value_discretization_interval=1e-4)
+    return one.self_compose(steps).get_epsilon_for_delta(delta)
+
+
+@pytest.mark.slow
+def test_soundness_subsampled_gaussian_composition_300_runs():
+    # DP-SGD's pair along a gradient canary: q = 0.1, sigma = 1, T = 20, delta = 1e-3; 200 trials per side.
+    q, sigma, T, delta = 0.1, 1.0, 20, 1e-3
+    eps_ref = _subsampled_gaussian_epsilon(q, sigma, T, delta)
+    rng = np.random.default_rng(13)
+    step = lambda o: subsampled_gaussian_step_log_likelihood_ratio(o, sampling_rate=q, noise_multiplier=sigma)  # noqa: E731
+    vals = []
+    for _ in range(RUNS):
+        o0 = rng.normal(0, sigma, (200, T))
+        o1 = rng.normal(0, sigma, (200, T)) + (rng.random((200, T)) < q)
+        vals.append(composed_epsilon_lower_bound(step(o0), step(o1), delta=delta).epsilon_lower_bound)
+    vals = np.array(vals)
+    assert np.sum(vals > eps_ref) <= MAX_EXCEED
+    assert vals.mean() >= 0.5 * eps_ref
+
+
+def _idealised_dpsgd(rng, n, sigma, q=0.1, steps=100):
+    o0 = rng.normal(0, sigma, (n, steps))
+    o1 = rng.normal(0, sigma, (n, steps)) + (rng.random((n, steps)) < q)
+    step = lambda o: subsampled_gaussian_step_log_likelihood_ratio(o, sampling_rate=q, noise_multiplier=sigma)  # noqa: E731
+    return step(o0), step(o1)
+
+
+def test_reach_on_the_dpsgd_observation_at_1e4_trials():
+    # Poisson rate 0.1, 100 steps, sigma = 1.386 (PLD-calibrated to (4, 1e-5)): measured 0.966 eps at 1e4 trials
+    # per side (seed 0), where the betting estimator on the total loss gives about 0.84 eps on average.
+    sigma = 1.3860110268412937
+    eps_true = _subsampled_gaussian_epsilon(0.1, sigma, 100, 1e-5)
+    assert eps_true == pytest.approx(4.0, abs=0.02)
+    r = composed_epsilon_lower_bound(*_idealised_dpsgd(np.random.default_rng(0), 10_000, sigma), delta=1e-5,
+                                     epsilon_claimed=4.0)
+    assert 0.9 * 4.0 <= r.epsilon_lower_bound <= eps_true + 0.02
+    assert r.details["side"] == "d1" and r.details["steps"] == 100 and r.details["rounding"] < 0.01
+    assert r.p_value == 1.0 and not math.isnan(r.p_value)
+
+
+def test_pure_dp_bound_is_steps_times_the_largest_step_loss():
+    l0 = np.array([[0.1, 0.3], [0.2, -0.5]])
+    r = composed_epsilon_lower_bound(l0, None, delta=0.0)
+    assert r.epsilon_lower_bound == pytest.approx(0.6, abs=1e-8)
+    assert composed_epsilon_lower_bound(-np.abs(l0), None, delta=0.0).epsilon_lower_bound == 0.0
+
+
+def test_steps_impossible_under_the_other_dataset_give_an_unbounded_bound():
+    # d1's reverse loss is +inf on a third of the steps: no finite epsilon holds at delta = 1e-3.
+    rng = np.random.default_rng(3)
+    l1 = np.where(rng.random((500, 5)) < 1 / 3, -np.inf, rng.normal(size=(500, 5)))
+    r = composed_epsilon_lower_bound(rng.normal(size=(500, 5)), l1, delta=1e-3)
+    assert math.isinf(r.epsilon_lower_bound) and "infinite privacy loss" in r.details["unbounded"]
+
+
+def test_p_value_agrees_with_the_bound():
+    # The p-value is the smallest level of the grid 10^(-j/4) that rejects; rejection is monotone in the level.
+    rng = np.random.default_rng(4)
+    l0, l1 = _gaussian_steps(rng, 10, 300, math.sqrt(10))
+    delta = gaussian_delta(math.sqrt(10), 1.0, sensitivity=math.sqrt(10))
+    for claim in (0.2, 0.5, 0.8, 1.0):
+        r = composed_epsilon_lower_bound(l0, l1, delta=delta, confidence=0.95, epsilon_claimed=claim)
+        if r.p_value <= 10 ** -1.5:
+            assert r.epsilon_lower_bound > claim
+        if r.epsilon_lower_bound > claim:
+            assert r.p_value <= 10 ** -1.25
+        else:
+            assert r.p_value >= 10 ** -1.5
+
+
+def test_input_errors_name_the_argument():
+    with pytest.raises(ValueError, match="step_llr_out0 must be a non-empty 2-d array"):
+        composed_epsilon_lower_bound(np.zeros(5), None, delta=1e-3)
+    with pytest.raises(ValueError, match="trial 1, step 0 is NaN"):
+        composed_epsilon_lower_bound(np.array([[0.0, 1.0], [np.nan, 0.0]]), None, delta=1e-3)
+    with pytest.raises(ValueError, match="same number of steps"):
+        composed_epsilon_lower_bound(np.zeros((3, 2)), np.zeros((3, 4)), delta=1e-3)
+    with pytest.raises(ValueError, match="at least one"):
+        composed_epsilon_lower_bound(None, None)
+    with pytest.raises(ValueError, match="delta"):
+        composed_epsilon_lower_bound(np.zeros((3, 2)), delta=2.0)
+
+
+def test_audit_outputs_routes_per_step_ratios_to_the_composition_estimator():
+    rng = np.random.default_rng(6)
+    o0 = rng.normal(0, 1, (2000, 10))
+    o1 = rng.normal(0, 1, (2000, 10)) + (rng.random((2000, 10)) < 0.5)
+    step = lambda o: subsampled_gaussian_step_log_likelihood_ratio(o, sampling_rate=0.5, noise_multiplier=1.0)  # noqa: E731
+    r = audit_outputs(o0, o1, epsilon=1.0, delta=1e-5, step_log_likelihood_ratio=step)
+    assert r.method == "white-box/composition" and r.attack == "white-box-step-likelihood-ratio"
+    assert r.violation and r.details["steps"] == 10 and 0.5 < r.auroc < 1
+    total = audit_outputs(o0, o1, epsilon=1.0, delta=1e-5, log_likelihood_ratio=lambda o: step(o).sum(axis=1))
+    assert total.method.startswith("white-box/betting") and r.epsilon_lower_bound > total.epsilon_lower_bound
+    with pytest.raises(ValueError, match=r"step_log_likelihood_ratio\(out0\) must return one row of per-step values"):
+        audit_outputs(o0, o1, epsilon=1.0, delta=1e-5, step_log_likelihood_ratio=lambda o: step(o).sum(axis=1))
+    with pytest.raises(ValueError, match="at most one of"):
+        audit_outputs(o0, o1, epsilon=1.0, delta=1e-5, step_log_likelihood_ratio=step, log_likelihood_ratio=step)
+
+
+def test_each_direction_is_bounded_at_half_the_level():
+    # Bonferroni over the two directions: with both given, each side's bound is the one-sided bound at level
+    # (1 - confidence) / 2, and the reported bound is the larger.
+    rng = np.random.default_rng(7)
+    l0, l1 = _idealised_dpsgd(rng, 300, 1.0, q=0.3, steps=20)
+    both = composed_epsilon_lower_bound(l0, l1, delta=1e-4, confidence=0.9)
+    one0 = composed_epsilon_lower_bound(l0, None, delta=1e-4, confidence=0.95)
+    one1 = composed_epsilon_lower_bound(None, l1, delta=1e-4, confidence=0.95)
+    assert both.details["bounds"] == pytest.approx({"d0": one0.epsilon_lower_bound, "d1": one1.epsilon_lower_bound},
+                                                   rel=1e-9)
+    assert both.epsilon_lower_bound == pytest.approx(max(one0.epsilon_lower_bound, one1.epsilon_lower_bound), rel=1e-9)
+    assert both.epsilon_lower_bound > 0
+    assert composed_epsilon_lower_bound(None, l1, delta=1e-4, confidence=0.9).epsilon_lower_bound \
+        > one1.epsilon_lower_bound
