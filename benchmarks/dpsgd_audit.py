@@ -4,8 +4,10 @@ Prints one table: threat model x claimed epsilon x trials per side -> epsilon lo
 seeds, and mean / epsilon) and seconds per audit, for
 
 * white-box, all iterates, Dirac gradient canary (targets ``dpsgd-gradient-eps{2,4,8}``: the faithful DP-SGD
-  runs, exact likelihood ratio, betting estimator), beside the *idealised* observation -- the same estimator on
-  T = 100 draws of N(0, sigma^2) vs (1 - q) N(0, sigma^2) + q N(1, sigma^2) simulated directly;
+  runs, exact per-step likelihood ratios, the composition estimator of ``privbound.audit.composition`` -- the
+  targets' own route), beside the *idealised* observation -- the same estimator on T = 100 draws of N(0, sigma^2)
+  vs (1 - q) N(0, sigma^2) + q N(1, sigma^2) simulated directly -- and the betting estimator of
+  ``privbound.audit.whitebox`` on each output's total loss (the same targets without the per-step ratios);
 * black-box, last iterate, input canary (targets ``dpsgd-input-eps{2,4,8}``, score minus the canary's loss);
 * one run with m = 1000 canaries (SNJ 2023; the Gaussian f-DP number of Mahloujifar et al. 2024 beside it, a test of
   the Gaussian curve calibrated to (epsilon, delta), which DP-SGD's claim does not imply: for comparison only);
@@ -25,32 +27,39 @@ from dataclasses import replace
 
 import numpy as np
 
-from privbound.audit.canaries import InputCanary
+from privbound.audit.canaries import InputCanary, subsampled_gaussian_step_log_likelihood_ratio
+from privbound.audit.composition import composed_epsilon_lower_bound
 from privbound.audit.targets import get_target, targets
 from privbound.audit.targets import dpsgd as D
 from privbound.audit.whitebox import whitebox_epsilon_lower_bound
 
 WB, BB = "white-box all-iterates", "black-box last-iterate"
+WB_TOTAL = "white-box all-iterates, total (betting)"
 
 
-def idealised_bound(sigma: float, n: int, seed: int, q: float = D.SAMPLING_RATE, T: int = D.STEPS) -> float:
-    """The white-box estimator on directly simulated per-step observations (chunks of 10^4 to bound memory)."""
+def idealised_bound(sigma: float, n: int, seed: int, q: float = D.SAMPLING_RATE, T: int = D.STEPS, *,
+                    per_step: bool = True) -> float:
+    """The white-box estimator on directly simulated observations (chunks of 10^4 to bound memory): the
+    composition estimator on the per-step ratios, or (``per_step=False``) the betting one on their sums."""
     rng = np.random.default_rng([seed, 99])
     llr0, llr1 = [], []
     for k in range(0, n, 10_000):
         size = min(10_000, n - k)
         o0 = rng.normal(0.0, sigma, (size, T))
         o1 = rng.normal(0.0, sigma, (size, T)) + (rng.random((size, T)) < q)
-        f = lambda o: -np.sum(np.logaddexp(np.log1p(-q), np.log(q) + (o - 0.5) / sigma ** 2), axis=1)  # noqa: E731
-        llr0.append(f(o0))
-        llr1.append(f(o1))
-    return whitebox_epsilon_lower_bound(np.concatenate(llr0), np.concatenate(llr1), delta=D.DELTA).epsilon_lower_bound
+        f = lambda o: subsampled_gaussian_step_log_likelihood_ratio(o, sampling_rate=q, noise_multiplier=sigma)  # noqa: E731
+        llr0.append(f(o0) if per_step else f(o0).sum(axis=1))
+        llr1.append(f(o1) if per_step else f(o1).sum(axis=1))
+    estimator = composed_epsilon_lower_bound if per_step else whitebox_epsilon_lower_bound
+    return estimator(np.concatenate(llr0), np.concatenate(llr1), delta=D.DELTA).epsilon_lower_bound
 
 
 def _audit_rows(names, threat, trial_sizes, seeds, n_jobs, ideal=False):
     rows = []
     for name in names:
         t = get_target(name)
+        if threat == WB_TOTAL:  # the betting estimator on the total loss: the target without its per-step ratios
+            t = replace(t, step_log_likelihood_ratio=None)
         t.mechanism.dp_event()  # calibrate before timing
         for n in trial_sizes:
             bounds, secs, ideals = [], [], []
@@ -59,13 +68,14 @@ def _audit_rows(names, threat, trial_sizes, seeds, n_jobs, ideal=False):
                 bounds.append(t.audit(trials=n, seed=s, n_jobs=n_jobs).epsilon_lower_bound)
                 secs.append(time.perf_counter() - t0)
                 if ideal:
-                    ideals.append(idealised_bound(t.mechanism.learner.run_parameters().noise_multiplier, n, s))
+                    ideals.append(idealised_bound(t.mechanism.learner.run_parameters().noise_multiplier, n, s,
+                                                  per_step=threat == WB))
             rows.append(dict(threat_model=threat, target=name, epsilon=t.epsilon, trials=n, seeds=len(seeds),
                              mean=float(np.mean(bounds)), min=float(np.min(bounds)),
                              ratio=float(np.mean(bounds)) / t.epsilon, seconds=float(np.mean(secs)),
                              idealised=float(np.mean(ideals)) if ideals else float("nan")))
             r = rows[-1]
-            print(f"  {threat:24s} eps={r['epsilon']:<4g} N={n:>7,d}  bound mean {r['mean']:.3f} (min {r['min']:.3f}) "
+            print(f"  {threat:40s} eps={r['epsilon']:<4g} N={n:>7,d}  bound mean {r['mean']:.3f} (min {r['min']:.3f}) "
                   f"= {r['ratio']:.3f} eps" + (f"   idealised {r['idealised'] / r['epsilon']:.3f} eps" if ideal else "")
                   + f"   {r['seconds']:.1f} s/audit", flush=True)
     return rows
@@ -146,6 +156,8 @@ def main(argv=None) -> int:
     print(f"DP-SGD canary audits: q = {D.SAMPLING_RATE}, T = {D.STEPS}, delta = {D.DELTA:g}, confidence 0.95, "
           f"seeds {seeds[0]}..{seeds[-1]}")
     rows += _audit_rows([f"dpsgd-gradient-eps{e}" for e in eps], WB, sizes, seeds, args.n_jobs, ideal=True)
+    if not args.quick:
+        rows += _audit_rows([f"dpsgd-gradient-eps{e}" for e in eps], WB_TOTAL, sizes, seeds, args.n_jobs, ideal=True)
     if args.white_box_only:
         args.audits_only = True
     else:
@@ -156,12 +168,12 @@ def main(argv=None) -> int:
     if not (args.quick or args.audits_only):
         rows += _bug_rows()
     print()
-    print(f"{'threat model':36s} {'eps':>4} {'trials':>8} {'bound mean':>10} {'min':>7} {'/eps':>6} {'s/audit':>8}")
+    print(f"{'threat model':40s} {'eps':>4} {'trials':>8} {'bound mean':>10} {'min':>7} {'/eps':>6} {'s/audit':>8}")
     for r in rows:
         trials = r["trials"] if isinstance(r["trials"], str) else f"{r['trials']:,d}"
-        print(f"{r['threat_model']:36s} {r['epsilon']:>4g} {trials:>8} {r['mean']:>10.3f} {r['min']:>7.3f} "
+        print(f"{r['threat_model']:40s} {r['epsilon']:>4g} {trials:>8} {r['mean']:>10.3f} {r['min']:>7.3f} "
               f"{r['ratio']:>6.3f} {r['seconds']:>8.1f}")
-    print("\nReach (white-box all-iterates gradient canary, mean over seeds):")
+    print("\nReach (white-box all-iterates gradient canary, the targets' composition estimator, mean over seeds):")
     for r in rows:
         if r["threat_model"] != WB or not isinstance(r["trials"], int):
             continue

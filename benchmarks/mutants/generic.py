@@ -83,6 +83,16 @@ MUTANTS: list[SourceMutant] = [
                  "    evaluation, _ = _build_sides(*[None if a is None else np.concatenate([p, a])\n"
                  "                                   for p, a in zip(pilot_args, eval_args)], weight_bound, floor)",
                  "the test the pilot chose is also run on the pilot's own outputs"),
+    SourceMutant("composition-band-without-bonferroni", "audit/composition.py",
+                 "stats.beta.ppf(alpha / ranks.size, ranks", "stats.beta.ppf(alpha, ranks",
+                 "the composition estimator's band holds each rank at alpha instead of alpha / K (no Bonferroni)"),
+    SourceMutant("composition-plug-in-law", "audit/composition.py",
+                 "return x[ranks - 1], np.diff(np.concatenate([[0.0], b]))",
+                 "return x[ranks - 1], np.diff(np.concatenate([[0.0], ranks / x.size]))",
+                 "the composition estimator composes the empirical law of the steps instead of its lower band"),
+    SourceMutant("composition-directions-at-full-level", "audit/composition.py",
+                 "alpha = (1.0 - confidence) / len(sides)", "alpha = 1.0 - confidence",
+                 "both directions of the composition estimator at the full level (no Bonferroni over the two)"),
     # floating point
     SourceMutant("float-reachability-always-true", "audit/floating.py",
                  "ok = (c + (o - c)) == o", "ok = np.isfinite(o)",
