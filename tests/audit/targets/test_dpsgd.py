@@ -77,6 +77,9 @@ def test_correct_target_is_not_flagged(name):
     r = t.audit(seed=0)
     assert not r.violation and 0.0 < r.epsilon_lower_bound <= t.epsilon, r.summary()
     assert r.accountant_epsilon["pld"] <= t.epsilon + 1e-9
+    if t.step_log_likelihood_ratio is not None:
+        # The composition estimator is near tight at 1e4 trials: measured 3.879 (0.970 eps) at seed 0.
+        assert r.method == "white-box/composition" and r.epsilon_lower_bound >= 0.9 * t.epsilon
 
 
 @pytest.mark.slow
