@@ -9,6 +9,10 @@ of the trials), so learning the attack costs no validity.
 * :class:`DiscreteAttack` (``"plug-in"``) -- a plug-in likelihood ratio of the whole
   output pattern, with patterns seen fewer than ``min_count`` times pooled into one
   shared cell (back-off), so rare patterns cannot get extreme scores from a few counts.
+* :class:`SinglePatternAttack` (``"single-pattern"``) -- the single output pattern that most
+  distinguishes the datasets in each direction (largest two-proportion z statistic): the event
+  "the output is that pattern", the best event of k-ary randomized response. Fitted and judged
+  on the whole selection part, like a threshold: choosing the pattern is choosing the event.
 * :class:`LogisticAttack` (``"logistic"``) -- L2-regularised logistic regression on the
   engineered features of :class:`privbound.audit.features.FeatureMap` (one-hot labels and
   few-valued coordinates, indicators of repeated values such as sentinels, the
@@ -42,6 +46,7 @@ __all__ = [
     "Attack",
     "ScalarAttack",
     "DiscreteAttack",
+    "SinglePatternAttack",
     "LogisticAttack",
     "ClassifierAttack",
     "ScoreAttack",
@@ -71,11 +76,14 @@ class Attack:
 
     ``refit_on_selection``: whether a fit on more data keeps the scale of the scores, so that
     a threshold chosen on the scores of cross-fitted models applies to a refitted one
-    (:func:`privbound.audit.core.audit_outputs`).
+    (:func:`privbound.audit.core.audit_outputs`). ``judged_on_fit``: the attack is fitted on the
+    whole selection part and its event chosen on the same outputs -- for an attack whose fit only
+    chooses among a few events, as choosing a threshold does.
     """
 
     name = "attack"
     refit_on_selection = True
+    judged_on_fit = False
 
     def fit(self, out0: np.ndarray, out1: np.ndarray) -> "Attack":
         return self
@@ -145,6 +153,58 @@ class DiscreteAttack(Attack):
 
     def score(self, outputs):
         return np.array([self.table_.get(k, self.pooled_) for k in pattern_keys(outputs)], dtype=float)
+
+
+def _pattern_counts(outputs) -> tuple[dict, int]:
+    counts: dict = {}
+    keys = pattern_keys(outputs)
+    for k in keys:
+        counts[k] = counts.get(k, 0) + 1
+    return counts, len(keys)
+
+
+@dataclass
+class SinglePatternAttack(Attack):
+    """The single output pattern that most distinguishes the datasets, in each direction.
+
+    Among the patterns seen at least ``min_count`` times in the training outputs (both datasets
+    together), ``top_[1]`` has the largest two-proportion z statistic
+    ``(p1 - p0) / sqrt(p (1 - p) (1/n1 + 1/n0))`` (p the pooled rate) and ``top_[0]`` the smallest.
+    Score +1 on ``top_[1]``, -1 on ``top_[0]``, 0 elsewhere, so its threshold events are "the output
+    is that pattern" (and complements). Ranking by evidence rather than by the estimated ratio keeps
+    rare patterns with a few lucky counts from being chosen. Its fit is the choice of the event,
+    so it is judged on the outputs it was fitted on (``judged_on_fit``).
+    """
+
+    name: str = "single-pattern"
+    min_count: int = 5
+    judged_on_fit = True
+    top_: tuple = field(default=(None, None), repr=False)
+
+    @property
+    def needs_training(self) -> bool:
+        return True
+
+    def fit(self, out0, out1):
+        (c0, n0), (c1, n1) = _pattern_counts(out0), _pattern_counts(out1)
+        z_best = [0.0, 0.0]
+        top = [None, None]
+        for p in set(c0) | set(c1):
+            a0, a1 = c0.get(p, 0), c1.get(p, 0)
+            pooled = (a0 + a1) / (n0 + n1)
+            if a0 + a1 < self.min_count or pooled >= 1.0:
+                continue
+            z = (a1 / n1 - a0 / n0) / math.sqrt(pooled * (1 - pooled) * (1 / n0 + 1 / n1))
+            if z > z_best[1]:
+                z_best[1], top[1] = z, p
+            if -z > z_best[0]:
+                z_best[0], top[0] = -z, p
+        self.top_ = tuple(top)
+        return self
+
+    def score(self, outputs):
+        return np.array([1.0 if k == self.top_[1] else (-1.0 if k == self.top_[0] else 0.0)
+                         for k in pattern_keys(outputs)], dtype=float)
 
 
 @dataclass
@@ -250,6 +310,7 @@ class LikelihoodRatioAttack(Attack):
 ATTACK_NAMES = {
     "threshold": ScalarAttack,
     "plug-in": DiscreteAttack,
+    "single-pattern": SinglePatternAttack,
     "logistic": LogisticAttack,
     "boosting": ClassifierAttack,
 }
@@ -266,13 +327,13 @@ def attack_by_name(name: str) -> Attack:
 def portfolio(outputs: Any) -> list[Attack]:
     """The candidate attacks for outputs of this kind (judged from a few outputs of the selection part).
 
-    One real number per output: the threshold attack and the plug-in likelihood ratio (for
-    atoms and ties); anything else: the plug-in likelihood ratio, logistic regression and
-    gradient boosting on engineered features.
+    One real number per output: the threshold attack, the plug-in likelihood ratio and the single
+    most distinguishing pattern (for atoms and ties); anything else: the plug-in likelihood ratio,
+    the single pattern, logistic regression and gradient boosting on engineered features.
     """
     if is_scalar_numeric(outputs):
-        return [ScalarAttack(), DiscreteAttack()]
-    return [DiscreteAttack(), LogisticAttack(), ClassifierAttack()]
+        return [ScalarAttack(), DiscreteAttack(), SinglePatternAttack()]
+    return [DiscreteAttack(), SinglePatternAttack(), LogisticAttack(), ClassifierAttack()]
 
 
 def choose_attack(out0: np.ndarray, out1: np.ndarray) -> Attack:

@@ -433,8 +433,9 @@ def _select_and_evaluate(out0, out1, candidates, fraction, *, delta, confidence,
 def _fitted_candidates(candidates, sel0, sel1, table):
     """``(attack, selection scores on d1, on d0, attack to evaluate with)`` for each candidate that applies.
 
-    An attack that does not learn scores the selection part as it is. One that learns is
-    judged only on outputs it was not fitted on:
+    An attack that does not learn scores the selection part as it is, and so does one that is
+    ``judged_on_fit`` (fitted on the whole selection part: its fit only chooses among a few events).
+    Any other attack that learns is judged only on outputs it was not fitted on:
 
     * ``refit_on_selection`` (smooth classifiers, whose scores keep their scale when refitted on
       more data): cross-fitted on the two halves (each half scored by the model of the other),
@@ -447,6 +448,10 @@ def _fitted_candidates(candidates, sel0, sel1, table):
         try:
             if not atk.needs_training:
                 yield atk, _scores(atk, sel1), _scores(atk, sel0), atk
+                continue
+            if atk.judged_on_fit:
+                fitted = copy.deepcopy(atk).fit(sel0, sel1)
+                yield fitted, _scores(fitted, sel1), _scores(fitted, sel0), fitted
                 continue
             if min(h0, h1) < 1:
                 raise ValueError("too few selection trials to fit the attack on half of them")

@@ -21,7 +21,8 @@ at 1e5 trials per side.
 
 Part D. Small samples: the mean bound of a default audit of binary randomized response at 1e4
 trials, Laplace at 50 trials, k-ary randomized response (k = 20, 50) at 2000 trials and a
-mostly-constant output at 5000 trials, over 20 seeds (200 for Laplace).
+mostly-constant output at 5000 trials, over 20 seeds (200 for Laplace, and for k = 50 also over 200 seeds and
+with the two values mid-range, 17 and 33, where a threshold on the value gets no help from the encoding).
 
 Usage::
 
@@ -45,7 +46,7 @@ from privbound.audit.targets import targets
 from privbound.audit.targets.reference import ReportNoisyMaxWithValue, SparseVectorCutoffBlindNoise
 from privbound.learners import mechanisms as M
 
-SINGLE_ATTACKS = ("threshold", "plug-in", "logistic", "boosting")
+SINGLE_ATTACKS = ("threshold", "plug-in", "single-pattern", "logistic", "boosting")
 CONFIDENCE = 0.95
 
 
@@ -316,6 +317,8 @@ def small_samples() -> pd.DataFrame:
         ("Laplace eps=1", M.LaplaceMechanism(1.0), 0.0, 1.0, 50, 200),
         ("k-ary randomized response k=20", M.RandomizedResponse(1.0, k=20), 0, 1, 2_000, 20),
         ("k-ary randomized response k=50", M.RandomizedResponse(1.0, k=50), 0, 1, 2_000, 20),
+        ("k-ary randomized response k=50, 200 seeds", M.RandomizedResponse(1.0, k=50), 0, 1, 2_000, 200),
+        ("k-ary randomized response k=50, values 17/33", M.RandomizedResponse(1.0, k=50), 17, 33, 2_000, 200),
         ("mostly constant (95% zeros)", MostlyConstant(1.0), 0.0, 1.0, 5_000, 20),
     ]
     rows = []
