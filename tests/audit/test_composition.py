@@ -151,7 +151,7 @@ def _subsampled_gaussian_epsilon(q, sigma, steps, delta):
     optimistic discretisation): counting bounds above it over-counts the errors."""
     from dp_accounting.pld import privacy_loss_distribution as pld
 
-    one = pld.from_gaussian_mechanism(sigma, pessimistic_estimate=False, sampling_prob=q,
+    one = pld.from_gaussian_mechanism(sigma, pessimistic_estimate=False, sampling_prob=q, use_connect_dots=False,
                                       value_discretization_interval=1e-4)
     return one.self_compose(steps).get_epsilon_for_delta(delta)
 
