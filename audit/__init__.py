@@ -4,7 +4,7 @@ Seeded parallel trials (:mod:`privbound.audit.engine`), attacks (:mod:`privbound
 epsilon estimators (:mod:`privbound.audit.estimators`), the verdict (:mod:`privbound.audit.core`) and the
 target registry (:mod:`privbound.audit.targets`).
 
-    >>> from audit import audit_mechanism
+    >>> from privbound.audit import audit_mechanism
     >>> mech = lambda x, rng: x + rng.laplace(scale=1.0)      # epsilon = 1 for |x - x'| <= 1
     >>> result = audit_mechanism(mech, 0.0, 1.0, epsilon=1.0)
 """
@@ -15,6 +15,7 @@ from privbound.audit.attacks import (
     LikelihoodRatioAttack,
     ScalarAttack,
     ScoreAttack,
+    SinglePatternAttack,
 )
 from privbound.audit.core import AuditResult, audit_mechanism, audit_outputs
 from privbound.audit.engine import MechanismError, map_chunks, run_trials
@@ -32,6 +33,7 @@ __all__ = [
     "MembershipResult",
     "ScalarAttack",
     "ScoreAttack",
+    "SinglePatternAttack",
     "Split",
     "audit_mechanism",
     "audit_outputs",
