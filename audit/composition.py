@@ -167,9 +167,11 @@ def epsilon_for_delta(losses, probs, inf_mass: float, delta: float) -> float:
 def _side_bound(x: np.ndarray, steps: int, delta: float, alpha: float) -> tuple[float, float]:
     """``(bound, rounding)`` of one direction's per-step losses ``x`` (sorted, descending) at level alpha
     (module docstring, steps 1-4)."""
-    if delta <= 0.0:
+    if delta <= 0.0:  # pure DP: a step loss l refutes, with certainty, every eps below T l (all steps near l)
         top = float(x[0])
-        return (math.inf if math.isinf(top) else max(0.0, steps * top - _TOL) if top > _TOL else 0.0), 0.0
+        if math.isinf(top):
+            return math.inf, 0.0
+        return (steps * top - _TOL if top > _TOL else 0.0), 0.0
     losses, probs, inf_mass, rounding = composed_loss_law(*_band_of_sorted(x, alpha), steps)
     return epsilon_for_delta(losses, probs, inf_mass, delta + _ROUND_OFF * probs.size), rounding
 
