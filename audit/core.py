@@ -627,7 +627,7 @@ def audit_mechanism(
     ``mechanism`` is ``mechanism(data, rng) -> output`` or has ``sample(data, rng, size)``.
     Runs ``trials`` outputs on each dataset (seeded chunks, ``n_jobs`` joblib workers),
     scores them with ``score`` / ``log_likelihood_ratio`` / ``step_log_likelihood_ratio`` / ``attack`` (an
-    :class:`~privbound.audit.attacks.Attack`, or ``"threshold"``, ``"plug-in"``,
+    :class:`~privbound.audit.attacks.Attack`, or ``"threshold"``, ``"plug-in"``, ``"single-pattern"``,
     ``"logistic"``, ``"boosting"``, or ``"auto"``: the portfolio, chosen on held-out trials;
     see :func:`audit_outputs`), and returns an :class:`AuditResult` whose
     ``epsilon_lower_bound`` holds with probability at least ``confidence``. ``violation``

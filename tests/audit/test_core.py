@@ -328,7 +328,7 @@ def test_white_box_vs_scalar_on_the_gaussian_target():
         (dict(confidence=1.0), ValueError, "confidence"),
         (dict(confidence=-0.5), ValueError, "confidence"),
         (dict(seed=-1), ValueError, "seed"),
-        (dict(attack="scalar"), ValueError, "attack must be an Attack or one of .*'boosting', 'logistic', 'plug-in', 'threshold', 'auto'"),
+        (dict(attack="scalar"), ValueError, "attack must be an Attack or one of .*'boosting', 'logistic', 'plug-in', 'single-pattern', 'threshold', 'auto'"),
         (dict(attack=3), TypeError, "attack must be a privbound.audit.attacks.Attack or one of"),
         (dict(score=lambda o: o, log_likelihood_ratio=lambda o: o), ValueError, "at most one of"),
         (dict(attack=ClassifierAttack(), strategy=AllThresholds()), ValueError, "needs a Split strategy"),
