@@ -105,12 +105,14 @@ def _band_of_sorted(x: np.ndarray, alpha: float) -> tuple[np.ndarray, np.ndarray
     return x[ranks - 1], np.diff(np.concatenate([[0.0], b]))
 
 
-def composed_loss_law(values, masses, steps: int) -> tuple[np.ndarray, np.ndarray, float, float]:
+def composed_loss_law(values, masses, steps: int, points: int = _COMPOSED_POINTS
+                      ) -> tuple[np.ndarray, np.ndarray, float, float]:
     """The law of the sum of ``steps`` draws of ``(values, masses)`` (the rest of the mass at -inf), rounded down.
 
     Returns ``(losses, probs, inf_mass, rounding)``: a grid of sums and their probabilities (sums with a step
     at -inf left out), the probability of +inf, and how far the grid rounds a sum down (module docstring,
-    step 3). The convolution is dp_accounting's (``pld.common.self_convolve``, without truncation).
+    step 3; at most ``points`` grid points once composed). The convolution is dp_accounting's
+    (``pld.common.self_convolve``, without truncation).
     """
     from dp_accounting.pld import common
 
@@ -125,7 +127,7 @@ def composed_loss_law(values, masses, steps: int) -> tuple[np.ndarray, np.ndarra
     if v.size == 0:
         return np.zeros(0), np.zeros(0), inf_mass, 0.0
     span = float(v.max() - v.min())
-    disc = max(span * steps / _COMPOSED_POINTS, _ROUNDING / steps) if span > 0 else 1.0
+    disc = max(span * steps / points, _ROUNDING / steps) if span > 0 else 1.0
     idx = np.floor(v / disc).astype(np.int64)
     low = int(idx.min())
     offset, probs = common.self_convolve(np.bincount(idx - low, weights=m), steps, 0.0)
@@ -164,7 +166,8 @@ def epsilon_for_delta(losses, probs, inf_mass: float, delta: float) -> float:
     return float(max(l[k], math.log((inf_mass + upper[k] - delta) / lower[k])))
 
 
-def _side_bound(x: np.ndarray, steps: int, delta: float, alpha: float) -> tuple[float, float]:
+def _side_bound(x: np.ndarray, steps: int, delta: float, alpha: float,
+                points: int = _COMPOSED_POINTS) -> tuple[float, float]:
     """``(bound, rounding)`` of one direction's per-step losses ``x`` (sorted, descending) at level alpha
     (module docstring, steps 1-4)."""
     if delta <= 0.0:  # pure DP: a step loss l refutes, with certainty, every eps below T l (all steps near l)
@@ -172,7 +175,7 @@ def _side_bound(x: np.ndarray, steps: int, delta: float, alpha: float) -> tuple[
         if math.isinf(top):
             return math.inf, 0.0
         return (steps * top - _TOL if top > _TOL else 0.0), 0.0
-    losses, probs, inf_mass, rounding = composed_loss_law(*_band_of_sorted(x, alpha), steps)
+    losses, probs, inf_mass, rounding = composed_loss_law(*_band_of_sorted(x, alpha), steps, points)
     return epsilon_for_delta(losses, probs, inf_mass, delta + _ROUND_OFF * probs.size), rounding
 
 
@@ -219,7 +222,9 @@ def composed_epsilon_lower_bound(
     if math.isinf(bound):
         details["unbounded"] = ("steps with infinite privacy loss (impossible under the other dataset) have "
                                 "probability above delta: no finite epsilon holds")
-    p = float("nan") if epsilon_claimed is None else _p_value(sides, T, delta, epsilon_claimed)
+    p = float("nan") if epsilon_claimed is None else _p_value(
+        sides[side], T, delta, epsilon_claimed, n_sides=len(sides), level=alpha * len(sides),
+        rejected_at_level=bound > epsilon_claimed)
     return WhiteBoxEstimate(
         epsilon_lower_bound=float(bound),
         confidence=confidence,
@@ -233,23 +238,27 @@ def composed_epsilon_lower_bound(
     )
 
 
-def _p_value(sides: dict[str, np.ndarray], steps: int, delta: float, epsilon: float) -> float:
+def _p_value(x: np.ndarray, steps: int, delta: float, epsilon: float, *, n_sides: int, level: float,
+             rejected_at_level: bool) -> float:
     """The smallest level of a fixed grid at which the test rejects "(epsilon, delta)" (1 if none): a valid p-value.
 
-    Rejection at level a means some direction's bound at a / (number of directions) exceeds ``epsilon``; it is
-    monotone in a (a larger level narrows the band), so the grid is bisected.
+    Rejection at level a is checked on ``x``, the direction that gave the bound, at a / ``n_sides``: one
+    direction rejects less often than the full test, so the p-value is conservative, and it agrees with the
+    bound (a bound above ``epsilon`` at ``level`` rejects at every grid level above ``level``). Rejection is
+    monotone in a (a larger level narrows the band), so the grid is bisected; when the test at its own
+    ``level`` did not reject, no grid level at or below it can.
     """
     levels = 10.0 ** (-np.arange(_P_GRID_SIZE) / _P_GRID_PER_DECADE)
 
     def rejects(j: int) -> bool:
-        a = levels[j] / len(sides)
-        return any(_side_bound(s, steps, delta, a)[0] > epsilon for s in sides.values())
+        return _side_bound(x, steps, delta, levels[j] / n_sides)[0] > epsilon
 
-    if not rejects(0):
+    hi = _P_GRID_SIZE - 1 if rejected_at_level else int(np.sum(levels > level))  # hi: never rejects beyond it
+    if hi == 0 or not rejects(0):
         return 1.0
-    lo, hi = 0, _P_GRID_SIZE - 1  # invariant: lo rejects
-    if rejects(hi):
+    if hi == _P_GRID_SIZE - 1 and rejects(hi):
         return float(levels[hi])
+    lo = 0  # invariant: lo rejects, hi does not
     while hi - lo > 1:
         mid = (lo + hi) // 2
         if rejects(mid):
