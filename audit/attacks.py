@@ -34,6 +34,7 @@ scoring one-run canaries).
 from __future__ import annotations
 
 import math
+from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
@@ -109,6 +110,12 @@ class ScalarAttack(Attack):
         return x[:, 0]
 
 
+def _pattern_counts(outputs) -> tuple[Counter, int]:
+    """``(count of each output pattern, number of outputs)``."""
+    keys = pattern_keys(outputs)
+    return Counter(keys), len(keys)
+
+
 @dataclass
 class DiscreteAttack(Attack):
     """Plug-in likelihood ratio of the output pattern, learned on training outputs.
@@ -131,18 +138,11 @@ class DiscreteAttack(Attack):
         return True
 
     def fit(self, out0, out1):
-        k0, k1 = pattern_keys(out0), pattern_keys(out1)
-        c0: dict = {}
-        c1: dict = {}
-        for k in k0:
-            c0[k] = c0.get(k, 0) + 1
-        for k in k1:
-            c1[k] = c1.get(k, 0) + 1
+        (c0, n0), (c1, n1) = _pattern_counts(out0), _pattern_counts(out1)
         common = [p for p in set(c0) | set(c1) if c0.get(p, 0) + c1.get(p, 0) >= self.min_count]
-        rare0 = len(k0) - sum(c0.get(p, 0) for p in common)
-        rare1 = len(k1) - sum(c1.get(p, 0) for p in common)
+        rare0 = n0 - sum(c0.get(p, 0) for p in common)
+        rare1 = n1 - sum(c1.get(p, 0) for p in common)
         K = len(common) + 1
-        n0, n1 = len(k0), len(k1)
 
         def log_ratio(a1, a0):
             return float(math.log((a1 + 0.5) / (n1 + K / 2)) - math.log((a0 + 0.5) / (n0 + K / 2)))
@@ -153,14 +153,6 @@ class DiscreteAttack(Attack):
 
     def score(self, outputs):
         return np.array([self.table_.get(k, self.pooled_) for k in pattern_keys(outputs)], dtype=float)
-
-
-def _pattern_counts(outputs) -> tuple[dict, int]:
-    counts: dict = {}
-    keys = pattern_keys(outputs)
-    for k in keys:
-        counts[k] = counts.get(k, 0) + 1
-    return counts, len(keys)
 
 
 @dataclass
