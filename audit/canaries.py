@@ -46,7 +46,7 @@ import numpy as np
 from privbound.audit.core import AuditResult, audit_mechanism
 from privbound.audit.engine import map_chunks
 from privbound.audit.one_run import OneRunResult, one_run_audit
-from privbound.learners.validation import (
+from privbound._validation import (
     check_confidence,
     check_delta,
     check_epsilon,

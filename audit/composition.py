@@ -51,7 +51,7 @@ import numpy as np
 from scipy import stats
 
 from privbound.audit.whitebox import WhiteBoxEstimate
-from privbound.learners.validation import check_confidence, check_delta, check_real
+from privbound._validation import check_confidence, check_delta, check_real
 
 __all__ = ["composed_epsilon_lower_bound", "stochastic_lower_band", "composed_loss_law", "epsilon_for_delta", "band_ranks"]
 

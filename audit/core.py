@@ -48,7 +48,7 @@ from privbound.audit.estimators import (
 )
 from privbound.audit.features import as_batch, is_scalar_numeric, output_records
 from privbound.audit.floating import FloatingPointAttack
-from privbound.learners.validation import check_confidence, check_delta, check_epsilon, check_int
+from privbound._validation import check_confidence, check_delta, check_epsilon, check_int
 
 __all__ = ["AuditResult", "audit_mechanism", "audit_outputs", "json_safe"]
 

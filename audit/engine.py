@@ -31,7 +31,7 @@ import joblib
 import numpy as np
 
 from privbound.audit.features import UnsupportedOutputError, flatten_output
-from privbound.learners.validation import check_int
+from privbound._validation import check_int
 
 __all__ = [
     "DEFAULT_CHUNK_SIZE",

@@ -43,7 +43,7 @@ from typing import Literal
 import numpy as np
 from scipy import special
 
-from privbound.learners.validation import check_confidence, check_delta, check_int, check_real
+from privbound._validation import check_confidence, check_delta, check_int, check_real
 
 __all__ = [
     "Split",

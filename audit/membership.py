@@ -74,7 +74,7 @@ from privbound.audit.engine import chunk_sizes, map_chunks
 from privbound.audit.estimators import clopper_pearson_lower, clopper_pearson_upper
 from privbound.audit.one_run import one_run_audit
 from privbound.learners.neighbouring import NeighbouringRelation
-from privbound.learners.validation import check_confidence, check_delta, check_int, check_real
+from privbound._validation import check_confidence, check_delta, check_int, check_real
 
 __all__ = [
     "ATTACKS",

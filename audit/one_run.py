@@ -44,7 +44,7 @@ from scipy import optimize, special
 
 from privbound.audit.engine import run_trials
 from privbound.learners.mechanisms import gaussian_delta
-from privbound.learners.validation import check_confidence, check_delta, check_int, check_real
+from privbound._validation import check_confidence, check_delta, check_int, check_real
 
 __all__ = [
     "OneRunResult",

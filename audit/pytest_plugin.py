@@ -30,7 +30,7 @@ from typing import Any, Callable
 import pytest
 from scipy import stats
 
-from privbound.learners.validation import check_confidence, check_int, check_probability
+from privbound._validation import check_confidence, check_int, check_probability
 
 __all__ = ["assert_dp", "assert_rate_at_most", "ErrorBudget", "budget", "next_alpha"]
 

@@ -57,7 +57,7 @@ from privbound.audit.estimators import (
 )
 from privbound.audit.engine import run_trials
 from privbound.learners.neighbouring import NeighbouringRelation
-from privbound.learners.validation import check_confidence, check_delta, check_epsilon, check_int, check_real
+from privbound._validation import check_confidence, check_delta, check_epsilon, check_int, check_real
 
 __all__ = [
     "InputSpace",

@@ -73,7 +73,7 @@ from typing import Any
 
 import numpy as np
 
-from privbound.learners.validation import check_confidence, check_delta, check_real
+from privbound._validation import check_confidence, check_delta, check_real
 
 __all__ = [
     "WhiteBoxEstimate",

@@ -28,7 +28,7 @@ import numpy as np
 from scipy import stats
 
 from privbound.audit.core import json_safe
-from privbound.learners.validation import check_confidence, check_int
+from privbound._validation import check_confidence, check_int
 
 __all__ = [
     "PROFILES",

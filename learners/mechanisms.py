@@ -37,7 +37,7 @@ import numpy as np
 from scipy import special
 
 from privbound.learners.neighbouring import NeighbouringRelation
-from privbound.learners.validation import (
+from privbound._validation import (
     check_delta,
     check_epsilon,
     check_finite_array,

@@ -116,6 +116,20 @@ def test_no_module_imports_a_layer_above_its_own_or_an_old_top_level_name(layer,
     assert bad == []
 
 
+def test_what_every_layer_shares_imports_no_layer(repo_root):
+    # privbound/'s shared helper modules (privbound/_*.py) import no layer of privbound and no private
+    # scikit-learn module; the public face imports layers only lazily, in its __getattr__.
+    def forbidden(module: str) -> bool:
+        parts = module.split(".")
+        return (parts[0] in OLD_TOP_LEVEL or module.startswith("privbound.")
+                or (parts[0] == "sklearn" and any(p.startswith("_") for p in parts[1:])))
+
+    bad = [f"{path.relative_to(repo_root)}:{line}: {module}"
+           for path in sorted((repo_root / "privbound").glob("_*.py")) if path.name not in ("__init__.py", "__main__.py")
+           for line, module in _imported_modules(path) if forbidden(module)]
+    assert bad == []
+
+
 def test_the_scans_above_see_an_upward_import(tmp_path):
     # The layering test must be able to fail: an upward import inside a function is found.
     src = tmp_path / "m.py"

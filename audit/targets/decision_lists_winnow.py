@@ -96,7 +96,7 @@ from privbound.learners.decision_lists_winnow.decision_lists import (
 )
 from privbound.learners.decision_lists_winnow.winnow import DPWinnow, Winnow
 from privbound.learners.neighbouring import NeighbouringRelation as NR
-from privbound.learners.validation import check_confidence, check_epsilon, check_int, check_real
+from privbound._validation import check_confidence, check_epsilon, check_int, check_real
 
 __all__ = [
     "GreedyCoverMechanism",

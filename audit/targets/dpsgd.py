@@ -62,7 +62,7 @@ from privbound.audit.one_run import OneRunResult, one_run_audit
 from privbound.audit.targets.registry import OneRunDesign, Target, register_target
 from privbound.learners.dpsgd import DPSGD, MLP, LogisticRegression, split_training_data
 from privbound.learners.neighbouring import NeighbouringRelation
-from privbound.learners.validation import check_int
+from privbound._validation import check_int
 
 __all__ = [
     "DPSGDTarget",

@@ -27,6 +27,7 @@ from privbound.learners.neighbouring import NeighbouringRelation
 
 __all__ = [
     "Target",
+    "TightEpsilon",
     "OneRunDesign",
     "INDEPENDENT_RELEASES",
     "register_target",
@@ -50,6 +51,26 @@ class OneRunDesign:
     name: str
     run: Callable[[Any, int, int, float], OneRunResult] = field(repr=False)
     description: str = ""
+
+
+@dataclass(frozen=True)
+class TightEpsilon:
+    """The tightest epsilon of what a target's code runs, at the target's delta and neighbouring relation.
+
+    Attributes
+    ----------
+    epsilon : float
+        That epsilon (``inf`` when what runs is not DP at the target's delta).
+    source : str
+        How it was computed, e.g. ``"dp_accounting PLD of 12 Laplace rounds (replace-one)"`` or
+        ``"exact hockey-stick divergence of the selection law on this pair"``.
+    """
+
+    epsilon: float
+    source: str
+
+
+_TIGHT: dict[str, TightEpsilon | None] = {}
 
 
 @dataclass(frozen=True)
@@ -91,6 +112,12 @@ class Target:
     float_safe : bool or None
         For a floating-point implementation: whether it is DP in floating point too (``False``: the
         floating-point audit must flag it; ``None``: not audited for floating-point leaks).
+    tight_epsilon : callable or None
+        ``tight_epsilon() -> TightEpsilon``: the tightest epsilon of what the code runs (its accountant under
+        the target's relation, or an exact computation), computed on first use (:meth:`tight`). The audit is
+        judged against it as well as against the paper's claim ``epsilon``.
+    no_tight_epsilon : str
+        Why no tight value exists, when ``tight_epsilon`` is None.
     """
 
     name: str
@@ -113,6 +140,20 @@ class Target:
     claim_source: str = ""
     one_run_design: OneRunDesign | None = None
     float_safe: bool | None = None
+    tight_epsilon: Callable[[], TightEpsilon] | None = field(default=None, repr=False)
+    no_tight_epsilon: str = ""
+
+    def tight(self) -> TightEpsilon | None:
+        """The tightest epsilon of what the code runs (computed once per process), or None."""
+        if self.tight_epsilon is None:
+            return None
+        if self.name not in _TIGHT:
+            value = self.tight_epsilon()
+            if not isinstance(value, TightEpsilon):
+                raise TypeError(f"target {self.name!r}: tight_epsilon() must return a TightEpsilon, "
+                                f"got {type(value).__name__}")
+            _TIGHT[self.name] = value
+        return _TIGHT[self.name]
 
     def __post_init__(self) -> None:
         if not isinstance(self.neighbouring, NeighbouringRelation):

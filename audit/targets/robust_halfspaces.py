@@ -29,7 +29,7 @@ from privbound.learners.neighbouring import NeighbouringRelation as NR
 from privbound.audit.engine import map_chunks
 from privbound.audit.one_run import OneRunResult, one_run_audit
 from privbound.audit.targets.registry import OneRunDesign, Target, register_target
-from privbound.learners.validation import check_delta, check_int
+from privbound._validation import check_delta, check_int
 from privbound.learners.robust_halfspaces.perceptron import DPBatchPerceptron
 from privbound.learners.robust_halfspaces.sphere import SphereExponentialMechanism
 

@@ -25,7 +25,7 @@ from scipy import stats
 
 from privbound.learners.agnostic_halfspaces.hermite import sample_marginal
 from privbound.learners.mechanisms import ExponentialMechanism, exponential_mechanism_log_probabilities
-from privbound.learners.validation import check_finite_array, check_int, check_real
+from privbound._validation import check_finite_array, check_int, check_real
 
 __all__ = [
     "sign",

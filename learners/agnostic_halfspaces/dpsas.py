@@ -26,7 +26,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from privbound.learners.agnostic_halfspaces.common import HalfspaceClassifierMixin, as_generator, check_xy
 from privbound.learners.mechanisms import PrivacyGuarantee
 from privbound.learners.neighbouring import NeighbouringRelation
-from privbound.learners.validation import Interval, StrOptions, check_int, check_real, validate_parameters
+from privbound._validation import Interval, StrOptions, check_int, check_real, validate_parameters
 
 __all__ = [
     "dpsas_clip_norm",

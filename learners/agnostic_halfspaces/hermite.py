@@ -28,7 +28,7 @@ from functools import lru_cache
 import numpy as np
 from scipy import special
 
-from privbound.learners.validation import check_finite_array, check_int, check_real
+from privbound._validation import check_finite_array, check_int, check_real
 
 __all__ = [
     "hermite_1d",

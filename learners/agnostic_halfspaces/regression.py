@@ -33,7 +33,7 @@ from privbound.learners.agnostic_halfspaces.common import (
 from privbound.learners.agnostic_halfspaces.hermite import MonomialBasis, clip_features, hermite_features, n_features
 from privbound.learners.mechanisms import PrivacyGuarantee
 from privbound.learners.neighbouring import NeighbouringRelation
-from privbound.learners.validation import Interval, StrOptions, check_finite_array, check_int, validate_parameters
+from privbound._validation import Interval, StrOptions, check_finite_array, check_int, validate_parameters
 
 __all__ = [
     "alg1_grid",

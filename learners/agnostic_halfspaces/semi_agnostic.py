@@ -28,7 +28,7 @@ from privbound.learners.agnostic_halfspaces.common import (
 from privbound.learners.agnostic_halfspaces.dpsas import DPSAS, dpsas_release_batch
 from privbound.learners.mechanisms import PrivacyGuarantee
 from privbound.learners.neighbouring import NeighbouringRelation
-from privbound.learners.validation import Interval, validate_parameters
+from privbound._validation import Interval, validate_parameters
 
 __all__ = ["alg4_grid_size", "alg4_grid", "SemiAgnosticHalfspace", "alg4_release_batch"]
 

@@ -36,7 +36,7 @@ from scipy import optimize, special
 
 from privbound.learners.mechanisms import PrivacyGuarantee, exponential_mechanism_log_probabilities
 from privbound.learners.neighbouring import NeighbouringRelation
-from privbound.learners.validation import (
+from privbound._validation import (
     Interval,
     StrOptions,
     check_delta,

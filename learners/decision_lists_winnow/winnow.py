@@ -49,7 +49,7 @@ from privbound.learners.decision_lists_winnow.decision_lists import (
 )
 from privbound.learners.mechanisms import AboveThreshold, PrivacyGuarantee
 from privbound.learners.neighbouring import NeighbouringRelation
-from privbound.learners.validation import Interval, check_int, check_real, check_rng, validate_parameters
+from privbound._validation import Interval, check_int, check_real, check_rng, validate_parameters
 
 if TYPE_CHECKING:  # annotations only: dp_accounting is imported when an accountant is asked for
     import dp_accounting

@@ -18,7 +18,7 @@ import functools
 from typing import Any
 
 from privbound.learners.accounting import ACCOUNTANTS, calibrate_noise, epsilon_of
-from privbound.learners.validation import check_delta, check_epsilon, check_int, check_probability, check_real
+from privbound._validation import check_delta, check_epsilon, check_int, check_probability, check_real
 
 __all__ = ["PLD_STEP", "dpsgd_dp_event", "dpsgd_epsilon", "calibrate_noise_multiplier"]
 

@@ -31,7 +31,7 @@ from typing import Any
 import numpy as np
 from scipy import special
 
-from privbound.learners.validation import check_finite_array, check_int, check_real
+from privbound._validation import check_finite_array, check_int, check_real
 
 __all__ = ["LogisticRegression", "MLP", "PerExampleGradients", "check_model", "check_labels"]
 

@@ -51,7 +51,7 @@ from privbound.learners.dpsgd.accounting import (
 from privbound.learners.dpsgd.models import LogisticRegression, check_labels, check_model
 from privbound.learners.mechanisms import PrivacyGuarantee
 from privbound.learners.neighbouring import NeighbouringRelation
-from privbound.learners.validation import (
+from privbound._validation import (
     Interval,
     StrOptions,
     check_finite_array,

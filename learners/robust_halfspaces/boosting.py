@@ -25,7 +25,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from privbound.learners.validation import Interval, check_int, check_rng, validate_parameters
+from privbound._validation import Interval, check_int, check_rng, validate_parameters
 from privbound.learners.robust_halfspaces.robustness import margin_error
 
 __all__ = ["obs8_runs", "obs8_selection_size", "BoostedLearner"]

@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from privbound.learners.validation import check_int, check_real, check_rng
+from privbound._validation import check_int, check_real, check_rng
 
 __all__ = [
     "margin_realizable",

@@ -44,7 +44,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from scipy import special
 
-from privbound.learners.validation import (
+from privbound._validation import (
     Interval,
     StrOptions,
     check_delta,

@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from privbound.learners.validation import Interval, check_finite_array, check_rng, validate_parameters
+from privbound._validation import Interval, check_finite_array, check_rng, validate_parameters
 from privbound.learners.robust_halfspaces.perceptron import _RANDOM_STATE, _rng_of
 
 __all__ = [

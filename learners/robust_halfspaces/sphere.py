@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 from scipy import special
 
-from privbound.learners.validation import Interval, StrOptions, check_int, check_rng, validate_parameters
+from privbound._validation import Interval, StrOptions, check_int, check_rng, validate_parameters
 from privbound.learners.neighbouring import NeighbouringRelation
 from privbound.learners.mechanisms import PrivacyGuarantee
 from privbound.learners.robust_halfspaces.perceptron import _RANDOM_STATE, _rng_of, _split_data, halfspace_predict, prepare_inputs
