@@ -1,8 +1,10 @@
 """privbound.audit: the privacy auditor.
 
-Seeded parallel trials (:mod:`privbound.audit.engine`), attacks (:mod:`privbound.audit.attacks`),
-epsilon estimators (:mod:`privbound.audit.estimators`), the verdict (:mod:`privbound.audit.core`) and the
-target registry (:mod:`privbound.audit.targets`).
+Seeded parallel trials (:mod:`privbound.audit.engine`), attacks and their choice
+(:mod:`privbound.audit.attacks`), the estimators (:mod:`privbound.audit.estimators`, each a value with
+one name) and their statistics (:mod:`privbound.audit.statistics`), the verdict
+(:mod:`privbound.audit.result`, :mod:`privbound.audit.core`), membership inference
+(:mod:`privbound.audit.membership`) and the target registry (:mod:`privbound.audit.targets`).
 
     >>> from privbound.audit import audit_mechanism
     >>> mech = lambda x, rng: x + rng.laplace(scale=1.0)      # epsilon = 1 for |x - x'| <= 1
@@ -10,31 +12,52 @@ target registry (:mod:`privbound.audit.targets`).
 """
 
 from privbound.audit.attacks import (
-    ClassifierAttack,
-    DiscreteAttack,
+    BoostingAttack,
+    FloatingPointAttack,
     LikelihoodRatioAttack,
-    ScalarAttack,
+    LogisticAttack,
+    PlugInAttack,
     ScoreAttack,
     SinglePatternAttack,
+    ThresholdAttack,
 )
-from privbound.audit.core import AuditResult, audit_mechanism, audit_outputs
+from privbound.audit.core import audit_mechanism, audit_outputs
 from privbound.audit.engine import MechanismError, map_chunks, run_trials
-from privbound.audit.estimators import AllThresholds, Explicit, Split, epsilon_lower_bound, estimate_epsilon
+from privbound.audit.estimators import (
+    ESTIMATORS,
+    BlackBox,
+    Composition,
+    Estimator,
+    FloatingPoint,
+    OutputSpace,
+    WhiteBox,
+)
 from privbound.audit.membership import MembershipResult, membership_audit
+from privbound.audit.result import AuditResult
+from privbound.audit.statistics import AllThresholds, Explicit, Split, epsilon_lower_bound, estimate_epsilon
 
 __all__ = [
+    "ESTIMATORS",
     "AllThresholds",
     "AuditResult",
-    "ClassifierAttack",
-    "DiscreteAttack",
+    "BlackBox",
+    "BoostingAttack",
+    "Composition",
+    "Estimator",
     "Explicit",
+    "FloatingPoint",
+    "FloatingPointAttack",
     "LikelihoodRatioAttack",
+    "LogisticAttack",
     "MechanismError",
     "MembershipResult",
-    "ScalarAttack",
+    "OutputSpace",
+    "PlugInAttack",
     "ScoreAttack",
     "SinglePatternAttack",
     "Split",
+    "ThresholdAttack",
+    "WhiteBox",
     "audit_mechanism",
     "audit_outputs",
     "epsilon_lower_bound",

@@ -14,8 +14,8 @@ the canary: d0 = the dataset, d1 = the dataset with the canary.
   (a parameter that multiplies a feature which is zero in every record), the observations are
   independent, N(0, sigma^2) under d0 and the mixture (1 - q) N(0, sigma^2) + q N(shift, sigma^2) under
   d1: :func:`subsampled_gaussian_log_likelihood_ratio` is their exact log-likelihood ratio, which the
-  white-box estimator (:mod:`privbound.audit.whitebox`) turns into a bound; the steps are independent and
-  identically distributed, so the composition estimator (:mod:`privbound.audit.composition`) can bound the
+  white-box estimator (:mod:`privbound.audit.estimators.whitebox`) turns into a bound; the steps are independent and
+  identically distributed, so the composition estimator (:mod:`privbound.audit.estimators.composition`) can bound the
   law of one step's loss from all T steps of every trial, with
   :func:`subsampled_gaussian_step_log_likelihood_ratio`, and compose it.
 * :class:`InputCanary` -- black-box, last iterate (Jagielski, Ullman & Oprea, "Auditing differentially
@@ -43,7 +43,9 @@ from typing import Any, Callable, ClassVar, Sequence
 
 import numpy as np
 
-from privbound.audit.core import AuditResult, audit_mechanism
+from privbound.audit.core import audit_mechanism
+from privbound.audit.estimators import Composition, Estimator, WhiteBox, resolve_estimator
+from privbound.audit.result import AuditResult
 from privbound.audit.engine import map_chunks
 from privbound.audit.one_run import OneRunResult, one_run_audit
 from privbound._validation import (
@@ -251,7 +253,7 @@ class GradientCanary:
     def step_log_likelihood_ratio(self, *, sampling_rate: float, noise_multiplier: float, clip_norm: float = 1.0,
                                   clipped: bool = True) -> Callable[[np.ndarray], np.ndarray]:
         """The exact per-step log p_d0 / p_d1 of the observations (shape (runs, T)), for the composition
-        estimator (``step_log_likelihood_ratio=`` of :func:`audit_training`): the steps of DP-SGD along this
+        estimator (``estimator=Composition(...)`` of :func:`audit_training`): the steps of DP-SGD along this
         canary are independent and identically distributed given the dataset (Poisson sampling, fresh noise)."""
         C = check_real(clip_norm, "clip_norm", low=0.0, low_inclusive=False)
         shift = (min(self.norm, C) if clipped else self.norm) / C
@@ -455,8 +457,7 @@ def audit_training(
     seed: int = 0,
     n_jobs: int | None = 1,
     p: int | None = None,
-    log_likelihood_ratio: Callable[[np.ndarray], np.ndarray] | None = None,
-    step_log_likelihood_ratio: Callable[[np.ndarray], np.ndarray] | None = None,
+    estimator: Estimator | str = "auto",
     name: str | None = None,
 ) -> AuditResult:
     """Audit a training function ``train(dataset, rng) -> model`` against its claimed (epsilon, delta).
@@ -466,28 +467,28 @@ def audit_training(
     the adversary see: the canary's loss under the final model (:class:`InputCanary`) or the T observations
     of the canary coordinate (:class:`GradientCanary`; ``p`` = the model's number of parameters when the
     dataset has no gradient canaries yet). The score is the canary's own (minus the loss; the sum of the
-    observations); with ``log_likelihood_ratio`` (e.g. ``canary.log_likelihood_ratio(...)`` of DP-SGD) the
-    white-box estimator uses it instead, and with ``step_log_likelihood_ratio`` (``canary.step_log_likelihood_ratio(...)``)
-    the composition estimator of :mod:`privbound.audit.composition`, which also needs the steps to be
-    independent and identically distributed; each is valid only if that density is exact for ``train``.
+    observations), judged by the black-box estimator (``estimator="auto"``). A gradient canary's exact
+    density switches estimator: ``WhiteBox(canary.log_likelihood_ratio(...))`` (DP-SGD's parameters
+    known) for the white-box estimator, ``Composition(canary.step_log_likelihood_ratio(...))`` for the
+    composition estimator of :mod:`privbound.audit.estimators.composition`, which also needs the steps to
+    be independent and identically distributed; each is valid only if that density is exact for ``train``.
     ``result.details["threat_model"]`` states the threat model.
     """
     _check_train(train)
     _check_canary(canary, (GradientCanary, InputCanary), "canary")
     epsilon = check_epsilon(epsilon)
     delta = check_delta(delta)
-    white_box = log_likelihood_ratio is not None or step_log_likelihood_ratio is not None
+    white_box = isinstance(estimator, (WhiteBox, Composition))
     if isinstance(canary, GradientCanary):
         d0, d1 = canary.exclude(dataset, p), canary.insert(dataset, p)
     else:
         if white_box:
-            raise ValueError("log_likelihood_ratio and step_log_likelihood_ratio are for gradient canaries "
-                             "(an exact density of the observations)")
+            raise ValueError(f"the {estimator.name} estimator is for gradient canaries (an exact density of the "
+                             "observations); an input canary is audited black-box")
         d0, d1 = canary.exclude(dataset), canary.insert(dataset)
     result = audit_mechanism(
         TrainingRelease(train, canary), d0, d1, epsilon=epsilon, delta=delta, trials=trials, confidence=confidence,
-        seed=seed, n_jobs=n_jobs, score=None if white_box else canary.score,
-        log_likelihood_ratio=log_likelihood_ratio, step_log_likelihood_ratio=step_log_likelihood_ratio, name=name,
+        seed=seed, n_jobs=n_jobs, estimator=resolve_estimator(estimator, score=canary.score), name=name,
     )
     return replace(result, details={**result.details, "threat_model": canary.threat_model.value,
                                     "threat_model_description": canary.threat_model.description,

@@ -69,9 +69,9 @@ import numpy as np
 from scipy import special, stats
 
 from privbound.audit.cache import ChunkCache, fingerprint, source_digest
-from privbound.audit.core import json_safe
+from privbound.audit.result import json_safe
 from privbound.audit.engine import chunk_sizes, map_chunks
-from privbound.audit.estimators import clopper_pearson_lower, clopper_pearson_upper
+from privbound.audit.statistics import clopper_pearson_lower, clopper_pearson_upper
 from privbound.audit.one_run import one_run_audit
 from privbound.learners.neighbouring import NeighbouringRelation
 from privbound._validation import check_confidence, check_delta, check_int, check_real

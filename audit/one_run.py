@@ -42,6 +42,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 from scipy import optimize, special
 
+from privbound.audit.attacks.choice import single_attack
 from privbound.audit.engine import run_trials
 from privbound.learners.mechanisms import gaussian_delta
 from privbound._validation import check_confidence, check_delta, check_int, check_real
@@ -347,11 +348,9 @@ def _target_score(target, seed: int) -> Callable[[np.ndarray], np.ndarray]:
         return lambda o: -np.asarray(f(o), dtype=float)
     if getattr(target, "score", None) is not None:
         return lambda o: np.asarray(target.score(o), dtype=float)
-    from privbound.audit import attacks as _attacks
-
     pilot_seed = int(np.random.SeedSequence([seed, 2]).generate_state(1)[0])
     pilot = run_trials(target.mechanism, target.d0, target.d1, 2000, seed=pilot_seed)
-    atk = target.attack() if getattr(target, "attack", None) is not None else _attacks.choose_attack(pilot.out0, pilot.out1)
+    atk = target.attack() if getattr(target, "attack", None) is not None else single_attack(pilot.out0, pilot.out1)
     atk.fit(pilot.out0, pilot.out1)
     s0, s1 = atk.score(pilot.out0), atk.score(pilot.out1)
     sign = 1.0 if np.mean(s1) >= np.mean(s0) else -1.0

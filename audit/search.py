@@ -17,10 +17,10 @@ Search phase (``search_fraction`` of the per-side trials):
    the certification's selection data).
 
 Pairs are ranked by the bound the certification is predicted to reach with their
-search outputs (:func:`privbound.audit.estimators.predicted_split_bound`: Split's own pessimistic
+search outputs (:func:`privbound.audit.statistics.predicted_split_bound`: Split's own pessimistic
 selection rule at the certification size); pairs with nothing certifiable yet are
 ordered structured first, then by the strongest two-proportion z statistic of any threshold event
-(:func:`privbound.audit.estimators.difference_evidence`), which measures signal, not sample size.
+(:func:`privbound.audit.statistics.difference_evidence`), which measures signal, not sample size.
 
 Certification on ``(1 - search_fraction)`` of the trials, fresh (seed stream
 ``SeedSequence([seed, 1])`` versus ``SeedSequence([seed, 0, i])`` for the search). The
@@ -47,9 +47,12 @@ from typing import Any, Callable
 
 import numpy as np
 
-from privbound.audit import attacks as _attacks
-from privbound.audit.core import AuditResult, _candidates, _resolve_attack, audit_outputs, choose_on_selection
-from privbound.audit.estimators import (
+from privbound.audit.attacks.choice import candidate_attacks, choose_on_selection, single_attack
+from privbound.audit.attacks.library import ScoreAttack
+from privbound.audit.core import audit_outputs
+from privbound.audit.estimators import BlackBox
+from privbound.audit.result import AuditResult
+from privbound.audit.statistics import (
     Explicit,
     Split,
     difference_evidence,
@@ -283,14 +286,14 @@ def search_and_audit(
     Koren & Somekh, ICML 2013) on half of it -- keep the better half, give each survivor an
     equal share of the round's budget, repeat until one pair is left; the last pair gets
     the other half. Pairs are ranked by the bound the certification is predicted to reach
-    with their outputs (:func:`privbound.audit.estimators.predicted_split_bound`, pessimistic
+    with their outputs (:func:`privbound.audit.statistics.predicted_split_bound`, pessimistic
     Wilson rates; all of a pair's search outputs count).
 
     Certification on ``(1 - search_fraction) * trials`` fresh trials: the winner's search
     outputs choose the attack and the threshold event (Split's rule, with fresh trials
     added to the selection part up to Split's default 20% share when the search outputs
     are fewer; when the rule predicts nothing certifiable, the attack and event that the
-    portfolio chooses on the search outputs alone, :func:`privbound.audit.core.choose_on_selection`,
+    portfolio chooses on the search outputs alone, :func:`privbound.audit.attacks.choice.choose_on_selection`,
     with all fresh trials evaluating), and the rest evaluate it
     (Clopper--Pearson). The pair, the attack and the event are functions of search data and
     of fresh trials set aside for selection by a rule fixed before they are drawn,
@@ -453,14 +456,14 @@ def _certify(mechanism: Any, best: _Candidate, audit_trials: int, *, score, epsi
         # difference), so the fresh trials stay untouched and all of them evaluate.
         try:
             scorer, event, test, _, _ = choose_on_selection(
-                sel0, sel1, _candidates(None, score, None, sel0[:1]), len(fresh.out1), len(fresh.out0),
+                sel0, sel1, candidate_attacks(_attack_of(score), sel0[:1]), len(fresh.out1), len(fresh.out0),
                 delta=delta, alpha=1.0 - confidence)
         except ValueError:
             scorer, event = None, None
     if event is not None:
-        result = audit_outputs(fresh.out0, fresh.out1, attack=_attacks.ScoreAttack(scorer.score),
-                               strategy=Explicit(event.threshold, event.side, event.top,
-                                                 tie_fraction=event.tie_fraction, test=test), **common)
+        explicit = Explicit(event.threshold, event.side, event.top, tie_fraction=event.tie_fraction, test=test)
+        result = audit_outputs(fresh.out0, fresh.out1, estimator=BlackBox(ScoreAttack(scorer.score), explicit),
+                               **common)
         selection = f"{scorer.name} and its event chosen on the search outputs"
     else:
         # The winner's search outputs are the selection split (attack and event); every fresh
@@ -472,10 +475,15 @@ def _certify(mechanism: Any, best: _Candidate, audit_trials: int, *, score, epsi
         fraction = max(fraction, _MIN_SELECTION_FRACTION)
         n_selection = int(math.floor(fraction * (n_sel + audit_trials)))
         result = audit_outputs(np.concatenate([sel0, fresh.out0]), np.concatenate([sel1, fresh.out1]),
-                               score=score, strategy=Split(fraction), **common)
+                               estimator=BlackBox(_attack_of(score), Split(fraction)), **common)
         selection = "Split selection on the search outputs"
     return replace(result, wall_seconds=time.perf_counter() - start, trials=audit_trials,
                    details={**result.details, "selection_trials": n_selection, "selection": selection})
+
+
+def _attack_of(score: Callable | None) -> ScoreAttack | str:
+    """The attack of a search: the user's score, else the portfolio."""
+    return "auto" if score is None else ScoreAttack(score)
 
 
 def _fitted_scorer(out0, out1, score):
@@ -485,7 +493,11 @@ def _fitted_scorer(out0, out1, score):
     attack applies to these outputs.
     """
     try:
-        atk = _resolve_attack(None, score, None, out0, out1)  # audit_outputs' own choice of attack
+        if score is not None:
+            atk = ScoreAttack(score)
+        else:  # one attack by the rule on a tenth of the outputs (at most 2000)
+            n_look = max(1, min(2000, len(out0) // 10, len(out1) // 10))
+            atk = single_attack(out0[:n_look], out1[:n_look])
         if atk.needs_training:
             k = len(out0) // 2
             atk.fit(out0[:k], out1[:k])
@@ -499,8 +511,8 @@ def _ranking_key(out0, out1, score, n_evaluation, delta, confidence) -> tuple[fl
     """How a pair ranks: (predicted certified bound if positive else -inf, evidence of any difference).
 
     The first entry is Split's own pessimistic prediction from the pair's search outputs
-    (:func:`privbound.audit.estimators.predicted_split_bound`); pairs with nothing certifiable yet
-    are ordered by :func:`privbound.audit.estimators.difference_evidence`, which measures signal
+    (:func:`privbound.audit.statistics.predicted_split_bound`); pairs with nothing certifiable yet
+    are ordered by :func:`privbound.audit.statistics.difference_evidence`, which measures signal
     rather than sample size.
     """
     scorer, out0, out1 = _fitted_scorer(out0, out1, score)

@@ -6,7 +6,7 @@ Part A. Gaussian mechanism calibrated to (1, 1e-5) and Laplace mechanism (eps = 
 * ``black-box``: ``audit.audit_mechanism`` with its default attack and Split strategy (Clopper--Pearson);
 * ``single-threshold limit``: the best bound any single threshold event gives at N (expected counts,
   computed by ``benchmarks/auditor_tightness.py``'s ``single_threshold_limit``);
-* ``white-box``: :func:`privbound.audit.whitebox.whitebox_epsilon_lower_bound` on the exact privacy loss
+* ``white-box``: :func:`privbound.audit.estimators.whitebox.whitebox_epsilon_lower_bound` on the exact privacy loss
   ``L(o) = log p_d0(o)/p_d1(o)`` of the same trials (betting test on the hockey-stick divergence);
 * ``white-box IS`` (Gaussian only): the same with N outputs from a tilted proposal N(t, sigma^2),
   t = (1 - 2 sigma^2 eps_floor)/2 (where L = eps_floor), eps_floor = 0.9, weights p/q bounded on {L > 0.9}.
@@ -46,7 +46,7 @@ import numpy as np
 from privbound.audit import audit_mechanism
 from privbound.audit.engine import map_chunks
 from privbound.audit.targets.robust_halfspaces import perceptron_canary_one_run
-from privbound.audit.whitebox import whitebox_epsilon_lower_bound
+from privbound.audit.estimators.whitebox import whitebox_epsilon_lower_bound
 from privbound.learners.mechanisms import GaussianMechanism, LaplaceMechanism
 
 CONFIDENCE = 0.95

@@ -13,7 +13,7 @@ side and 95% confidence, this script prints
 * the *single-threshold limit*: the best bound any single fixed threshold event
   could give with N trials per side, computed from the exact output distributions
   (scipy.stats) by plugging the expected counts N * p into
-  ``privbound.audit.estimators.epsilon_bound_from_counts`` and maximising over a fine grid of
+  ``privbound.audit.statistics.epsilon_bound_from_counts`` and maximising over a fine grid of
   thresholds, both tails and both orderings of the pair (hypothesis-testing view of
   DP: eps >= ln((P_a(E) - delta) / P_b(E)) for every event E; Kairouz, Oh &
   Viswanath 2015; Jagielski, Ullman & Oprea 2020);
@@ -44,7 +44,7 @@ Notes on what the numbers mean
   "typical" outcome rather than an expectation of the bound.
 * ``AllThresholds`` cannot be combined with an attack that learns (it needs a Split
   to stay valid), so for randomized response it scores with the raw output
-  (``ScalarAttack``); on binary outputs that is an equivalent statistic.
+  (``ThresholdAttack``); on binary outputs that is an equivalent statistic.
 """
 
 from __future__ import annotations
@@ -59,8 +59,8 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from privbound.audit import AllThresholds, ScalarAttack, Split, audit_mechanism
-from privbound.audit.estimators import epsilon_bound_from_counts
+from privbound.audit import AllThresholds, BlackBox, Split, ThresholdAttack, audit_mechanism
+from privbound.audit.statistics import epsilon_bound_from_counts
 from privbound.learners.mechanisms import GaussianMechanism, LaplaceMechanism, RandomizedResponse
 
 CONFIDENCE = 0.95
@@ -108,7 +108,7 @@ def cases() -> list[Case]:
     q = rr.keep_probability  # P(output = input) = e/(1+e)
     # Outputs are 0/1: the threshold 0.5 gives the only two non-trivial events {o = 1}, {o = 0}.
     out.append(Case("RandResp eps=1", rr, 1.0, 0.0, stats.bernoulli(1.0 - q), stats.bernoulli(q),
-                    lambda n: np.array([0.5]), alt_attack=ScalarAttack()))
+                    lambda n: np.array([0.5]), alt_attack=ThresholdAttack()))
     g = GaussianMechanism(1.0, 1e-5, calibration="analytic")
     s = g.sigma
     half = s * 8.0  # P(|Z| > 8) ~ 1e-15: far beyond any event with an expected count >= 1 at N = 1e6
@@ -123,7 +123,7 @@ def cases() -> list[Case]:
 def _family_bounds(case: Case, t: np.ndarray, n: int) -> np.ndarray:
     """Bound at expected counts for the four threshold families at thresholds ``t``.
 
-    Families (as in privbound.audit.estimators): {x >= t} with d1 on top, {x < t} with d0 on top,
+    Families (as in privbound.audit.statistics): {x >= t} with d1 on top, {x < t} with d0 on top,
     {x >= t} with d0 on top, {x < t} with d1 on top. For the discrete case the grid
     holds half-integers, so {x >= t} = {x > t} and sf/cdf need no off-by-one care.
     """
@@ -191,15 +191,15 @@ def run_case(case: Case, n: int, seeds: int, scaled_exponent: float | None = Non
         lb.append(r.epsilon_lower_bound)
         walls.append(r.wall_seconds)
         n_eval = r.n_evaluation
-        kw = {} if case.alt_attack is None else {"attack": case.alt_attack}
+        attack = "auto" if case.alt_attack is None else case.alt_attack
         r2 = audit_mechanism(case.mechanism, 0, 1, epsilon=case.epsilon, delta=case.delta, trials=n,
-                             confidence=CONFIDENCE, seed=seed, strategy=AllThresholds(), **kw)
+                             confidence=CONFIDENCE, seed=seed, estimator=BlackBox(attack, AllThresholds()))
         at.append(r2.epsilon_lower_bound)
         if scaled_exponent is not None:
             # Same seed, so the same trials as the default audit: a paired comparison.
             r3 = audit_mechanism(case.mechanism, 0, 1, epsilon=case.epsilon, delta=case.delta, trials=n,
                                  confidence=CONFIDENCE, seed=seed,
-                                 strategy=Split.for_trials(n, exponent=scaled_exponent))
+                                 estimator=BlackBox(strategy=Split.for_trials(n, exponent=scaled_exponent)))
             sc.append(r3.epsilon_lower_bound)
     limit, _ = single_threshold_limit(case, n)
     limit_eval, _ = single_threshold_limit(case, n_eval)

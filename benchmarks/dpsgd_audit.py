@@ -4,10 +4,10 @@ Prints one table: threat model x claimed epsilon x trials per side -> epsilon lo
 seeds, and mean / epsilon) and seconds per audit, for
 
 * white-box, all iterates, Dirac gradient canary (targets ``dpsgd-gradient-eps{2,4,8}``: the faithful DP-SGD
-  runs, exact per-step likelihood ratios, the composition estimator of ``privbound.audit.composition`` -- the
+  runs, exact per-step likelihood ratios, the composition estimator of ``privbound.audit.estimators.composition`` -- the
   targets' own route), beside the *idealised* observation -- the same estimator on T = 100 draws of N(0, sigma^2)
   vs (1 - q) N(0, sigma^2) + q N(1, sigma^2) simulated directly -- and the betting estimator of
-  ``privbound.audit.whitebox`` on each output's total loss (the same targets without the per-step ratios);
+  ``privbound.audit.estimators.whitebox`` on each output's total loss (the same targets without the per-step ratios);
 * black-box, last iterate, input canary (targets ``dpsgd-input-eps{2,4,8}``, score minus the canary's loss);
 * one run with m = 1000 canaries (SNJ 2023; the Gaussian f-DP number of Mahloujifar et al. 2024 beside it, a test of
   the Gaussian curve calibrated to (epsilon, delta), which DP-SGD's claim does not imply: for comparison only);
@@ -28,10 +28,10 @@ from dataclasses import replace
 import numpy as np
 
 from privbound.audit.canaries import InputCanary, subsampled_gaussian_step_log_likelihood_ratio
-from privbound.audit.composition import composed_epsilon_lower_bound
+from privbound.audit.estimators.composition import composed_epsilon_lower_bound
 from privbound.audit.targets import get_target, targets
 from privbound.audit.targets import dpsgd as D
-from privbound.audit.whitebox import whitebox_epsilon_lower_bound
+from privbound.audit.estimators.whitebox import whitebox_epsilon_lower_bound
 
 WB, BB = "white-box all-iterates", "black-box last-iterate"
 WB_TOTAL = "white-box all-iterates, total (betting)"

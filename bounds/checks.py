@@ -27,7 +27,7 @@ from typing import Any, Iterable, Sequence
 import numpy as np
 from scipy import stats
 
-from privbound.audit.core import json_safe
+from privbound.audit.result import json_safe
 from privbound._validation import check_confidence, check_int
 
 __all__ = [

@@ -27,11 +27,16 @@ __version__ = "0.2.0"
 _EXPORTS = {
     "audit_mechanism": "privbound.audit.core",
     "audit_outputs": "privbound.audit.core",
-    "AuditResult": "privbound.audit.core",
-    "epsilon_lower_bound": "privbound.audit.estimators",
-    "Split": "privbound.audit.estimators",
-    "AllThresholds": "privbound.audit.estimators",
-    "Explicit": "privbound.audit.estimators",
+    "AuditResult": "privbound.audit.result",
+    "BlackBox": "privbound.audit.estimators",
+    "OutputSpace": "privbound.audit.estimators",
+    "WhiteBox": "privbound.audit.estimators",
+    "Composition": "privbound.audit.estimators",
+    "FloatingPoint": "privbound.audit.estimators",
+    "epsilon_lower_bound": "privbound.audit.statistics",
+    "Split": "privbound.audit.statistics",
+    "AllThresholds": "privbound.audit.statistics",
+    "Explicit": "privbound.audit.statistics",
     "MechanismError": "privbound.audit.engine",
     "membership_audit": "privbound.audit.membership",
     "MembershipResult": "privbound.audit.membership",
@@ -47,9 +52,11 @@ _SUBPACKAGES = ("audit", "bounds", "learners", "reports")
 __all__ = sorted(_EXPORTS) + list(_SUBPACKAGES) + ["__version__"]
 
 if TYPE_CHECKING:  # static analysers see the real names
-    from privbound.audit.core import AuditResult, audit_mechanism, audit_outputs  # noqa: F401
+    from privbound.audit.core import audit_mechanism, audit_outputs  # noqa: F401
+    from privbound.audit.estimators import BlackBox, Composition, FloatingPoint, OutputSpace, WhiteBox  # noqa: F401
+    from privbound.audit.result import AuditResult  # noqa: F401
     from privbound.audit.engine import MechanismError  # noqa: F401
-    from privbound.audit.estimators import AllThresholds, Explicit, Split, epsilon_lower_bound  # noqa: F401
+    from privbound.audit.statistics import AllThresholds, Explicit, Split, epsilon_lower_bound  # noqa: F401
     from privbound.audit.membership import MembershipResult, membership_audit  # noqa: F401
     from privbound.audit.one_run import one_run_audit  # noqa: F401
     from privbound.audit.pytest_plugin import assert_dp  # noqa: F401

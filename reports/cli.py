@@ -248,7 +248,7 @@ def _cmd_audit(args) -> int:
         return _verdict_status(target, found.audit.violation)
     with _dask_backend(args.dask_scheduler):
         result = target.audit(trials=args.trials, seed=args.seed, n_jobs=n_jobs, confidence=args.confidence,
-                              float_audit=args.float_audit)
+                              estimator="floating-point" if args.float_audit else "auto")
     expect_violation = expects_violation(target, args.float_audit)
     if args.json:
         print(json.dumps(result.to_dict(), sort_keys=True))

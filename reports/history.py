@@ -41,7 +41,7 @@ from contextlib import closing
 from pathlib import Path
 from typing import Any
 
-from privbound.audit.estimators import TESTS
+from privbound.audit.statistics import TESTS
 
 __all__ = [
     "HISTORY_NAME", "CHANGE_ALPHA", "HistoryError", "Baseline", "record_run", "previous_run", "compare",

@@ -286,7 +286,7 @@ def run_audits(
         try:
             result = t.audit(trials=trials_for(t, profile, float_audit), seed=seed, n_jobs=n_jobs,
                              confidence=confidence, cache_dir=None if cache_dir is None else str(cache_dir),
-                             float_audit=float_audit)
+                             estimator="floating-point" if float_audit else "auto")
             rec.update(status=audit_status(t, result.violation, float_audit), result=result.to_dict(), error=None)
         except Exception as exc:  # recorded and reported; the run exits 1
             rec.update(status="error", result=None, error=f"{type(exc).__name__}: {exc}")

@@ -20,7 +20,9 @@ from typing import Any, Callable
 
 import numpy as np
 
-from privbound.audit.core import AuditResult, audit_mechanism
+from privbound.audit.core import audit_mechanism
+from privbound.audit.estimators import Estimator, resolve_estimator
+from privbound.audit.result import AuditResult
 from privbound.audit.one_run import OneRunResult, one_run_audit_target
 from privbound.learners.accounting import epsilon_of, make_accountant
 from privbound.learners.neighbouring import NeighbouringRelation
@@ -102,7 +104,7 @@ class Target:
     step_log_likelihood_ratio : callable or None
         For outputs of T steps that are independent and identically distributed given the dataset: each
         output's exact per-step log-likelihood ratios, shape (trials, T). When set, audits use the
-        composition estimator (:mod:`privbound.audit.composition`) instead of ``log_likelihood_ratio``.
+        composition estimator (:mod:`privbound.audit.estimators.composition`) instead of ``log_likelihood_ratio``.
     attack : callable or None
         Factory of a fresh :class:`privbound.audit.attacks.Attack`.
     default_trials : int
@@ -162,6 +164,19 @@ class Target:
                 f"({', '.join(r.name for r in NeighbouringRelation)}), got {self.neighbouring!r}"
             )
 
+    def estimator(self, estimator: Estimator | str = "auto") -> Estimator:
+        """The estimator of this target's audits: ``"auto"`` chooses from its declarations
+        (:func:`privbound.audit.estimators.default_estimator`: per-step density, density, score or attack,
+        the mechanism's output space); a name builds that estimator from them; a value is used as it is."""
+        return resolve_estimator(
+            estimator,
+            attack="auto" if self.attack is None or estimator != "auto" else self.attack(),
+            step_log_likelihood_ratio=self.step_log_likelihood_ratio,
+            log_likelihood_ratio=self.log_likelihood_ratio,
+            score=self.score,
+            output_space=getattr(self.mechanism, "output_space", None),
+        )
+
     def audit(
         self,
         *,
@@ -170,12 +185,11 @@ class Target:
         n_jobs: int | None = 1,
         confidence: float = 0.95,
         cache_dir: str | None = None,
-        float_audit: bool = False,
+        estimator: Estimator | str = "auto",
     ) -> AuditResult:
-        """Audit this target with its best attack; ``trials`` defaults to ``default_trials``.
-
-        ``float_audit=True`` looks for a floating-point leak (the portfolio with the
-        floating-point attack, whatever the target's own attack; :mod:`privbound.audit.floating`).
+        """Audit this target; ``trials`` defaults to ``default_trials``, ``estimator`` to the one its
+        declarations choose (:meth:`estimator`; ``"floating-point"`` looks for a floating-point leak,
+        :mod:`privbound.audit.attacks.floating`).
 
         With ``cache_dir``, finished trial chunks are kept there (keyed by the target,
         its mechanism and pair, the seed, the chunk size and the code version) and an
@@ -196,11 +210,7 @@ class Target:
             confidence=confidence,
             seed=seed,
             n_jobs=n_jobs,
-            score=None if float_audit else self.score,
-            log_likelihood_ratio=None if float_audit or self.step_log_likelihood_ratio else self.log_likelihood_ratio,
-            step_log_likelihood_ratio=None if float_audit else self.step_log_likelihood_ratio,
-            attack=None if self.attack is None or float_audit else self.attack(),
-            float_audit=float_audit,
+            estimator=self.estimator(estimator),
             name=self.name,
             cache=cache,
         )

@@ -5,8 +5,7 @@ from __future__ import annotations
 
 from . import SourceMutant
 
-_E = "audit/estimators.py"
-_C = "audit/core.py"
+_E = "audit/statistics.py"
 _M = "learners/mechanisms.py"
 
 MUTANTS: list[SourceMutant] = [
@@ -43,8 +42,8 @@ MUTANTS: list[SourceMutant] = [
                  "small declared output space corrected for half of its events"),
     # selection and evaluation
     SourceMutant("est-split-selects-on-evaluation", _E,
-                 "pred, event = _best_candidate(sel_in, sel_out, ev_in.size",
-                 "pred, event = _best_candidate(ev_in, ev_out, ev_in.size",
+                 "pred, event = best_event(sel_in, sel_out, ev_in.size",
+                 "pred, event = best_event(ev_in, ev_out, ev_in.size",
                  "Split chooses its event on the scores it then evaluates it on"),
     SourceMutant("est-event-orientation-swapped", _E,
                  "    return (k_in, n_in, k_out, n_out) if top == 1 else (k_out, n_out, k_in, n_in)",
@@ -54,15 +53,15 @@ MUTANTS: list[SourceMutant] = [
                  "return strict | ((s == self.threshold) & (np.asarray(coins) < self.tie_fraction))",
                  "return strict | (s == self.threshold)",
                  "a randomised event includes the whole atom instead of its tie fraction"),
-    SourceMutant("core-evaluates-on-selection-trials", _C,
+    SourceMutant("core-evaluates-on-selection-trials", "audit/estimators/black_box.py",
                  "sel0, sel1, ev0, ev1 = out0[:n_sel0], out1[:n_sel1], out0[n_sel0:], out1[n_sel1:]",
                  "sel0, sel1, ev0, ev1 = out0[:n_sel0], out1[:n_sel1], out0, out1",
                  "the portfolio evaluates its chosen attack on trials that include the selection part"),
-    SourceMutant("single-pattern-ranks-by-ratio", "audit/attacks.py",
+    SourceMutant("single-pattern-ranks-by-ratio", "audit/attacks/library.py",
                  "            z = (a1 / n1 - a0 / n0) / math.sqrt(pooled * (1 - pooled) * (1 / n0 + 1 / n1))",
                  "            z = math.log((a1 + 0.5) / n1) - math.log((a0 + 0.5) / n0)",
                  "the single-pattern attack ranks patterns by their estimated ratio instead of the evidence"),
-    SourceMutant("core-portfolio-picks-by-evidence", _C,
+    SourceMutant("core-portfolio-picks-by-evidence", "audit/attacks/choice.py",
                  "best = max(scored, key=lambda c: c[1])", "best = max(scored, key=lambda c: c[3])",
                  "the portfolio ranks attacks by evidence of a difference instead of the bound they predict"),
     # engine
@@ -78,27 +77,27 @@ MUTANTS: list[SourceMutant] = [
                  "return float(min(beta + alpha * delta * 2 * m, 1.0))",
                  "return float(min(beta + alpha * delta * m, 1.0))",
                  "one-run p-value with half of the delta term"),
-    SourceMutant("whitebox-target-level-squared", "audit/whitebox.py",
+    SourceMutant("whitebox-target-level-squared", "audit/estimators/whitebox.py",
                  "    m = delta / scale\n    log_target = math.log(1.0 / (1.0 - confidence))",
                  "    m = delta / scale\n    log_target = 0.5 * math.log(1.0 / (1.0 - confidence))",
                  "white-box test rejects at capital sqrt(1/alpha) instead of 1/alpha"),
-    SourceMutant("whitebox-pilot-in-evaluation", "audit/whitebox.py",
+    SourceMutant("whitebox-pilot-in-evaluation", "audit/estimators/whitebox.py",
                  "    evaluation, _ = _build_sides(*eval_args, weight_bound, floor)",
                  "    evaluation, _ = _build_sides(*[None if a is None else np.concatenate([p, a])\n"
                  "                                   for p, a in zip(pilot_args, eval_args)], weight_bound, floor)",
                  "the test the pilot chose is also run on the pilot's own outputs"),
-    SourceMutant("composition-band-without-bonferroni", "audit/composition.py",
+    SourceMutant("composition-band-without-bonferroni", "audit/estimators/composition.py",
                  "stats.beta.ppf(alpha / ranks.size, ranks", "stats.beta.ppf(alpha, ranks",
                  "the composition estimator's band holds each rank at alpha instead of alpha / K (no Bonferroni)"),
-    SourceMutant("composition-plug-in-law", "audit/composition.py",
+    SourceMutant("composition-plug-in-law", "audit/estimators/composition.py",
                  "return x[ranks - 1], np.diff(np.concatenate([[0.0], b]))",
                  "return x[ranks - 1], np.diff(np.concatenate([[0.0], ranks / x.size]))",
                  "the composition estimator composes the empirical law of the steps instead of its lower band"),
-    SourceMutant("composition-directions-at-full-level", "audit/composition.py",
+    SourceMutant("composition-directions-at-full-level", "audit/estimators/composition.py",
                  "alpha = (1.0 - confidence) / len(sides)", "alpha = 1.0 - confidence",
                  "both directions of the composition estimator at the full level (no Bonferroni over the two)"),
     # floating point
-    SourceMutant("float-reachability-always-true", "audit/floating.py",
+    SourceMutant("float-reachability-always-true", "audit/attacks/floating.py",
                  "ok = (c + (o - c)) == o", "ok = np.isfinite(o)",
                  "the floating-point attack's reachability feature says every output is reachable"),
     # the nightly's family-wise confidence

@@ -28,6 +28,7 @@ from privbound.audit.canaries import (
     subsampled_gaussian_log_likelihood_ratio,
 )
 from privbound.audit.core import audit_outputs
+from privbound.audit import Composition, ScoreAttack, WhiteBox
 from privbound.audit.targets import get_target
 from privbound.audit.targets.dpsgd import (
     AllIteratesRelease,
@@ -98,7 +99,7 @@ def test_soundness_whitebox_gradient_canary_design_300_audits():
     bounds = []
     for _ in range(RUNS):
         o0, o1 = release.sample(d0, rng, 500), release.sample(d1, rng, 500)
-        bounds.append(audit_outputs(o0, o1, epsilon=2.0, delta=1e-5, log_likelihood_ratio=llr).epsilon_lower_bound)
+        bounds.append(audit_outputs(o0, o1, epsilon=2.0, delta=1e-5, estimator=WhiteBox(llr)).epsilon_lower_bound)
     bounds = np.array(bounds)
     assert np.sum(bounds > 2.0) <= MAX_EXCEED
     assert bounds.mean() > 1.0  # measured 1.43 (largest 1.89): the design has power
@@ -119,7 +120,7 @@ def test_soundness_blackbox_input_canary_design_300_audits():
 
     rng = np.random.default_rng(3)
     bounds = np.array([audit_outputs(learner.sample(d0, rng, 1000), learner.sample(d1, rng, 1000), epsilon=2.0,
-                                     delta=1e-5, score=score).epsilon_lower_bound for _ in range(RUNS)])
+                                     delta=1e-5, attack=ScoreAttack(score)).epsilon_lower_bound for _ in range(RUNS)])
     assert np.sum(bounds > 2.0) <= MAX_EXCEED
     assert bounds.mean() > 0.1  # measured 0.21 (largest 0.81)
 
@@ -194,11 +195,11 @@ def test_adapter_gradient_canary_white_box_flags_a_user_bug():
     sigma = calibrate_noise_multiplier(2.0, 1e-5, 0.5, 10)
     canary = GradientCanary(2, norm=2.0, scale=5.0)
     ok = audit_training(_user_train(sigma), (X, y), canary, epsilon=2.0, delta=1e-5, trials=300, p=4,
-                        log_likelihood_ratio=canary.log_likelihood_ratio(sampling_rate=0.5, noise_multiplier=sigma))
+                        estimator=WhiteBox(canary.log_likelihood_ratio(sampling_rate=0.5, noise_multiplier=sigma)))
     assert not ok.violation and ok.details["threat_model"] == "white-box-all-iterates"
     # The default score (sum of the observations, threshold test) needs no density and flags the bug.
     bad = audit_training(_user_train(sigma / 4), (X, y), canary, epsilon=2.0, delta=1e-5, trials=300, p=4)
-    assert bad.violation and bad.attack == "user-score", bad.summary()
+    assert bad.violation and bad.attack == "score", bad.summary()
 
 
 def test_adapter_gradient_canary_composition_estimator():
@@ -209,8 +210,8 @@ def test_adapter_gradient_canary_composition_estimator():
     sigma = calibrate_noise_multiplier(2.0, 1e-5, 0.5, 10)
     canary = GradientCanary(2, norm=2.0, scale=5.0)
     res = audit_training(_user_train(sigma), (X, y), canary, epsilon=2.0, delta=1e-5, trials=300, p=4,
-                         step_log_likelihood_ratio=canary.step_log_likelihood_ratio(sampling_rate=0.5,
-                                                                                    noise_multiplier=sigma))
+                         estimator=Composition(canary.step_log_likelihood_ratio(sampling_rate=0.5,
+                                                                                noise_multiplier=sigma)))
     assert not res.violation and res.method == "white-box/composition" and res.epsilon_lower_bound > 1.5
     assert res.details["threat_model"] == "white-box-all-iterates" and res.details["steps"] == 10
 

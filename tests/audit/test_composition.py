@@ -1,4 +1,4 @@
-"""Tests of privbound.audit.composition: the band on the per-step privacy-loss law and its exact composition."""
+"""Tests of privbound.audit.estimators.composition: the band on the per-step privacy-loss law and its exact composition."""
 
 from __future__ import annotations
 
@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 from scipy import optimize, stats
 
-from privbound.audit import audit_outputs
+from privbound.audit import Composition, WhiteBox, audit_outputs
 from privbound.audit.canaries import subsampled_gaussian_step_log_likelihood_ratio
-from privbound.audit.composition import (
+from privbound.audit.estimators.composition import (
     band_ranks,
     composed_epsilon_lower_bound,
     composed_loss_law,
@@ -237,20 +237,20 @@ def test_input_errors_name_the_argument():
         composed_epsilon_lower_bound(np.zeros((3, 2)), delta=2.0)
 
 
-def test_audit_outputs_routes_per_step_ratios_to_the_composition_estimator():
+def test_the_composition_estimator_value_audits_per_step_ratios():
     rng = np.random.default_rng(6)
     o0 = rng.normal(0, 1, (2000, 10))
     o1 = rng.normal(0, 1, (2000, 10)) + (rng.random((2000, 10)) < 0.5)
     step = lambda o: subsampled_gaussian_step_log_likelihood_ratio(o, sampling_rate=0.5, noise_multiplier=1.0)  # noqa: E731
-    r = audit_outputs(o0, o1, epsilon=1.0, delta=1e-5, step_log_likelihood_ratio=step)
-    assert r.method == "white-box/composition" and r.attack == "white-box-step-likelihood-ratio"
+    r = audit_outputs(o0, o1, epsilon=1.0, delta=1e-5, estimator=Composition(step))
+    assert r.method == "white-box/composition" and r.attack == "step-likelihood-ratio" and r.estimator == "composition"
     assert r.violation and r.details["steps"] == 10 and 0.5 < r.auroc < 1
-    total = audit_outputs(o0, o1, epsilon=1.0, delta=1e-5, log_likelihood_ratio=lambda o: step(o).sum(axis=1))
+    total = audit_outputs(o0, o1, epsilon=1.0, delta=1e-5, estimator=WhiteBox(lambda o: step(o).sum(axis=1)))
     assert total.method.startswith("white-box/betting") and r.epsilon_lower_bound > total.epsilon_lower_bound
     with pytest.raises(ValueError, match=r"step_log_likelihood_ratio\(out0\) must return one row of per-step values"):
-        audit_outputs(o0, o1, epsilon=1.0, delta=1e-5, step_log_likelihood_ratio=lambda o: step(o).sum(axis=1))
-    with pytest.raises(ValueError, match="at most one of"):
-        audit_outputs(o0, o1, epsilon=1.0, delta=1e-5, step_log_likelihood_ratio=step, log_likelihood_ratio=step)
+        audit_outputs(o0, o1, epsilon=1.0, delta=1e-5, estimator=Composition(lambda o: step(o).sum(axis=1)))
+    with pytest.raises(TypeError, match="attack=.* is an argument of the black-box estimators"):
+        audit_outputs(o0, o1, epsilon=1.0, delta=1e-5, estimator=Composition(step), attack="threshold")
 
 
 def test_each_direction_is_bounded_at_half_the_level():

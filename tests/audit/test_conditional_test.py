@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from privbound.audit.estimators import (
+from privbound.audit.statistics import (
     Explicit,
     choose_test,
     clopper_pearson_upper,
@@ -57,7 +57,7 @@ def test_level_is_exact_by_enumeration(n_top, n_bot, delta):
 def test_conditional_law_matches_scipy():
     # The test's tail P_psi(K_top >= k | T) against scipy's Fisher noncentral hypergeometric at the
     # odds ratio the test uses: the bound is the eps at which that tail crosses alpha - gamma.
-    from privbound.audit import estimators as E
+    from privbound.audit import statistics as E
 
     k_top, n_top, k_bot, n_bot = 84, 1600, 31, 1600
     eps = conditional_epsilon_bound(k_top, n_top, k_bot, n_bot, delta=0.0, alpha=ALPHA)

@@ -23,16 +23,21 @@ from sklearn.tree import DecisionTreeClassifier
 
 from privbound.audit import (
     AllThresholds,
-    ClassifierAttack,
-    DiscreteAttack,
+    BlackBox,
+    BoostingAttack,
     Explicit,
     MechanismError,
-    ScalarAttack,
+    PlugInAttack,
+    ScoreAttack,
     Split,
+    LikelihoodRatioAttack,
+    OutputSpace,
+    ThresholdAttack,
+    WhiteBox,
     audit_mechanism,
     audit_outputs,
 )
-from privbound.audit.estimators import event_bound
+from privbound.audit.statistics import event_bound
 from privbound.audit.targets import get_target
 from privbound.learners.mechanisms import GaussianMechanism, LaplaceMechanism, RandomizedResponse
 
@@ -52,10 +57,11 @@ def max_flags(rate: float, audits: int = R, level: float = LEVEL) -> int:
 def count_flags(mech, d0, d1, *, epsilon, delta=0.0, confidence=0.95, make=None, audits=R, seed0=10_000, **kw):
     """Number of violations among ``audits`` independent audits (seeds seed0, seed0 + 1, ...)."""
     flags = 0
+    strategy = kw.pop("strategy", None)
     for s in range(audits):
         extra = dict(kw)
-        if make is not None:
-            extra["attack"] = make()  # a fresh attack per audit (attacks hold fitted state)
+        if make is not None:  # a fresh attack per audit (attacks hold fitted state)
+            extra["estimator"] = BlackBox(make(), strategy)
         r = audit_mechanism(mech, d0, d1, epsilon=epsilon, delta=delta, trials=N, confidence=confidence,
                             seed=seed0 + s, **extra)
         flags += r.violation
@@ -110,24 +116,24 @@ def _gauss_vec_llr(o):
 def _tree():
     # An overfitting classifier: if any training trial leaked into the evaluation part,
     # its pure leaves would make the bound explode and the false-alarm rate jump.
-    return ClassifierAttack(model=DecisionTreeClassifier(random_state=0))
+    return BoostingAttack(model=DecisionTreeClassifier(random_state=0))
 
 
 # Every strategy (Split, AllThresholds, Explicit) and every attack kind (scalar, discrete
 # plug-in, classifier, user score, white-box log-likelihood ratio), at claimed = TRUE eps.
 SOUNDNESS = {
-    "laplace/split/scalar": (LAP, 0.0, 1.0, 0.0, dict(make=ScalarAttack)),
-    "laplace/all-thresholds/scalar": (LAP, 0.0, 1.0, 0.0, dict(make=ScalarAttack, strategy=AllThresholds())),
-    "laplace/explicit/scalar": (LAP, 0.0, 1.0, 0.0, dict(make=ScalarAttack, strategy=Explicit(1.0))),
-    "laplace/split/user-score": (LAP, 0.0, 1.0, 0.0, dict(score=lambda o: -np.exp(-np.asarray(o, float)))),
+    "laplace/split/scalar": (LAP, 0.0, 1.0, 0.0, dict(make=ThresholdAttack)),
+    "laplace/all-thresholds/scalar": (LAP, 0.0, 1.0, 0.0, dict(make=ThresholdAttack, strategy=AllThresholds())),
+    "laplace/explicit/scalar": (LAP, 0.0, 1.0, 0.0, dict(make=ThresholdAttack, strategy=Explicit(1.0))),
+    "laplace/split/user-score": (LAP, 0.0, 1.0, 0.0, dict(make=lambda: ScoreAttack(lambda o: -np.exp(-np.asarray(o, float))))),
     "laplace/split/classifier": (LAP, 0.0, 1.0, 0.0, dict(make=_tree)),
-    "rr/split/discrete": (RR, 0, 1, 0.0, dict(make=DiscreteAttack)),
-    "rr/all-thresholds/scalar": (RR, 0, 1, 0.0, dict(make=ScalarAttack, strategy=AllThresholds())),
-    "rr/explicit/scalar": (RR, 0, 1, 0.0, dict(make=ScalarAttack, strategy=Explicit(0.5))),
-    "gauss/split/scalar": (GAUSS, 0.0, 1.0, 1e-5, dict(make=ScalarAttack)),
-    "gauss/all-thresholds/scalar": (GAUSS, 0.0, 1.0, 1e-5, dict(make=ScalarAttack, strategy=AllThresholds())),
-    "gauss/split/white-box": (GAUSS, 0.0, 1.0, 1e-5, dict(log_likelihood_ratio=_gauss_llr)),
-    "gauss-vector/split/white-box": (GAUSS, np.zeros(2), _V1, 1e-5, dict(log_likelihood_ratio=_gauss_vec_llr)),
+    "rr/split/discrete": (RR, 0, 1, 0.0, dict(make=PlugInAttack)),
+    "rr/all-thresholds/scalar": (RR, 0, 1, 0.0, dict(make=ThresholdAttack, strategy=AllThresholds())),
+    "rr/explicit/scalar": (RR, 0, 1, 0.0, dict(make=ThresholdAttack, strategy=Explicit(0.5))),
+    "gauss/split/scalar": (GAUSS, 0.0, 1.0, 1e-5, dict(make=ThresholdAttack)),
+    "gauss/all-thresholds/scalar": (GAUSS, 0.0, 1.0, 1e-5, dict(make=ThresholdAttack, strategy=AllThresholds())),
+    "gauss/split/white-box": (GAUSS, 0.0, 1.0, 1e-5, dict(estimator=WhiteBox(_gauss_llr))),
+    "gauss-vector/split/white-box": (GAUSS, np.zeros(2), _V1, 1e-5, dict(estimator=WhiteBox(_gauss_vec_llr))),
     "gauss-vector/split/classifier": (GAUSS, np.zeros(2), _V1, 1e-5, dict(make=_tree)),
 }
 
@@ -160,7 +166,7 @@ def test_explicit_false_alarm_rate_matches_exact_probability(case, mech, d0, d1,
     q = exact_false_alarm(N, p_top, p_bottom, 1.0, confidence)
     assert q <= 1 - confidence
     assert exact_false_alarm(N, p_top, p_bottom, 1.0, 0.95) <= 0.05
-    flags = count_flags(mech, d0, d1, epsilon=1.0, confidence=confidence, make=ScalarAttack,
+    flags = count_flags(mech, d0, d1, epsilon=1.0, confidence=confidence, make=ThresholdAttack,
                         strategy=Explicit(threshold))
     assert stats.binomtest(flags, R, q).pvalue > LEVEL, f"{case}: {flags}/{R} flags, exact rate {q:.4f}"
 
@@ -178,7 +184,7 @@ def test_soundness_default_classifier_model():
     from threadpoolctl import threadpool_limits
 
     with threadpool_limits(1):  # OpenMP oversubscription makes each fit ~15x slower on a busy machine
-        flags = count_flags(GAUSS, np.zeros(2), _V1, epsilon=1.0, delta=1e-5, make=ClassifierAttack)
+        flags = count_flags(GAUSS, np.zeros(2), _V1, epsilon=1.0, delta=1e-5, make=BoostingAttack)
     assert flags <= max_flags(0.05)
 
 
@@ -201,7 +207,7 @@ def test_laplace_with_half_the_noise_is_flagged():
     miss = 1 - exact_false_alarm(N, 0.5, math.exp(-2) / 2, 1.0, 0.95)
     assert miss < 1e-6
     r = audit_mechanism(LaplaceMechanism(2.0), 0.0, 1.0, epsilon=1.0, trials=N, seed=3,
-                        attack=ScalarAttack(), strategy=Explicit(1.0))
+                        estimator=BlackBox(ThresholdAttack(), Explicit(1.0)))
     assert r.violation and r.epsilon_lower_bound > 1.0
 
 
@@ -213,7 +219,7 @@ def results():
     flagged = get_target("laplace-inverted-scale").audit()
     ok = get_target("laplace-eps1").audit()
     # A pair the auditor cannot tell apart at all: no event selected (tpr/fpr are NaN).
-    null = audit_mechanism(LAP, 0.0, 0.0, epsilon=1.0, trials=200, seed=1, attack=ScalarAttack())
+    null = audit_mechanism(LAP, 0.0, 0.0, epsilon=1.0, trials=200, seed=1, attack=ThresholdAttack())
     return {"flagged": flagged, "ok": ok, "null": null}
 
 
@@ -280,11 +286,11 @@ def test_planted_violation_has_a_small_p_value(results):
 def test_white_box_vs_scalar_on_the_gaussian_target():
     # gaussian-analytic: outputs N(3, s^2) on d0 and N(4, s^2) on d1 (counts 3 and 4).
     # Exact log ratio log p_0(o)/p_1(o) = ((o - 4)^2 - (o - 3)^2) / (2 s^2) = (7 - 2 o) / (2 s^2).
-    # (a) Given as log_likelihood_ratio with no strategy, it goes to the white-box betting
-    #     estimator (audit/whitebox.py), whose bound at 20,000 trials is far above the
+    # (a) Given to the white-box estimator, it goes to the betting
+    #     estimator (audit/estimators/whitebox.py), whose bound at 20,000 trials is far above the
     #     single-threshold test's (0.89 vs 0.38 at 1e4 in benchmarks/auditor_power.py);
     #     we assert it is at least the scalar bound, and below the true epsilon (sound).
-    # (b) With an explicit Split strategy the score -L is an increasing function of the
+    # (b) As the black-box estimator's attack on a Split the score -L is an increasing function of the
     #     output, and the threshold estimator is invariant to increasing transforms:
     #     equal to the scalar attack BY CONSTRUCTION.
     t = get_target("gaussian-analytic")
@@ -294,13 +300,13 @@ def test_white_box_vs_scalar_on_the_gaussian_target():
         return (7.0 - 2.0 * np.asarray(o, float)) / (2.0 * s**2)
 
     wb = audit_mechanism(t.mechanism, t.d0, t.d1, epsilon=t.epsilon, delta=t.delta, trials=20_000, seed=4,
-                         log_likelihood_ratio=llr)
+                         estimator=WhiteBox(llr))
     sc = audit_mechanism(t.mechanism, t.d0, t.d1, epsilon=t.epsilon, delta=t.delta, trials=20_000, seed=4,
-                         attack=ScalarAttack())
+                         attack=ThresholdAttack())
     tb = audit_mechanism(t.mechanism, t.d0, t.d1, epsilon=t.epsilon, delta=t.delta, trials=20_000, seed=4,
-                         log_likelihood_ratio=llr, strategy=Split(0.2))
-    assert wb.attack == "white-box-likelihood-ratio" and wb.method.startswith("white-box")
-    assert sc.attack == "scalar-threshold"
+                         estimator=BlackBox(LikelihoodRatioAttack(llr), Split(0.2)))
+    assert wb.attack == "likelihood-ratio" and wb.estimator == "white-box" and wb.method.startswith("white-box")
+    assert sc.attack == "threshold"
     assert wb.epsilon_lower_bound >= sc.epsilon_lower_bound
     assert not wb.violation  # soundness on a correct target
     assert tb.epsilon_lower_bound == pytest.approx(sc.epsilon_lower_bound, abs=1e-12)
@@ -328,12 +334,16 @@ def test_white_box_vs_scalar_on_the_gaussian_target():
         (dict(confidence=1.0), ValueError, "confidence"),
         (dict(confidence=-0.5), ValueError, "confidence"),
         (dict(seed=-1), ValueError, "seed"),
-        (dict(attack="scalar"), ValueError, "attack must be an Attack or one of .*'boosting', 'logistic', 'plug-in', 'single-pattern', 'threshold', 'auto'"),
+        (dict(attack="scalar"), ValueError, "attack must be an Attack or one of .*'boosting', 'floating-point', 'logistic', 'plug-in', 'single-pattern', 'threshold', 'auto'"),
         (dict(attack=3), TypeError, "attack must be a privbound.audit.attacks.Attack or one of"),
-        (dict(score=lambda o: o, log_likelihood_ratio=lambda o: o), ValueError, "at most one of"),
-        (dict(attack=ClassifierAttack(), strategy=AllThresholds()), ValueError, "needs a Split strategy"),
-        (dict(score=lambda o: np.asarray(o)[:5]), ValueError, "one score per output"),
-        (dict(score=42), TypeError, "score must be callable"),
+        (dict(estimator=WhiteBox(lambda o: o), attack=ThresholdAttack()), TypeError,
+         "attack=.* is an argument of the black-box estimators; with an estimator value pass it there"),
+        (dict(estimator=BlackBox(BoostingAttack(), AllThresholds())), ValueError, "needs a Split strategy"),
+        (dict(attack=ScoreAttack(lambda o: np.asarray(o)[:5])), ValueError, "one score per output"),
+        (dict(estimator="scalar"), ValueError, "estimator must be an Estimator or one of .*'black-box', 'composition', 'floating-point', 'output-space', 'white-box', 'auto'"),
+        (dict(estimator=3), TypeError, "estimator must be an Estimator or one of"),
+        (dict(estimator="white-box"), ValueError, "estimator='white-box' needs the log_likelihood_ratio"),
+        (dict(estimator="output-space"), ValueError, "estimator='output-space' needs the output_space"),
     ],
 )
 def test_audit_mechanism_bad_arguments(kwargs, exc, pattern):
@@ -341,6 +351,19 @@ def test_audit_mechanism_bad_arguments(kwargs, exc, pattern):
     kw.update(kwargs)
     with pytest.raises(exc, match=pattern):
         audit_mechanism(LAP, 0.0, 1.0, **kw)
+
+
+@pytest.mark.parametrize("make, exc, pattern", [
+    (lambda: ScoreAttack(42), TypeError, "score must be callable"),
+    (lambda: WhiteBox(42), TypeError, r"WhiteBox\(log_likelihood_ratio\) must be callable"),
+    (lambda: BlackBox(strategy=0.2), TypeError, "strategy must be Split, AllThresholds or Explicit"),
+    (lambda: BlackBox(attack="scalar"), ValueError, "attack must be an Attack or one of"),
+    (lambda: OutputSpace([0]), ValueError, r"OutputSpace\(space\) must list 2 to 5 distinct values"),
+    (lambda: OutputSpace(range(6)), ValueError, r"OutputSpace\(space\) must list 2 to 5 distinct values"),
+])
+def test_estimator_values_refuse_bad_arguments(make, exc, pattern):
+    with pytest.raises(exc, match=pattern):
+        make()
 
 
 def test_mechanism_that_raises():
@@ -383,7 +406,7 @@ def test_split_fraction_is_respected_by_the_attack_choice():
         r = np.random.default_rng(trial)
         out0 = np.r_[sel0, r.laplace(size=950)]
         out1 = np.r_[sel1, 1.0 + r.laplace(size=950) * (trial + 1)]
-        res = audit_outputs(out0, out1, epsilon=1.0, strategy=Split(0.05))
+        res = audit_outputs(out0, out1, epsilon=1.0, estimator=BlackBox(strategy=Split(0.05)))
         assert res.method.endswith("/split(0.05)")
         assert res.details["selection_trials"] == 50
         if trial == 0:

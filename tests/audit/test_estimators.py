@@ -1,4 +1,4 @@
-"""Tests of the epsilon estimators ``audit/estimators.py``.
+"""Tests of the epsilon estimators ``audit/statistics.py``.
 
 * Clopper--Pearson bounds: closed forms at the extremes, agreement with an
   independent implementation (statsmodels), and EXACT coverage by enumeration of
@@ -25,7 +25,7 @@ from hypothesis import strategies as st
 from scipy import stats
 from statsmodels.stats.proportion import proportion_confint
 
-from privbound.audit.estimators import (
+from privbound.audit.statistics import (
     AllThresholds,
     Explicit,
     Split,

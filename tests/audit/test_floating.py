@@ -12,7 +12,7 @@ import pytest
 from scipy import stats
 
 from privbound import audit_mechanism
-from privbound.audit.floating import infer_center, reachable
+from privbound.audit.attacks.floating import infer_center, reachable
 from privbound.audit.targets import get_target
 from privbound.learners import mechanisms as M
 
@@ -39,8 +39,8 @@ def test_infer_center_rounds_to_the_integer_answer():
 ])
 def test_textbook_float_noise_is_flagged(mech, eps, delta):
     # Measured at 1e5 trials per side: 7.25, 6.79, 7.58 (an output impossible under one dataset makes the bound large).
-    r = audit_mechanism(mech, D0, D1, epsilon=eps, delta=delta, trials=100_000, float_audit=True)
-    assert r.violation and r.attack == "floating-point" and r.epsilon_lower_bound > 5 * eps
+    r = audit_mechanism(mech, D0, D1, epsilon=eps, delta=delta, trials=100_000, estimator="floating-point")
+    assert r.violation and r.attack == "floating-point" and r.estimator == "floating-point" and r.epsilon_lower_bound > 5 * eps
     assert "float-unsafe at the claimed epsilon" in r.summary()
     # the ordinary audit of the same mechanism is not flagged
     assert not audit_mechanism(mech, D0, D1, epsilon=eps, delta=delta, trials=100_000).violation
@@ -48,7 +48,7 @@ def test_textbook_float_noise_is_flagged(mech, eps, delta):
 
 def test_centers_are_inferred_for_a_black_box_function():
     noisy_count = lambda data, rng: float(np.sum(data)) + rng.laplace(scale=1.0)  # noqa: E731
-    r = audit_mechanism(noisy_count, D0, D1, epsilon=1.0, trials=50_000, float_audit=True)
+    r = audit_mechanism(noisy_count, D0, D1, epsilon=1.0, trials=50_000, estimator="floating-point")
     assert r.violation and r.attack == "floating-point"
 
 
@@ -59,7 +59,7 @@ def max_flags(rate=0.05, audits=300, level=1e-3):
 @pytest.mark.parametrize("name", ["snapping-laplace", "discrete-laplace", "discrete-gaussian"])
 def test_float_safe_targets_are_not_flagged_by_the_float_audit(name):
     t = get_target(name)
-    flags = sum(t.audit(trials=1000, seed=40_000 + s, float_audit=True).violation for s in range(300))
+    flags = sum(t.audit(trials=1000, seed=40_000 + s, estimator="floating-point").violation for s in range(300))
     assert flags <= max_flags(), f"{name}: {flags}/300"
 
 

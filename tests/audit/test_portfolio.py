@@ -15,12 +15,12 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from privbound import audit_mechanism, audit_outputs
+from privbound import BlackBox, WhiteBox, audit_mechanism, audit_outputs
 from privbound.audit.engine import MechanismError
-from privbound.audit.estimators import Split, epsilon_bound_from_counts, estimate_epsilon, small_space_estimate
+from privbound.audit.statistics import Split, epsilon_bound_from_counts, estimate_epsilon, small_space_estimate
 from privbound.audit.features import FeatureMap, flatten_output, output_records
 from privbound.audit.one_run import one_run_audit
-from privbound.audit.whitebox import whitebox_epsilon_lower_bound
+from privbound.audit.estimators.whitebox import whitebox_epsilon_lower_bound
 from privbound.learners.mechanisms import GeometricMechanism, LaplaceMechanism, RandomizedResponse
 
 R, N, LEVEL = 300, 1_000, 1e-3
@@ -142,18 +142,17 @@ def test_a_tight_randomised_event_is_sound():
     # Geometric mechanism (eps = 1) on 0 vs 1: every output o >= 1 has likelihood ratio exactly e,
     # so {o > 1} plus half of {o = 1} is a tight randomised event (ratio e). 300 audits at the
     # true epsilon, false-failure rate <= 1e-3.
-    from privbound.audit.estimators import Explicit
+    from privbound.audit.statistics import Explicit
 
-    flags = count_flags(GeometricMechanism(1.0), 0, 1, attack="threshold",
-                        strategy=Explicit(1.0, "ge", 1, tie_fraction=0.5))
+    tight = BlackBox("threshold", Explicit(1.0, "ge", 1, tie_fraction=0.5))
+    flags = count_flags(GeometricMechanism(1.0), 0, 1, estimator=tight)
     assert flags <= max_flags()
-    r = audit_mechanism(GeometricMechanism(1.0), 0, 1, epsilon=1.0, trials=20_000, seed=0, attack="threshold",
-                        strategy=Explicit(1.0, "ge", 1, tie_fraction=0.5))
+    r = audit_mechanism(GeometricMechanism(1.0), 0, 1, epsilon=1.0, trials=20_000, seed=0, estimator=tight)
     assert "w.p. 0.5" in r.event and 0.8 < r.epsilon_lower_bound <= 1.0  # tight: measured 0.93
 
 
 def test_a_randomised_event_counts_its_tie_by_the_coins():
-    from privbound.audit.estimators import Event
+    from privbound.audit.statistics import Event
 
     e = Event(1.0, "ge", 1, tie_fraction=0.5)
     s = np.array([0.0, 1.0, 1.0, 2.0])
@@ -330,7 +329,7 @@ def test_unbounded_privacy_loss_gives_an_infinite_bound_with_its_reason():
     assert math.isfinite(whitebox_epsilon_lower_bound(np.where(np.arange(5000) == 0, np.inf, 0.05), delta=0.01)
                          .epsilon_lower_bound)
     r = audit_outputs(np.zeros(5000), np.ones(5000), epsilon=1.0, delta=1e-3,
-                      log_likelihood_ratio=lambda o: np.where(np.asarray(o) == 0, np.inf, -np.inf))
+                      estimator=WhiteBox(lambda o: np.where(np.asarray(o) == 0, np.inf, -np.inf)))
     assert math.isinf(r.epsilon_lower_bound) and r.violation and "inf" in r.summary()
 
 

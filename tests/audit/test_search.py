@@ -118,7 +118,7 @@ def test_strongest_difference_event_prefers_the_complement_with_the_larger_ratio
     # {s < 1} with d0 on top and its complement {s >= 1} with d1 on top have the same pooled z
     # (same difference 0.023, same pooled variance), but ln(0.08/0.057) = 0.339 > ln(0.943/0.92) = 0.0247,
     # so the rare-event side must be returned.
-    from privbound.audit.estimators import difference_evidence, strongest_difference_event
+    from privbound.audit.statistics import difference_evidence, strongest_difference_event
 
     out = np.r_[np.zeros(800), np.ones(9_200)]
     inn = np.r_[np.zeros(570), np.ones(9_430)]

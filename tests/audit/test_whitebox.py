@@ -1,4 +1,4 @@
-"""Tests of privbound.audit.whitebox: the betting lower bound on the hockey-stick divergence."""
+"""Tests of privbound.audit.estimators.whitebox: the betting lower bound on the hockey-stick divergence."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from privbound.audit.whitebox import (
+from privbound.audit.estimators.whitebox import (
     hockey_stick_divergence,
     hockey_stick_lower_bound,
     whitebox_epsilon_lower_bound,

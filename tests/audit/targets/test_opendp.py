@@ -39,7 +39,7 @@ def test_every_opendp_target_at_default_trials_and_float_audit():
         r = t.audit(confidence=confidence)
         assert r.violation == t.planted_bug, r.summary()
         if t.float_safe:
-            assert not t.audit(confidence=confidence, float_audit=True).violation, t.name
+            assert not t.audit(confidence=confidence, estimator="floating-point").violation, t.name
 
 
 def test_a_used_measurement_pickles_for_worker_processes():

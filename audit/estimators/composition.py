@@ -38,22 +38,26 @@ without a parametric form and composed exactly.
 
 Validity rests on the per-step log-likelihood ratio being exact and the steps being independent and
 identically distributed given the dataset -- the target's claim about its output density, as for the
-betting estimator of :mod:`privbound.audit.whitebox`, which needs only the total loss and no step
+betting estimator of :mod:`privbound.audit.estimators.whitebox`, which needs only the total loss and no step
 structure.
 """
 
 from __future__ import annotations
 
 import math
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, Callable, ClassVar
 
 import numpy as np
 from scipy import stats
 
-from privbound.audit.whitebox import WhiteBoxEstimate
 from privbound._validation import check_confidence, check_delta, check_real
+from privbound.audit.estimators.base import Estimator, density_values, result_from_privacy_losses
+from privbound.audit.estimators.whitebox import WhiteBoxEstimate
+from privbound.audit.result import AuditResult
 
-__all__ = ["composed_epsilon_lower_bound", "stochastic_lower_band", "composed_loss_law", "epsilon_for_delta", "band_ranks"]
+__all__ = ["Composition", "composed_epsilon_lower_bound", "stochastic_lower_band", "composed_loss_law", "epsilon_for_delta",
+           "band_ranks"]
 
 # Ranks of the band: every integer up to a geometric grid of ratio 1 + RANK_STEP.
 RANK_STEP = 1e-3
@@ -266,3 +270,36 @@ def _p_value(x: np.ndarray, steps: int, delta: float, epsilon: float, *, n_sides
         else:
             hi = mid
     return float(levels[lo])
+
+
+@dataclass(frozen=True)
+class Composition(Estimator):
+    """Composition: a band on the law of ONE step's privacy loss from all steps, composed exactly.
+
+    For outputs of T steps that are independent and identically distributed given the dataset (a
+    composition of one mechanism: DP-SGD's iterates read along a gradient canary),
+    ``step_log_likelihood_ratio(outputs)`` returns each output's T per-step log-likelihood ratios,
+    shape (trials, T). All n T steps bound the per-step loss law from below (a simultaneous band of
+    Beta order-statistic bounds) and the band is composed T times with dp_accounting's convolution
+    (:func:`composed_epsilon_lower_bound`, module docstring).
+
+    Validity: the per-step density must be exact and the steps i.i.d. given the dataset; the
+    hockey-stick divergence is monotone in every step's loss law, so a band below the true law
+    composes to a bound below the true epsilon, whatever epsilon the data single out.
+    """
+
+    name: ClassVar[str] = "composition"
+    step_log_likelihood_ratio: Callable[[np.ndarray], np.ndarray]
+
+    def __post_init__(self) -> None:
+        if not callable(self.step_log_likelihood_ratio):
+            raise TypeError("Composition(step_log_likelihood_ratio) must be callable as f(outputs) -> per-step "
+                            f"log-likelihood ratios of shape (trials, T), got {type(self.step_log_likelihood_ratio).__name__}")
+
+    def estimate(self, out0, out1, *, epsilon, delta, confidence, seed) -> AuditResult:
+        l0, l1 = (density_values(self.step_log_likelihood_ratio, o, f"step_log_likelihood_ratio({nm})", 2)
+                  for o, nm in ((out0, "out0"), (out1, "out1")))
+        bound = composed_epsilon_lower_bound(l0, l1, delta=delta, confidence=confidence, epsilon_claimed=epsilon)
+        return result_from_privacy_losses(bound, l0.sum(axis=1), l1.sum(axis=1), estimator=self.name,
+                                          attack="step-likelihood-ratio", epsilon=epsilon, delta=delta,
+                                          confidence=confidence, seed=seed, details={})

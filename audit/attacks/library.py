@@ -1,12 +1,13 @@
-"""Attacks: test statistics that map mechanism outputs to real scores.
+"""The attacks: test statistics that map mechanism outputs to real scores.
 
 Higher scores mean "came from d1". An attack that learns is fitted on outputs the
-evaluation never sees (:mod:`privbound.audit.core` cross-fits it on the selection part
-of the trials), so learning the attack costs no validity.
+evaluation never sees (:mod:`privbound.audit.attacks.choice` cross-fits it on the selection
+part of the trials), so learning the attack costs no validity. Each attack has one name, the
+same in ``attack=``, its class's ``name`` and ``AuditResult.attack``:
 
-* :class:`ScalarAttack` (``"threshold"``) -- the raw output of a scalar mechanism (the
+* :class:`ThresholdAttack` (``"threshold"``) -- the raw output of a scalar mechanism (the
   estimator tries thresholds in both directions).
-* :class:`DiscreteAttack` (``"plug-in"``) -- a plug-in likelihood ratio of the whole
+* :class:`PlugInAttack` (``"plug-in"``) -- a plug-in likelihood ratio of the whole
   output pattern, with patterns seen fewer than ``min_count`` times pooled into one
   shared cell (back-off), so rare patterns cannot get extreme scores from a few counts.
 * :class:`SinglePatternAttack` (``"single-pattern"``) -- the single output pattern that most
@@ -17,18 +18,15 @@ of the trials), so learning the attack costs no validity.
   engineered features of :class:`privbound.audit.features.FeatureMap` (one-hot labels and
   few-valued coordinates, indicators of repeated values such as sentinels, the
   continuous part): the right test when the log-likelihood ratio is (nearly) linear.
-* :class:`ClassifierAttack` (``"boosting"``) -- a classifier trained to tell d0 from d1
+* :class:`BoostingAttack` (``"boosting"``) -- a classifier trained to tell d0 from d1
   outputs (DP-Sniper, Bichsel et al., S&P 2021); gradient boosting on the same features
   by default.
-* :class:`ScoreAttack` -- a user-supplied ``score(outputs) -> scores``.
-* :class:`LikelihoodRatioAttack` -- a white-box ``log p_d0(o) / p_d1(o)`` supplied by a
-  target that knows its output density (score = minus the log ratio).
+* :class:`ScoreAttack` (``"score"``) -- a user-supplied ``score(outputs) -> scores``.
+* :class:`LikelihoodRatioAttack` (``"likelihood-ratio"``) -- a white-box ``log p_d0(o) / p_d1(o)``
+  supplied by a target that knows its output density (score = minus the log ratio).
 
-:func:`portfolio` lists the attacks that apply to a kind of output; the auditor fits
-each, and chooses attack and event together on held-out data
-(:func:`privbound.audit.core.audit_outputs`). :func:`choose_attack` is the single-attack
-rule used where only one scorer is wanted (ranking pairs in the neighbour search,
-scoring one-run canaries).
+The floating-point attack is in :mod:`privbound.audit.attacks.floating`; the portfolio and the
+choice among attacks in :mod:`privbound.audit.attacks.choice`.
 """
 
 from __future__ import annotations
@@ -36,31 +34,24 @@ from __future__ import annotations
 import math
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any, Callable, ClassVar
 
 import numpy as np
 from threadpoolctl import threadpool_limits
 
-from privbound.audit.features import FeatureMap, as_batch, is_scalar_numeric, numeric_matrix, pattern_keys
+from privbound.audit.features import FeatureMap, as_batch, numeric_matrix, pattern_keys
 
 __all__ = [
     "Attack",
-    "ScalarAttack",
-    "DiscreteAttack",
+    "ThresholdAttack",
+    "PlugInAttack",
     "SinglePatternAttack",
     "LogisticAttack",
-    "ClassifierAttack",
+    "BoostingAttack",
     "ScoreAttack",
     "LikelihoodRatioAttack",
-    "ATTACK_NAMES",
-    "attack_by_name",
-    "portfolio",
-    "choose_attack",
     "as_feature_matrix",
-    "DISCRETE_MAX_PATTERNS",
 ]
-
-DISCRETE_MAX_PATTERNS = 64
 
 
 def as_feature_matrix(outputs: Any) -> np.ndarray:
@@ -77,12 +68,12 @@ class Attack:
 
     ``refit_on_selection``: whether a fit on more data keeps the scale of the scores, so that
     a threshold chosen on the scores of cross-fitted models applies to a refitted one
-    (:func:`privbound.audit.core.audit_outputs`). ``judged_on_fit``: the attack is fitted on the
+    (:func:`privbound.audit.attacks.choice.choose_on_selection`). ``judged_on_fit``: the attack is fitted on the
     whole selection part and its event chosen on the same outputs -- for an attack whose fit only
     chooses among a few events, as choosing a threshold does.
     """
 
-    name = "attack"
+    name: ClassVar[str] = "attack"
     refit_on_selection = True
     judged_on_fit = False
 
@@ -98,15 +89,15 @@ class Attack:
 
 
 @dataclass
-class ScalarAttack(Attack):
-    """Score = the scalar output itself."""
+class ThresholdAttack(Attack):
+    """Score = the scalar output itself (its events are thresholds on the output)."""
 
-    name: str = "scalar-threshold"
+    name: ClassVar[str] = "threshold"
 
     def score(self, outputs):
         x = as_feature_matrix(outputs)
         if x.shape[1] != 1:
-            raise ValueError(f"ScalarAttack needs scalar outputs, got {x.shape[1]} values per output")
+            raise ValueError(f"ThresholdAttack needs scalar outputs, got {x.shape[1]} values per output")
         return x[:, 0]
 
 
@@ -117,7 +108,7 @@ def _pattern_counts(outputs) -> tuple[Counter, int]:
 
 
 @dataclass
-class DiscreteAttack(Attack):
+class PlugInAttack(Attack):
     """Plug-in likelihood ratio of the output pattern, learned on training outputs.
 
     Patterns seen at least ``min_count`` times in the training outputs (both datasets
@@ -127,7 +118,7 @@ class DiscreteAttack(Attack):
     smoothing).
     """
 
-    name: str = "plug-in-likelihood-ratio"
+    name: ClassVar[str] = "plug-in"
     min_count: int = 5
     refit_on_selection = False  # the cells (and their smoothing) change with the sample size
     table_: dict = field(default_factory=dict, repr=False)
@@ -168,7 +159,7 @@ class SinglePatternAttack(Attack):
     so it is judged on the outputs it was fitted on (``judged_on_fit``).
     """
 
-    name: str = "single-pattern"
+    name: ClassVar[str] = "single-pattern"
     min_count: int = 5
     judged_on_fit = True
     top_: tuple = field(default=(None, None), repr=False)
@@ -238,7 +229,7 @@ class _FeatureClassifier(Attack):
 class LogisticAttack(_FeatureClassifier):
     """L2-regularised logistic regression (scikit-learn, ``C`` = 1) on the engineered features."""
 
-    name: str = "logistic"
+    name: ClassVar[str] = "logistic"
 
     def _default_model(self):
         from sklearn.linear_model import LogisticRegression
@@ -247,14 +238,14 @@ class LogisticAttack(_FeatureClassifier):
 
 
 @dataclass
-class ClassifierAttack(_FeatureClassifier):
+class BoostingAttack(_FeatureClassifier):
     """A classifier's log-odds that an output came from d1 (DP-Sniper style).
 
     The default model is scikit-learn's ``HistGradientBoostingClassifier`` (nonlinear,
     fast on many trials); pass any classifier with ``predict_proba`` as ``model``.
     """
 
-    name: str = "classifier"
+    name: ClassVar[str] = "boosting"
 
     def _default_model(self):
         from sklearn.ensemble import HistGradientBoostingClassifier
@@ -267,7 +258,7 @@ class ScoreAttack(Attack):
     """A user score ``score(outputs) -> 1-d array`` (higher = came from d1)."""
 
     fn: Callable[[np.ndarray], np.ndarray] = None
-    name: str = "user-score"
+    name: ClassVar[str] = "score"
 
     def __post_init__(self):
         if not callable(self.fn):
@@ -285,7 +276,7 @@ class LikelihoodRatioAttack(Attack):
     """White-box: ``log_likelihood_ratio(outputs) = log p_d0(o) / p_d1(o)``; score is its negative."""
 
     log_likelihood_ratio: Callable[[np.ndarray], np.ndarray] = None
-    name: str = "white-box-likelihood-ratio"
+    name: ClassVar[str] = "likelihood-ratio"
 
     def __post_init__(self):
         if not callable(self.log_likelihood_ratio):
@@ -297,46 +288,3 @@ class LikelihoodRatioAttack(Attack):
             raise ValueError(f"log_likelihood_ratio must return one value per output, shape ({len(outputs)},); got {s.shape}")
         # +-inf are legitimate (an output impossible under one dataset); clip to keep order.
         return np.clip(np.nan_to_num(s, nan=0.0, posinf=1e300, neginf=-1e300), -1e300, 1e300)
-
-
-ATTACK_NAMES = {
-    "threshold": ScalarAttack,
-    "plug-in": DiscreteAttack,
-    "single-pattern": SinglePatternAttack,
-    "logistic": LogisticAttack,
-    "boosting": ClassifierAttack,
-}
-
-
-def attack_by_name(name: str) -> Attack:
-    """A fresh attack for one of :data:`ATTACK_NAMES`."""
-    try:
-        return ATTACK_NAMES[name]()
-    except KeyError:
-        raise ValueError(f"attack must be an Attack or one of {sorted(ATTACK_NAMES) + ['auto']}, got {name!r}") from None
-
-
-def portfolio(outputs: Any) -> list[Attack]:
-    """The candidate attacks for outputs of this kind (judged from a few outputs of the selection part).
-
-    One real number per output: the threshold attack, the plug-in likelihood ratio and the single
-    most distinguishing pattern (for atoms and ties); anything else: the plug-in likelihood ratio,
-    the single pattern, logistic regression and gradient boosting on engineered features.
-    """
-    if is_scalar_numeric(outputs):
-        return [ScalarAttack(), DiscreteAttack(), SinglePatternAttack()]
-    return [DiscreteAttack(), SinglePatternAttack(), LogisticAttack(), ClassifierAttack()]
-
-
-def choose_attack(out0: np.ndarray, out1: np.ndarray) -> Attack:
-    """One attack for these outputs, for callers that need a single scorer.
-
-    Few distinct output patterns (at most ``DISCRETE_MAX_PATTERNS``): the plug-in
-    likelihood ratio; scalar outputs: the threshold attack; otherwise gradient boosting.
-    """
-    keys = set(pattern_keys(out0[:2000])) | set(pattern_keys(out1[:2000]))
-    if len(keys) <= DISCRETE_MAX_PATTERNS:
-        return DiscreteAttack()
-    if is_scalar_numeric(out0[:2000]) and is_scalar_numeric(out1[:2000]):
-        return ScalarAttack()
-    return ClassifierAttack()

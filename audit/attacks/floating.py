@@ -14,7 +14,8 @@ representation features relative to each dataset's exact answer ``c_j = f(d_j)``
   ``o`` (checked per coordinate; the output is reachable when every coordinate is);
 * the two lowest mantissa bits of ``o`` (of its first coordinate).
 
-It is part of the portfolio only when the audit asks for it (``float_audit=True``), so that an
+It is part of the portfolio only when the audit asks for it (the floating-point estimator,
+:class:`privbound.audit.estimators.FloatingPoint`), so that an
 ordinary audit keeps its meaning: a bound about the mechanism's mathematical distribution. The
 answers ``c_j`` come from the mechanism (privbound mechanisms expose them) or from the caller;
 failing both, each is estimated as the median of that dataset's selection outputs, rounded to
@@ -24,11 +25,11 @@ an integer when it is within three standard errors of one.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
-from privbound.audit.attacks import Attack, DiscreteAttack
+from privbound.audit.attacks.library import Attack, PlugInAttack
 from privbound.audit.features import numeric_matrix
 
 __all__ = ["FloatingPointAttack", "representation_features", "reachable", "infer_center"]
@@ -69,10 +70,10 @@ class FloatingPointAttack(Attack):
     """
 
     centers: tuple[Any, Any] | None = None
-    name: str = "floating-point"
+    name: ClassVar[str] = "floating-point"
     refit_on_selection = False  # a plug-in table: judged fold by fold
     centers_: tuple[np.ndarray, np.ndarray] | None = field(default=None, repr=False)
-    table_: DiscreteAttack | None = field(default=None, repr=False)
+    table_: PlugInAttack | None = field(default=None, repr=False)
 
     @property
     def needs_training(self) -> bool:
@@ -88,7 +89,7 @@ class FloatingPointAttack(Attack):
             self.centers_ = (infer_center(out0), infer_center(out1))
         f0 = representation_features(out0, self.centers_)
         f1 = representation_features(out1, self.centers_)
-        self.table_ = DiscreteAttack().fit(f0, f1)
+        self.table_ = PlugInAttack().fit(f0, f1)
         return self
 
     def score(self, outputs):

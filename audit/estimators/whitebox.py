@@ -69,13 +69,16 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Callable, ClassVar
 
 import numpy as np
 
 from privbound._validation import check_confidence, check_delta, check_real
+from privbound.audit.estimators.base import Estimator, density_values, result_from_privacy_losses
+from privbound.audit.result import AuditResult
 
 __all__ = [
+    "WhiteBox",
     "WhiteBoxEstimate",
     "whitebox_epsilon_lower_bound",
     "whitebox_log_capital",
@@ -97,7 +100,7 @@ _EVAL_SPAN = 2.0
 
 @dataclass(frozen=True)
 class WhiteBoxEstimate:
-    """Result of :func:`whitebox_epsilon_lower_bound` (fields shaped like ``privbound.audit.estimators.Estimate``).
+    """Result of :func:`whitebox_epsilon_lower_bound` (fields shaped like ``privbound.audit.statistics.Estimate``).
 
     ``p_value`` is ``min(1, 1/K)`` with K the betting capital at ``epsilon_claimed``
     (a valid p-value of "the pair is (epsilon_claimed, delta)-DP" by Markov's inequality);
@@ -564,3 +567,35 @@ def hockey_stick_divergence(llr, epsilons, weights=None) -> np.ndarray:
     with np.errstate(over="ignore", invalid="ignore"):
         x = np.clip(-np.expm1(eps[:, None] - loss[None, :]), 0.0, 1.0)
     return (x * w[None, :]).mean(axis=1)
+
+
+@dataclass(frozen=True)
+class WhiteBox(Estimator):
+    """White-box: the hockey-stick divergence of the pair bounded by betting on the privacy loss.
+
+    ``log_likelihood_ratio(outputs) = log p_d0(o) / p_d1(o)``, the exact log density ratio of each
+    output, gives the privacy-loss variable; :func:`whitebox_epsilon_lower_bound` bounds epsilon by a
+    betting test of the hockey-stick divergence (Waudby-Smith & Ramdas, JRSS-B 2023; module
+    docstring), monotone in epsilon so that no union bound over epsilon is needed. With an exact
+    density it dominates every threshold test.
+
+    Validity: the density must be exact (it is the target's claim about its output law) and the
+    outputs of each side i.i.d.; a wrong density makes the bound unsound, where the black-box
+    estimator never depends on it.
+    """
+
+    name: ClassVar[str] = "white-box"
+    log_likelihood_ratio: Callable[[np.ndarray], np.ndarray]
+
+    def __post_init__(self) -> None:
+        if not callable(self.log_likelihood_ratio):
+            raise TypeError("WhiteBox(log_likelihood_ratio) must be callable as f(outputs) -> log p_d0(o)/p_d1(o), "
+                            f"got {type(self.log_likelihood_ratio).__name__}")
+
+    def estimate(self, out0, out1, *, epsilon, delta, confidence, seed) -> AuditResult:
+        l0, l1 = (density_values(self.log_likelihood_ratio, o, f"log_likelihood_ratio({nm})", 1)
+                  for o, nm in ((out0, "out0"), (out1, "out1")))
+        wb = whitebox_epsilon_lower_bound(l0, l1, delta=delta, confidence=confidence, epsilon_claimed=epsilon)
+        return result_from_privacy_losses(wb, l0, l1, estimator=self.name, attack="likelihood-ratio",
+                                          epsilon=epsilon, delta=delta, confidence=confidence, seed=seed,
+                                          details={"log_capital_at_bound": wb.log_capital_at_bound})

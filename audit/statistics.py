@@ -1,4 +1,4 @@
-"""Estimators: from attack scores on d0 and d1 to a lower confidence bound on epsilon.
+"""The statistics of the black-box estimators: from attack scores on d0 and d1 to a lower confidence bound on epsilon.
 
 The hypothesis-testing view of differential privacy (Kairouz, Oh & Viswanath 2015;
 Jagielski, Ullman & Oprea 2020; Nasr et al. 2021): if a mechanism is
@@ -62,6 +62,10 @@ __all__ = [
     "choose_event_test",
     "expected_event_rates",
     "event_coins",
+    "best_event",
+    "evaluate_event",
+    "null_estimate",
+    "top_first",
     "small_space_estimate",
     "SMALL_SPACE_MAX",
     "estimate_epsilon",
@@ -564,7 +568,8 @@ def _geometric_positions(m: int, size: int) -> np.ndarray:
 _TIE_FRACTIONS = (0.25, 0.5, 0.75)
 
 
-def _best_candidate(s_in_sel, s_out_sel, n_in_eval, n_out_eval, *, delta, alpha, families, randomize_ties=False):
+def best_event(s_in_sel, s_out_sel, n_in_eval, n_out_eval, *, delta, alpha, families=(0, 1, 2, 3),
+               randomize_ties=False):
     """Pick the event predicted to give the largest bound on the evaluation data: ``(prediction, Event)``.
 
     Maximising a noisy estimate over thousands of thresholds picks the luckiest tail
@@ -632,7 +637,7 @@ def predicted_split_bound(
     """
     s_in = check_scores(in_scores, "in_scores")
     s_out = check_scores(out_scores, "out_scores")
-    pred, _ = _best_candidate(s_in, s_out, int(n_evaluation), int(n_evaluation), delta=check_delta(delta),
+    pred, _ = best_event(s_in, s_out, int(n_evaluation), int(n_evaluation), delta=check_delta(delta),
                                  alpha=1.0 - check_confidence(confidence), families=_families(direction))
     return float(pred)
 
@@ -680,7 +685,7 @@ def strongest_difference_event(in_scores, out_scores, *, delta: float = 0.0,
     return z_max, Event(t, *_FAMILIES[f])
 
 
-def _top_first(top: int, k_in, n_in, k_out, n_out) -> tuple:
+def top_first(top: int, k_in, n_in, k_out, n_out) -> tuple:
     """``(k_top, n_top, k_bottom, n_bottom)``: the counts in the order an inequality with ``top`` on top reads them."""
     return (k_in, n_in, k_out, n_out) if top == 1 else (k_out, n_out, k_in, n_in)
 
@@ -700,15 +705,17 @@ def choose_event_test(event: Event, sel_in, sel_out, n_in_eval: int, n_out_eval:
                       alpha: float) -> str:
     """:func:`choose_test` for ``event`` from its rates on the selection scores ``sel_in`` / ``sel_out``."""
     r_in, r_out = expected_event_rates(event, sel_in, sel_out)
-    rt, nt, rb, nb = _top_first(event.top, r_in, n_in_eval, r_out, n_out_eval)
+    rt, nt, rb, nb = top_first(event.top, r_in, n_in_eval, r_out, n_out_eval)
     return choose_test(rt, rb, nt, nb, delta=delta, alpha=alpha)
 
 
-def _evaluate_event(s_in, s_out, event: Event, *, delta, alpha, n_candidates, method, confidence,
-                    coins_in=None, coins_out=None, test: str = "clopper-pearson") -> Estimate:
+def evaluate_event(s_in, s_out, event: Event, *, delta, alpha, n_candidates, method, confidence,
+                   coins_in=None, coins_out=None, test: str = "clopper-pearson") -> Estimate:
+    """The estimate of one event fixed before these scores were seen: its counts and the bound of ``test``
+    at level ``alpha / n_candidates`` (``coins`` decide the tied scores of a randomised event)."""
     k_in = int(np.count_nonzero(event.indicator(s_in, coins_in)))
     k_out = int(np.count_nonzero(event.indicator(s_out, coins_out)))
-    val = event_bound(test, *_top_first(event.top, k_in, s_in.size, k_out, s_out.size), delta=delta,
+    val = event_bound(test, *top_first(event.top, k_in, s_in.size, k_out, s_out.size), delta=delta,
                       alpha=alpha / n_candidates)
     return Estimate(
         epsilon_lower_bound=max(0.0, float(val)),
@@ -775,7 +782,7 @@ def small_space_estimate(values_in, values_out, space, *, delta: float = 0.0, co
         members = [i for i in range(k) if mask >> i & 1]
         k_in, k_out = int(c_in[members].sum()), int(c_out[members].sum())
         for top in (1, 0):
-            args = _top_first(top, k_in, n_in, k_out, n_out)
+            args = top_first(top, k_in, n_in, k_out, n_out)
             val = float(epsilon_bound_from_counts(*args, delta=delta, alpha=alpha / n_candidates))
             if best is None or val > best[0]:
                 label = "output in {" + ", ".join(repr(space[i]) for i in members) + "}"
@@ -783,11 +790,12 @@ def small_space_estimate(values_in, values_out, space, *, delta: float = 0.0, co
     val, event, k_in, k_out = best
     method = f"clopper-pearson/all-trials-{k}-values"
     if not val > 0.0:
-        return _null_estimate(n_in, n_out, delta=delta, confidence=confidence, method=method, n_candidates=n_candidates)
+        return null_estimate(n_in, n_out, delta=delta, confidence=confidence, method=method, n_candidates=n_candidates)
     return Estimate(max(0.0, val), event, confidence, delta, n_in, n_out, k_in, k_out, n_candidates, method)
 
 
-def _null_estimate(n_in, n_out, *, delta, confidence, method, n_candidates=1) -> Estimate:
+def null_estimate(n_in, n_out, *, delta, confidence, method, n_candidates=1) -> Estimate:
+    """The estimate with no event: a bound of 0, always valid."""
     return Estimate(0.0, None, confidence, delta, n_in, n_out, 0, 0, n_candidates, method)
 
 
@@ -823,7 +831,7 @@ def estimate_epsilon(
     if isinstance(strategy, Explicit):
         event = Event(float(strategy.threshold), strategy.side, strategy.top, tie_fraction=strategy.tie_fraction)
         coins = event_coins(seed, s_in.size, s_out.size) if event.tie_fraction is not None else (None, None)
-        return _evaluate_event(s_in, s_out, event, delta=delta, alpha=alpha, n_candidates=1,
+        return evaluate_event(s_in, s_out, event, delta=delta, alpha=alpha, n_candidates=1,
                                method=f"{strategy.test}/explicit", confidence=confidence,
                                coins_in=coins[0], coins_out=coins[1], test=strategy.test)
 
@@ -839,9 +847,9 @@ def estimate_epsilon(
         value, threshold, f = _pick(candidates)
         method = "clopper-pearson/all-thresholds"
         if not value > 0.0:
-            return _null_estimate(s_in.size, s_out.size, delta=delta, confidence=confidence,
+            return null_estimate(s_in.size, s_out.size, delta=delta, confidence=confidence,
                                   method=method, n_candidates=n_candidates)
-        return _evaluate_event(s_in, s_out, Event(threshold, *_FAMILIES[f]), delta=delta, alpha=alpha,
+        return evaluate_event(s_in, s_out, Event(threshold, *_FAMILIES[f]), delta=delta, alpha=alpha,
                                n_candidates=n_candidates, method=method, confidence=confidence)
 
     if isinstance(strategy, Split):
@@ -854,15 +862,15 @@ def estimate_epsilon(
             )
         sel_in, ev_in = s_in[:n_sel_in], s_in[n_sel_in:]
         sel_out, ev_out = s_out[:n_sel_out], s_out[n_sel_out:]
-        pred, event = _best_candidate(sel_in, sel_out, ev_in.size, ev_out.size, delta=delta, alpha=alpha,
+        pred, event = best_event(sel_in, sel_out, ev_in.size, ev_out.size, delta=delta, alpha=alpha,
                                       families=families, randomize_ties=randomize_ties)
         if not pred > 0.0:
             # The selection data see nothing to detect: report 0 (always a valid lower bound).
-            return _null_estimate(ev_in.size, ev_out.size, delta=delta, confidence=confidence,
+            return null_estimate(ev_in.size, ev_out.size, delta=delta, confidence=confidence,
                                   method=f"clopper-pearson/split({strategy.fraction:g})")
         test = choose_event_test(event, sel_in, sel_out, ev_in.size, ev_out.size, delta=delta, alpha=alpha)
         coins = event_coins(seed, ev_in.size, ev_out.size) if event.tie_fraction is not None else (None, None)
-        return _evaluate_event(ev_in, ev_out, event, delta=delta, alpha=alpha, n_candidates=1,
+        return evaluate_event(ev_in, ev_out, event, delta=delta, alpha=alpha, n_candidates=1,
                                method=f"{test}/split({strategy.fraction:g})", confidence=confidence,
                                coins_in=coins[0], coins_out=coins[1], test=test)
 
@@ -899,7 +907,7 @@ def p_value(estimate: Estimate, epsilon: float) -> float:
     e = estimate
     if e.event is None:
         return 1.0
-    args = _top_first(e.event.top, e.k_in, e.n_in, e.k_out, e.n_out)
+    args = top_first(e.event.top, e.k_in, e.n_in, e.k_out, e.n_out)
 
     def rejects(alpha: float) -> bool:
         return event_rejects(e.test, *args, epsilon=epsilon, delta=e.delta, alpha=alpha / e.n_candidates)

@@ -1,0 +1,164 @@
+"""The verdict of an audit: :class:`AuditResult`, and :func:`json_safe` for its JSON form."""
+
+from __future__ import annotations
+
+import enum
+import json
+import math
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+import numpy as np
+
+__all__ = ["AuditResult", "json_safe"]
+
+
+@dataclass(frozen=True, repr=False)
+class AuditResult:
+    """Verdict of one audit: claimed (epsilon, delta) against the empirical lower bound.
+
+    Attributes
+    ----------
+    epsilon_claimed, delta : float
+        The claim audited.
+    epsilon_lower_bound : float
+        Lower bound on the mechanism's epsilon at ``delta``, valid with probability at least
+        ``confidence`` (``inf`` when the outputs prove that no finite epsilon holds).
+    confidence : float
+        Confidence of the bound.
+    trials : int
+        Trials per dataset.
+    method : str
+        The statistical method within the estimator (e.g. ``"clopper-pearson/split(0.2)"``).
+    estimator : str
+        The estimator's name (:data:`privbound.audit.estimators.ESTIMATORS`): ``"black-box"``,
+        ``"output-space"``, ``"white-box"``, ``"composition"`` or ``"floating-point"``.
+    attack : str
+        The test statistic that scored the outputs (an attack's name).
+    threshold : float or None
+        Threshold of the chosen event on the attack score.
+    event : str or None
+        The chosen event, described (``None`` when none distinguishes the datasets).
+    tpr, fpr : float
+        Empirical probabilities of the event under the top and bottom dataset of the DP inequality.
+    tpr_lower, fpr_upper : float
+        Their one-sided Clopper--Pearson bounds.
+    auroc : float
+        Area under the ROC curve of the attack scores on the evaluation trials.
+    p_value : float
+        p-value of the hypothesis "the claim holds".
+    violation : bool
+        ``epsilon_lower_bound > epsilon_claimed``.
+    seed : int
+        Seed of the trials.
+    wall_seconds : float
+        Wall time of the audit.
+    n_evaluation : int
+        Trials per dataset that evaluated the event.
+    name : str or None
+        The audited target.
+    accountant_epsilon : dict or None
+        The second claim dp_accounting gives for the mechanism's ``DpEvent`` at ``delta``
+        (``{"pld": eps, "rdp": eps}``), when the mechanism has one.
+    float_audit : bool
+        The audit included the floating-point attack (:mod:`privbound.audit.attacks.floating`): a
+        violation then says the implementation is float-unsafe at the claimed epsilon.
+    details : dict
+        Everything else: the ROC of the chosen event family, timings, what the target records.
+    """
+
+    epsilon_claimed: float
+    delta: float
+    epsilon_lower_bound: float
+    confidence: float
+    trials: int
+    method: str
+    estimator: str
+    attack: str
+    threshold: float | None
+    event: str | None
+    tpr: float
+    fpr: float
+    tpr_lower: float
+    fpr_upper: float
+    auroc: float
+    p_value: float
+    violation: bool
+    seed: int
+    wall_seconds: float
+    n_evaluation: int
+    name: str | None = None
+    accountant_epsilon: dict[str, float] | None = None
+    float_audit: bool = False
+    details: dict[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-safe dict (non-finite floats become None)."""
+        return json_safe(asdict(self))
+
+    def to_json(self) -> str:
+        return json.dumps(self.to_dict(), sort_keys=True)
+
+    def __repr__(self) -> str:
+        name = f"{self.name!r}, " if self.name else ""
+        return (f"AuditResult({name}claimed=({self.epsilon_claimed:g}, {self.delta:g}), "
+                f"epsilon_lower_bound={self.epsilon_lower_bound:.4g}, violation={self.violation}, "
+                f"trials={self.trials}, estimator={self.estimator!r}, attack={self.attack!r})")
+
+    def summary(self) -> str:
+        """A readable paragraph, statsmodels-style."""
+        verdict = "VIOLATION" if self.violation else "consistent with the claim"
+        if self.float_audit:
+            verdict = "float-unsafe at the claimed epsilon" if self.violation else "no floating-point leak found"
+        name = f"{self.name}: " if self.name else ""
+        lines = [
+            f"{name}{'floating-point ' if self.float_audit else ''}privacy audit -- {verdict}",
+            f"  claimed             : ({self.epsilon_claimed:g}, {self.delta:g})-DP",
+        ]
+        if self.accountant_epsilon:
+            tighter = ", ".join(f"{k.upper()} {v:.4g}" for k, v in sorted(self.accountant_epsilon.items()))
+            lines.append(f"  accountant epsilon  : {tighter} (dp_accounting, same delta)")
+        if math.isinf(self.epsilon_lower_bound):
+            bound = f"  epsilon lower bound : inf at {self.confidence:.1%} confidence"
+            if self.details.get("unbounded"):
+                bound += f" ({self.details['unbounded']})"
+        else:
+            bound = (f"  epsilon lower bound : {self.epsilon_lower_bound:.4f} at {self.confidence:.1%} confidence"
+                     f" ({self.epsilon_lower_bound / self.epsilon_claimed:.1%} of the claim)")
+        lines += [
+            bound,
+            f"  p-value (claim holds): {self.p_value:.3g}",
+            f"  trials              : {self.trials} per dataset ({self.n_evaluation} evaluated), seed {self.seed}",
+            f"  estimator           : {self.estimator} (attack {self.attack}, method {self.method})",
+            f"  event               : {self.event or 'none (no distinguishing event found)'}",
+            f"  TPR / FPR           : {self.tpr:.4g} / {self.fpr:.4g}"
+            f" (CP bounds {self.tpr_lower:.4g} / {self.fpr_upper:.4g}), AUROC {self.auroc:.3f}",
+            f"  wall time           : {self.wall_seconds:.2f} s",
+        ]
+        return "\n".join(lines)
+
+    def __str__(self) -> str:
+        return self.summary()
+
+
+def json_safe(value: Any) -> Any:
+    """``value`` with numpy scalars and arrays as Python numbers and lists, and non-finite floats as None.
+
+    Dict keys become strings and enum members their values, so ``json.dumps`` accepts the result.
+    """
+    if isinstance(value, dict):
+        return {str(k.value if isinstance(k, enum.Enum) else k): json_safe(x) for k, x in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [json_safe(x) for x in value]
+    if isinstance(value, np.ndarray):
+        return json_safe(value.tolist())
+    if isinstance(value, (np.bool_, bool)):
+        return bool(value)
+    if isinstance(value, enum.Enum):
+        return json_safe(value.value)
+    if isinstance(value, np.integer):
+        return int(value)
+    if isinstance(value, (float, np.floating)):
+        f = float(value)
+        return f if math.isfinite(f) else None
+    return value
