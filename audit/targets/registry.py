@@ -22,7 +22,7 @@ import numpy as np
 
 from privbound.audit.core import AuditResult, audit_mechanism
 from privbound.audit.one_run import OneRunResult, one_run_audit_target
-from privbound.learners.accounting import epsilon_of, make_accountant
+from privbound.learners.accounting import check_neighbouring, epsilon_of, make_accountant
 from privbound.learners.neighbouring import NeighbouringRelation
 
 __all__ = [
@@ -206,7 +206,7 @@ class Target:
         )
         return replace(
             result,
-            accountant_epsilon=accountant_epsilon(self.mechanism, self.delta),
+            accountant_epsilon=accountant_epsilon(self.mechanism, self.delta, self.neighbouring),
             details={**result.details, **self.audit_details()},
         )
 
@@ -312,11 +312,27 @@ def get_target(name: str) -> Target:
         raise KeyError(f"no target named {name!r}{hint}") from None
 
 
-def accountant_epsilon(mechanism: Any, delta: float) -> dict[str, float] | None:
+def _dp_event_relation(mechanism: Any, neighbouring: NeighbouringRelation) -> NeighbouringRelation:
+    """The relation ``mechanism.dp_event()`` is stated under: the relation of the mechanism's own guarantee when
+    it states one (a primitive's event is per unit of its query's sensitivity, ``BOUNDED_QUERY_CHANGE``, whichever
+    records the target's pair changes), the target's ``neighbouring`` otherwise."""
+    try:
+        guarantee = getattr(mechanism, "guarantee", None)
+    except ValueError:  # a learner whose parameters give no guarantee
+        return neighbouring
+    relation = getattr(guarantee, "neighbouring", None)
+    return relation if isinstance(relation, NeighbouringRelation) else neighbouring
+
+
+def accountant_epsilon(mechanism: Any, delta: float, neighbouring: NeighbouringRelation) -> dict[str, float] | None:
     """A second claim from dp_accounting (PLD and RDP) when the mechanism has a DpEvent.
 
-    Returns ``None`` when the mechanism describes no supported event.
+    ``neighbouring`` is the target's relation; the event is accounted under the relation it is stated
+    under (:func:`privbound.learners.accounting.accountant_relation`): the mechanism's own guarantee's
+    when it has one, else ``neighbouring``. Returns ``None`` when the mechanism describes no event an
+    accountant supports under that relation.
     """
+    check_neighbouring(neighbouring)
     if not hasattr(mechanism, "dp_event"):
         return None
     import dp_accounting
@@ -324,12 +340,13 @@ def accountant_epsilon(mechanism: Any, delta: float) -> dict[str, float] | None:
     event = mechanism.dp_event()
     if isinstance(event, dp_accounting.UnsupportedDpEvent):
         return None
+    relation = _dp_event_relation(mechanism, neighbouring)
     out: dict[str, float] = {}
     for key in ("pld", "rdp"):
         try:
-            if not make_accountant(key).supports(event):
+            if not make_accountant(key, neighbouring=relation).supports(event):
                 continue
-            eps = epsilon_of(event, delta if delta > 0 else 0.0, key)
+            eps = epsilon_of(event, delta if delta > 0 else 0.0, key, neighbouring=relation)
             if math.isfinite(eps):
                 out[key] = eps
         except Exception:  # an accountant that cannot handle delta = 0 etc.
