@@ -12,7 +12,7 @@ register targets; :mod:`privbound.audit.targets` does.
 
 from __future__ import annotations
 
-import difflib
+import functools
 import math
 import re
 from dataclasses import dataclass, field, replace
@@ -24,6 +24,7 @@ from privbound.audit.core import AuditResult, audit_mechanism
 from privbound.audit.one_run import OneRunResult, one_run_audit_target
 from privbound.learners.accounting import check_neighbouring, epsilon_of, make_accountant
 from privbound.learners.neighbouring import NeighbouringRelation
+from privbound.registry import Registry
 
 __all__ = [
     "Target",
@@ -247,7 +248,7 @@ class Target:
         # Object addresses in reprs (functions, lambdas) change from process to process.
         mech = re.sub(r" at 0x[0-9a-fA-F]+", "", repr(self.mechanism))
         return f"{self.name}-" + fingerprint(
-            self.name, mech, self.d0, self.d1, seed, chunk_size or DEFAULT_CHUNK_SIZE, code_version()
+            self.name, mech, self.d0, self.d1, seed, chunk_size or DEFAULT_CHUNK_SIZE, source_digest_of_audit_and_learners()
         )[:24]
 
     def record(self) -> dict[str, Any]:
@@ -267,49 +268,41 @@ class Target:
         }
 
 
-_CODE_VERSION: str | None = None
-
-
-def code_version() -> str:
-    """A digest of the audit and learners sources, part of every chunk-cache key.
-
-    A change to any mechanism or to the trial engine invalidates cached chunks.
+@functools.cache
+def source_digest_of_audit_and_learners() -> str:
+    """A digest of the sources of :mod:`privbound.audit` and :mod:`privbound.learners` (computed once per
+    process), part of every chunk-cache key: a change to any mechanism, learner or the trial engine
+    invalidates cached chunks.
     """
-    global _CODE_VERSION
-    if _CODE_VERSION is None:
-        from privbound import audit, learners
-        from privbound.audit.cache import source_digest
+    from privbound import audit, learners
+    from privbound.audit.cache import source_digest
 
-        _CODE_VERSION = source_digest(audit, learners)
-    return _CODE_VERSION
+    return source_digest(audit, learners)
 
 
-_TARGETS: dict[str, Target] = {}
+def _target_hint(close: list[str], names: list[str]) -> str:
+    return f"; did you mean {close}?" if close else "; see `privbound list`"
+
+
+_TARGETS: Registry[Target] = Registry(
+    Target, name_of=lambda t: t.name, type_error="target must be a privbound.audit.targets.Target",
+    duplicate_error="a target named {name!r} is already registered", missing_error="no target named {name!r}{hint}",
+    hint=_target_hint)
 
 
 def register_target(target: Target) -> Target:
     """Add a target; names are unique."""
-    if not isinstance(target, Target):
-        raise TypeError(f"target must be a privbound.audit.targets.Target, got {type(target).__name__}")
-    if target.name in _TARGETS:
-        raise ValueError(f"a target named {target.name!r} is already registered")
-    _TARGETS[target.name] = target
-    return target
+    return _TARGETS.register(target)
 
 
 def targets(family: str | None = None) -> list[Target]:
     """Registered targets in registration order, optionally of one family."""
-    return [t for t in _TARGETS.values() if family is None or t.family == family]
+    return _TARGETS.entries(None if family is None else lambda t: t.family == family)
 
 
 def get_target(name: str) -> Target:
     """The target called ``name``; ``KeyError`` listing close names otherwise."""
-    try:
-        return _TARGETS[name]
-    except KeyError:
-        close = difflib.get_close_matches(name, list(_TARGETS), n=3)
-        hint = f"; did you mean {close}?" if close else "; see `privbound list`"
-        raise KeyError(f"no target named {name!r}{hint}") from None
+    return _TARGETS.get(name)
 
 
 def _dp_event_relation(mechanism: Any, neighbouring: NeighbouringRelation) -> NeighbouringRelation:
