@@ -34,7 +34,7 @@ from pathlib import Path
 
 import numpy as np
 
-from privbound.audit.membership_targets import get_membership_target
+from privbound.audit.targets.membership import get_membership_target
 
 ATTACKS = ("lira-online", "lira-offline", "rmia-online", "rmia-offline", "loss")
 
@@ -108,7 +108,7 @@ def part_d(seeds, n_jobs, k=16) -> None:
 
 _RUN = textwrap.dedent("""
     import sys, json
-    from privbound.audit.membership_targets import get_membership_target
+    from privbound.audit.targets.membership import get_membership_target
     r = get_membership_target("digits-logreg").audit(n_reference=256, n_targets=8, seed=0, n_jobs=int(sys.argv[2]),
                                                      cache_dir=sys.argv[1])
     json.dump({k: v.tolist() for k, v in r.scores.items()}, open(sys.argv[3], "w"))

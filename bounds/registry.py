@@ -23,6 +23,8 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any, Callable, Mapping
 
+from privbound.registry import Registry
+
 __all__ = [
     "PAPERS",
     "ClaimKind",
@@ -206,39 +208,37 @@ class Claim:
         return float(self.formula(**params))
 
 
-_REGISTRY: dict[str, Claim] = {}
+def _claim_hint(close: list[str], names: list[str]) -> str:
+    return f"; did you mean {close}?" if close else ""
+
+
+_REGISTRY: Registry[Claim] = Registry(
+    Claim, name_of=lambda c: c.id, type_error="claim must be a privbound.bounds.registry.Claim",
+    duplicate_error="claim {name!r} is already registered", missing_error="no claim {name!r} is registered{hint}",
+    hint=_claim_hint)
 
 
 def register(claim: Claim) -> Claim:
     """Add ``claim`` to the registry; an id may be registered once."""
-    if claim.id in _REGISTRY:
-        raise ValueError(f"claim {claim.id!r} is already registered")
-    _REGISTRY[claim.id] = claim
-    return claim
+    return _REGISTRY.register(claim)
 
 
 def unregister(claim_id: str) -> None:
     """Remove a claim (used by tests that register deliberately false claims)."""
-    _REGISTRY.pop(claim_id, None)
+    if claim_id in _REGISTRY:
+        del _REGISTRY[claim_id]
 
 
 def claims(paper: str | None = None) -> list[Claim]:
     """All registered claims, sorted by id; optionally only those of one paper."""
     if paper is not None and paper not in PAPERS:
         raise ValueError(f"paper must be one of {PAPERS}, got {paper!r}")
-    return [c for k, c in sorted(_REGISTRY.items()) if paper is None or c.paper == paper]
+    return sorted(_REGISTRY.entries(None if paper is None else lambda c: c.paper == paper), key=lambda c: c.id)
 
 
 def get(claim_id: str) -> Claim:
     """The claim with this id; ``KeyError`` with close matches otherwise."""
-    try:
-        return _REGISTRY[claim_id]
-    except KeyError:
-        import difflib
-
-        close = difflib.get_close_matches(claim_id, list(_REGISTRY), n=3)
-        hint = f"; did you mean {close}?" if close else ""
-        raise KeyError(f"no claim {claim_id!r} is registered{hint}") from None
+    return _REGISTRY.get(claim_id)
 
 
 def evaluate(claim_id: str, **params: float) -> float:

@@ -47,7 +47,7 @@ def _status(target, result) -> str:
 
 def membership_plan(profile: str, names: Sequence[str] | None = None) -> list[str]:
     """The membership targets a nightly profile runs, in order (``names`` overrides; ``[]`` runs none)."""
-    from privbound.audit.membership_targets import membership_targets
+    from privbound.audit.targets.membership import membership_targets
 
     if names is not None:
         return list(names)
@@ -62,7 +62,7 @@ def run_membership(profile: str, names: Sequence[str] | None = None, *, seed: in
 
     ``before(name)`` is called as each audit starts, ``progress(record)`` as it finishes.
     """
-    from privbound.audit.membership_targets import get_membership_target
+    from privbound.audit.targets.membership import get_membership_target
 
     _, k, t = MEMBERSHIP_PROFILES[profile]
     records = []
@@ -236,7 +236,7 @@ def _int_at_least_two(text):
 
 def cmd_membership(args) -> int:
     """``privbound membership NAME``: 0 when the verdict is the expected one, 1 otherwise."""
-    from privbound.audit.membership_targets import get_membership_target, membership_targets
+    from privbound.audit.targets.membership import get_membership_target, membership_targets
     from privbound.reports.cli import _dask_backend
 
     if args.name == "list":

@@ -53,6 +53,7 @@ from privbound.learners.agnostic_halfspaces.dpsas import (
     dpsas_sigma,
 )
 from privbound.learners.agnostic_halfspaces.hermite import clip_features, hermite_features, n_features
+from privbound.learners.accounting import replace_one_noise_multiplier
 from privbound.learners.agnostic_halfspaces.proper import alg2_noise_multiplier, alg2_sigma, coefficient_release
 from privbound.learners.agnostic_halfspaces.regression import PrivatePolynomialRegression, alg1_release_batch
 from privbound.learners.agnostic_halfspaces.semi_agnostic import SemiAgnosticHalfspace, alg4_release_batch
@@ -96,11 +97,11 @@ class Alg2CoefficientRelease:
         return self.sample(data, rng, 1)[0]
 
     def dp_event(self):
-        # noise multiplier sigma / (4T/n) = sqrt(2 ln(1.25/delta)) / eps * factor/4
+        # sigma / (4T/n) = sqrt(2 ln(1.25/delta)) / eps * factor/4, per record under replace-one
         import dp_accounting
 
         z = alg2_noise_multiplier(self.epsilon, self.delta) * self.sensitivity_factor / 4.0
-        return dp_accounting.GaussianDpEvent(z)
+        return dp_accounting.GaussianDpEvent(replace_one_noise_multiplier(z))
 
 
 @dataclass(frozen=True)
@@ -131,7 +132,8 @@ class DpsasLabelMean:
     def dp_event(self):
         import dp_accounting
 
-        return dp_accounting.LaplaceDpEvent(1.0 / self.epsilon)  # scale (2/(eps m_0)) / sensitivity (2/m_0)
+        # scale (2/(eps m_0)) / sensitivity (2/m_0), per record under replace-one
+        return dp_accounting.LaplaceDpEvent(replace_one_noise_multiplier(1.0 / self.epsilon))
 
 
 @dataclass(frozen=True)
@@ -163,11 +165,12 @@ class DpsasGaussianStep:
         return self.sample(data, rng, 1)[0]
 
     def dp_event(self):
-        # sigma / (2L/m_0) = sqrt(2 ln(2/delta))/eps (times 1/L for the bug at the L of the pair; d = 4 -> L = 4)
+        # sigma / (2L/m_0) = sqrt(2 ln(2/delta))/eps (times 1/L for the bug at the L of the pair; d = 4 -> L = 4),
+        # per record under replace-one
         import dp_accounting
 
         z = dpsas_noise_multiplier(self.epsilon, self.delta)
-        return dp_accounting.GaussianDpEvent(z if self.with_L else z / 4.0)
+        return dp_accounting.GaussianDpEvent(replace_one_noise_multiplier(z if self.with_L else z / 4.0))
 
 
 def _projection_score(direction: np.ndarray):

@@ -12,7 +12,7 @@ register targets; :mod:`privbound.audit.targets` does.
 
 from __future__ import annotations
 
-import difflib
+import functools
 import math
 import re
 from dataclasses import dataclass, field, replace
@@ -24,8 +24,9 @@ from privbound.audit.core import audit_mechanism
 from privbound.audit.estimators import Estimator, resolve_estimator
 from privbound.audit.result import AuditResult
 from privbound.audit.one_run import OneRunResult, one_run_audit_target
-from privbound.learners.accounting import epsilon_of, make_accountant
+from privbound.learners.accounting import check_neighbouring, epsilon_of, make_accountant
 from privbound.learners.neighbouring import NeighbouringRelation
+from privbound.registry import Registry
 
 __all__ = [
     "Target",
@@ -216,7 +217,7 @@ class Target:
         )
         return replace(
             result,
-            accountant_epsilon=accountant_epsilon(self.mechanism, self.delta),
+            accountant_epsilon=accountant_epsilon(self.mechanism, self.delta, self.neighbouring),
             details={**result.details, **self.audit_details()},
         )
 
@@ -257,7 +258,7 @@ class Target:
         # Object addresses in reprs (functions, lambdas) change from process to process.
         mech = re.sub(r" at 0x[0-9a-fA-F]+", "", repr(self.mechanism))
         return f"{self.name}-" + fingerprint(
-            self.name, mech, self.d0, self.d1, seed, chunk_size or DEFAULT_CHUNK_SIZE, code_version()
+            self.name, mech, self.d0, self.d1, seed, chunk_size or DEFAULT_CHUNK_SIZE, source_digest_of_audit_and_learners()
         )[:24]
 
     def record(self) -> dict[str, Any]:
@@ -277,56 +278,64 @@ class Target:
         }
 
 
-_CODE_VERSION: str | None = None
-
-
-def code_version() -> str:
-    """A digest of the audit and learners sources, part of every chunk-cache key.
-
-    A change to any mechanism or to the trial engine invalidates cached chunks.
+@functools.cache
+def source_digest_of_audit_and_learners() -> str:
+    """A digest of the sources of :mod:`privbound.audit` and :mod:`privbound.learners` (computed once per
+    process), part of every chunk-cache key: a change to any mechanism, learner or the trial engine
+    invalidates cached chunks.
     """
-    global _CODE_VERSION
-    if _CODE_VERSION is None:
-        from privbound import audit, learners
-        from privbound.audit.cache import source_digest
+    from privbound import audit, learners
+    from privbound.audit.cache import source_digest
 
-        _CODE_VERSION = source_digest(audit, learners)
-    return _CODE_VERSION
+    return source_digest(audit, learners)
 
 
-_TARGETS: dict[str, Target] = {}
+def _target_hint(close: list[str], names: list[str]) -> str:
+    return f"; did you mean {close}?" if close else "; see `privbound list`"
+
+
+_TARGETS: Registry[Target] = Registry(
+    Target, name_of=lambda t: t.name, type_error="target must be a privbound.audit.targets.Target",
+    duplicate_error="a target named {name!r} is already registered", missing_error="no target named {name!r}{hint}",
+    hint=_target_hint)
 
 
 def register_target(target: Target) -> Target:
     """Add a target; names are unique."""
-    if not isinstance(target, Target):
-        raise TypeError(f"target must be a privbound.audit.targets.Target, got {type(target).__name__}")
-    if target.name in _TARGETS:
-        raise ValueError(f"a target named {target.name!r} is already registered")
-    _TARGETS[target.name] = target
-    return target
+    return _TARGETS.register(target)
 
 
 def targets(family: str | None = None) -> list[Target]:
     """Registered targets in registration order, optionally of one family."""
-    return [t for t in _TARGETS.values() if family is None or t.family == family]
+    return _TARGETS.entries(None if family is None else lambda t: t.family == family)
 
 
 def get_target(name: str) -> Target:
     """The target called ``name``; ``KeyError`` listing close names otherwise."""
+    return _TARGETS.get(name)
+
+
+def _dp_event_relation(mechanism: Any, neighbouring: NeighbouringRelation) -> NeighbouringRelation:
+    """The relation ``mechanism.dp_event()`` is stated under: the relation of the mechanism's own guarantee when
+    it states one (a primitive's event is per unit of its query's sensitivity, ``BOUNDED_QUERY_CHANGE``, whichever
+    records the target's pair changes), the target's ``neighbouring`` otherwise."""
     try:
-        return _TARGETS[name]
-    except KeyError:
-        close = difflib.get_close_matches(name, list(_TARGETS), n=3)
-        hint = f"; did you mean {close}?" if close else "; see `privbound list`"
-        raise KeyError(f"no target named {name!r}{hint}") from None
+        guarantee = getattr(mechanism, "guarantee", None)
+    except ValueError:  # a learner whose parameters give no guarantee
+        return neighbouring
+    relation = getattr(guarantee, "neighbouring", None)
+    return relation if isinstance(relation, NeighbouringRelation) else neighbouring
 
 
-def accountant_epsilon(mechanism: Any, delta: float) -> dict[str, float] | None:
+def accountant_epsilon(mechanism: Any, delta: float, neighbouring: NeighbouringRelation) -> dict[str, float] | None:
     """A second claim from dp_accounting (PLD and RDP) when the mechanism has a DpEvent.
 
-    Returns ``None`` when the mechanism describes no supported event.
+    ``neighbouring`` is the target's relation; the event is accounted under the relation it is stated
+    under (:func:`privbound.learners.accounting.accountant_relation`): the mechanism's own guarantee's
+    when it has one, else ``neighbouring``. Returns ``None`` when the mechanism describes no event an
+    accountant supports under that relation.
     """
+    check_neighbouring(neighbouring)
     if not hasattr(mechanism, "dp_event"):
         return None
     import dp_accounting
@@ -334,12 +343,13 @@ def accountant_epsilon(mechanism: Any, delta: float) -> dict[str, float] | None:
     event = mechanism.dp_event()
     if isinstance(event, dp_accounting.UnsupportedDpEvent):
         return None
+    relation = _dp_event_relation(mechanism, neighbouring)
     out: dict[str, float] = {}
     for key in ("pld", "rdp"):
         try:
-            if not make_accountant(key).supports(event):
+            if not make_accountant(key, neighbouring=relation).supports(event):
                 continue
-            eps = epsilon_of(event, delta if delta > 0 else 0.0, key)
+            eps = epsilon_of(event, delta if delta > 0 else 0.0, key, neighbouring=relation)
             if math.isfinite(eps):
                 out[key] = eps
         except Exception:  # an accountant that cannot handle delta = 0 etc.

@@ -30,6 +30,7 @@ from privbound.bounds.checks import CheckContext, CheckResult
 from privbound.learners.agnostic_halfspaces.common import exp_mech_log_probabilities
 from privbound.learners.agnostic_halfspaces.hermite import hermite_1d
 from privbound.learners.mechanisms import gaussian_delta
+from privbound.learners.neighbouring import NeighbouringRelation
 
 __all__ = [
     "CHUNK",
@@ -172,15 +173,18 @@ def gaussian_delta_mu(epsilon: float, mu: float) -> float:
 
 
 def pld_delta(epsilon: float, noise_multiplier: float) -> float:
-    """The same curve from dp_accounting's PLD accountant (a second, independent computation)."""
+    """The same curve from dp_accounting's PLD accountant (a second, independent computation): a shift by the
+    sensitivity, the relation ``BOUNDED_QUERY_CHANGE``."""
     import dp_accounting
 
-    return delta_of(dp_accounting.GaussianDpEvent(noise_multiplier), epsilon, "pld")
+    return delta_of(dp_accounting.GaussianDpEvent(noise_multiplier), epsilon, "pld",
+                    neighbouring=NeighbouringRelation.BOUNDED_QUERY_CHANGE)
 
 
 def pld_epsilon(event, delta: float) -> float:
-    """epsilon at ``delta`` of a ``DpEvent`` by dp_accounting's PLD accountant."""
-    return epsilon_of(event, delta, "pld")
+    """epsilon at ``delta`` of a learner's ``DpEvent`` by dp_accounting's PLD accountant, under replace-one (the
+    relation of the paper's guarantees)."""
+    return epsilon_of(event, delta, "pld", neighbouring=NeighbouringRelation.REPLACE_ONE)
 
 
 def gm_calibration(ctx: CheckContext, sigma_over_sens: Callable[[float, float], float], eps_grid, delta_grid,

@@ -27,6 +27,7 @@ from privbound.bounds.robust_halfspaces.formulas import (
 )
 from privbound.learners.mechanisms import GaussianMechanism, gaussian_delta
 from privbound.learners.accounting import epsilon_of
+from privbound.learners.neighbouring import NeighbouringRelation
 from privbound.learners.robust_halfspaces.perceptron import algorithm1_dp_event
 
 __all__ = [
@@ -50,6 +51,8 @@ def _classic_gaussian_sigma(epsilon: float, delta: float) -> float:
 
 # --------------------------------------------------------------------------- Lemma 19
 
+# Algorithm 1's guarantee (and every event accounted here) is stated under add/remove.
+_ADD_REMOVE = NeighbouringRelation.ADD_OR_REMOVE_ONE
 _L19_GRID = [(eps, delta, T) for eps in (0.05, 0.5, 0.99) for delta in (1e-10, 1e-5, 0.01, 0.5) for T in (2, 10, 100, 10**4, 10**6, 6 * 10**8)]
 
 
@@ -171,9 +174,9 @@ def check_lemma19_accountants(ctx: C.CheckContext) -> C.CheckResult:
         P = lemma19_accounting(eps, delta, T)
         joint = algorithm1_dp_event(P["p"], P["sigma"], P["b"], T)
         gauss = algorithm1_dp_event(P["p"], P["sigma"], None, T)
-        rdp = epsilon_of(joint, delta, "rdp")
-        pld = epsilon_of(joint, delta, "pld", pld_discretization=max(1e-5, min(1e-4, P["epsilon_acc"] / 1000)))
-        ref = epsilon_of(gauss, delta, "rdp")
+        rdp = epsilon_of(joint, delta, "rdp", neighbouring=_ADD_REMOVE)
+        pld = epsilon_of(joint, delta, "pld", neighbouring=_ADD_REMOVE, pld_discretization=max(1e-5, min(1e-4, P["epsilon_acc"] / 1000)))
+        ref = epsilon_of(gauss, delta, "rdp", neighbouring=_ADD_REMOVE)
         lower = gaussian_only_epsilon_lower(P["p"], P["sigma"], T, delta, 1e-6)
         acc = min(rdp, pld)
         rows.append(dict(epsilon=eps, delta=delta, T=T, epsilon_acc=P["epsilon_acc"], rdp=rdp, pld=pld,
@@ -230,10 +233,10 @@ def check_lemma20_accountants(ctx: C.CheckContext) -> C.CheckResult:
         sig = analytic_gaussian_sigma_independent(e0, d0)
         gau = E.PoissonSampledDpEvent(p, E.GaussianDpEvent(sig))
         iv = min(1e-4, claim / 1000)
-        rows.append(dict(p=p, epsilon_0=e0, delta_0=d0, claim=claim, pld_laplace=epsilon_of(lap, p * d0, "pld", pld_discretization=iv),
-                         pld_gaussian=epsilon_of(gau, p * d0, "pld", pld_discretization=iv),
+        rows.append(dict(p=p, epsilon_0=e0, delta_0=d0, claim=claim, pld_laplace=epsilon_of(lap, p * d0, "pld", neighbouring=_ADD_REMOVE, pld_discretization=iv),
+                         pld_gaussian=epsilon_of(gau, p * d0, "pld", neighbouring=_ADD_REMOVE, pld_discretization=iv),
                          # RDP's fractional-order series does not converge for large p; report it for p <= 0.1 only
-                         rdp_gaussian=epsilon_of(gau, p * d0, "rdp") if p <= 0.1 else None))
+                         rdp_gaussian=epsilon_of(gau, p * d0, "rdp", neighbouring=_ADD_REMOVE) if p <= 0.1 else None))
     observed = min(r["claim"] / max(r["pld_laplace"], r["pld_gaussian"]) for r in rows)
     return C.inequality(observed, 1.0, sense=">=", grid=rows, looseness=observed)
 
@@ -265,8 +268,8 @@ def check_lemma21_accountants(ctx: C.CheckContext) -> C.CheckResult:
         lap = E.SelfComposedDpEvent(E.LaplaceDpEvent(1 / e0), T)
         gau = E.SelfComposedDpEvent(E.GaussianDpEvent(analytic_gaussian_sigma_independent(e0, d0)), T)
         rows.append(dict(T=T, epsilon_0=e0, delta_0=d0, claim=claim, optimal_composition=worst,
-                         pld_laplace=epsilon_of(lap, target, "pld"), rdp_laplace=epsilon_of(lap, target, "rdp"),
-                         pld_gaussian=epsilon_of(gau, target, "pld"), rdp_gaussian=epsilon_of(gau, target, "rdp")))
+                         pld_laplace=epsilon_of(lap, target, "pld", neighbouring=_ADD_REMOVE), rdp_laplace=epsilon_of(lap, target, "rdp", neighbouring=_ADD_REMOVE),
+                         pld_gaussian=epsilon_of(gau, target, "pld", neighbouring=_ADD_REMOVE), rdp_gaussian=epsilon_of(gau, target, "rdp", neighbouring=_ADD_REMOVE)))
     observed = min(r["claim"] / max(r["optimal_composition"], r["pld_laplace"], r["pld_gaussian"]) for r in rows)
     loos = [r["claim"] / r["optimal_composition"] for r in rows]
     return C.inequality(observed, 1.0, sense=">=", grid=rows, looseness_vs_optimal_composition=[min(loos), max(loos)])

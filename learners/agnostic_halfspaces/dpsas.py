@@ -24,6 +24,7 @@ from scipy import stats
 from sklearn.base import BaseEstimator, ClassifierMixin
 
 from privbound.learners.agnostic_halfspaces.common import HalfspaceClassifierMixin, as_generator, check_xy
+from privbound.learners.accounting import replace_one_noise_multiplier
 from privbound.learners.mechanisms import PrivacyGuarantee
 from privbound.learners.neighbouring import NeighbouringRelation
 from privbound._validation import Interval, StrOptions, check_int, check_real, validate_parameters
@@ -278,10 +279,11 @@ class DPSAS(HalfspaceClassifierMixin, ClassifierMixin, BaseEstimator):
         return self
 
     def dp_event(self):
-        """The worst single part: a Gaussian step (noise multiplier sigma m_0/(2L))."""
+        """The worst single part: a Gaussian step under replace-one (sigma / (2L/m_0), per record)."""
         import dp_accounting
 
-        return dp_accounting.GaussianDpEvent(self.sigma_ * self.batch_size_ / (2 * self.clip_norm_))
+        return dp_accounting.GaussianDpEvent(
+            replace_one_noise_multiplier(self.sigma_ * self.batch_size_ / (2 * self.clip_norm_)))
 
 
 # ====================================================================== batched end-to-end releases

@@ -30,6 +30,7 @@ from privbound.learners.agnostic_halfspaces.common import (
     sphere_cover,
 )
 from privbound.learners.agnostic_halfspaces.hermite import clip_features, gradient_matrix, hermite_features, n_features
+from privbound.learners.accounting import replace_one_noise_multiplier
 from privbound.learners.mechanisms import PrivacyGuarantee
 from privbound.learners.neighbouring import NeighbouringRelation
 from privbound._validation import Interval, StrOptions, check_finite_array, check_int, validate_parameters
@@ -203,10 +204,10 @@ class PrivateProperHalfspace(ClassifierMixin, BaseEstimator):
         return self
 
     def dp_event(self):
-        """The coefficient release as a Gaussian event (noise multiplier sigma / (4T/n))."""
+        """The coefficient release as a Gaussian event under replace-one (sigma / (4T/n), per record)."""
         import dp_accounting
 
-        return dp_accounting.GaussianDpEvent(self.sigma_ / self.sensitivity_)
+        return dp_accounting.GaussianDpEvent(replace_one_noise_multiplier(self.sigma_ / self.sensitivity_))
 
     def decision_function(self, X):
         return check_finite_array(X, "X", ndim=2) @ self.w_ + self.b_

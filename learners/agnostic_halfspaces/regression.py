@@ -31,6 +31,7 @@ from privbound.learners.agnostic_halfspaces.common import (
     sign,
 )
 from privbound.learners.agnostic_halfspaces.hermite import MonomialBasis, clip_features, hermite_features, n_features
+from privbound.learners.accounting import replace_one_noise_multiplier
 from privbound.learners.mechanisms import PrivacyGuarantee
 from privbound.learners.neighbouring import NeighbouringRelation
 from privbound._validation import Interval, StrOptions, check_finite_array, check_int, validate_parameters
@@ -163,7 +164,7 @@ class PrivatePolynomialRegression(ClassifierMixin, BaseEstimator):
        iterate is returned. Accounting: K adaptive Gaussian steps of noise multiplier z are exactly
        (sqrt(K)/z)-GDP (Dong, Roth & Su 2019, Cor. 3.3), so ``sigma_g = Delta sqrt(K) s(eps, delta)``
        with ``s`` = ``dp_accounting.get_sigma_gaussian`` is exactly (eps, delta)-DP; ``dp_event()``
-       describes it as ``SelfComposed(Gaussian(z), K)`` for the PLD/RDP accountants.
+       describes it as ``SelfComposed(Gaussian(z), K)`` under replace-one for the PLD accountant.
        **Achieved rate** (standard projected-subgradient analysis, step ``R/sqrt(K (T^2 + D sigma_g^2))``):
        ``E[L^(v_bar)] - min L^ <= R T sqrt(1/K + 4 D s^2 / n_0^2)`` (``excess_risk_bound_``), i.e.
        ``O(T R sqrt(D log(1/delta))/(n_0 eps))`` once ``K >= n_0^2/(4 D s^2)`` -- Lemma B.4's rate with
@@ -300,11 +301,12 @@ class PrivatePolynomialRegression(ClassifierMixin, BaseEstimator):
         return self
 
     def dp_event(self):
-        """The per-block ERM as ``SelfComposed(Gaussian(z), K)`` (the neighbour lies in one part only)."""
+        """The per-block ERM as ``SelfComposed(Gaussian(z), K)`` under replace-one, z the per-record form of
+        ``erm_noise_multiplier_`` (the neighbour lies in one part only)."""
         import dp_accounting
 
         return dp_accounting.SelfComposedDpEvent(
-            dp_accounting.GaussianDpEvent(self.erm_noise_multiplier_), self.erm_iterations_)
+            dp_accounting.GaussianDpEvent(replace_one_noise_multiplier(self.erm_noise_multiplier_)), self.erm_iterations_)
 
     def decision_function(self, X):
         X = check_finite_array(X, "X", ndim=2)

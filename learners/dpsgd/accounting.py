@@ -18,6 +18,7 @@ import functools
 from typing import Any
 
 from privbound.learners.accounting import ACCOUNTANTS, calibrate_noise, epsilon_of
+from privbound.learners.neighbouring import NeighbouringRelation
 from privbound._validation import check_delta, check_epsilon, check_int, check_probability, check_real
 
 __all__ = ["PLD_STEP", "dpsgd_dp_event", "dpsgd_epsilon", "calibrate_noise_multiplier"]
@@ -25,6 +26,8 @@ __all__ = ["PLD_STEP", "dpsgd_dp_event", "dpsgd_epsilon", "calibrate_noise_multi
 # Discretisation of the privacy-loss distribution used to calibrate and to state DP-SGD's claim
 # (pessimistic: the epsilon it reports is an upper bound).
 PLD_STEP = 1e-3
+# The relation DP-SGD's guarantee is stated under (the sum's sensitivity is C under add/remove).
+_RELATION = NeighbouringRelation.ADD_OR_REMOVE_ONE
 
 
 def dpsgd_dp_event(sampling_rate: float, noise_multiplier: float, steps: int) -> Any:
@@ -52,7 +55,7 @@ def dpsgd_epsilon(sampling_rate: float, noise_multiplier: float, steps: int, del
     """epsilon at ``delta`` of ``steps`` DP-SGD steps by the named accountant (PLD at discretisation :data:`PLD_STEP`)."""
     delta = check_delta(delta)
     return epsilon_of(dpsgd_dp_event(sampling_rate, noise_multiplier, steps), delta, _check_accountant(accountant),
-                      pld_discretization=PLD_STEP)
+                      neighbouring=_RELATION, pld_discretization=PLD_STEP)
 
 
 @functools.lru_cache(maxsize=256)
@@ -68,4 +71,4 @@ def calibrate_noise_multiplier(epsilon: float, delta: float, sampling_rate: floa
     T = check_int(steps, "steps", low=1)
     _check_accountant(accountant)
     return calibrate_noise(lambda sigma: dpsgd_dp_event(q, sigma, T), epsilon, delta, accountant,
-                           pld_discretization=PLD_STEP, lowest=1e-2)
+                           neighbouring=_RELATION, pld_discretization=PLD_STEP, lowest=1e-2)

@@ -203,7 +203,7 @@ def calibrate_gaussian_noise(epsilon: float, delta: float, p: float, T: int, acc
     epsilon = check_epsilon(epsilon)
     delta = check_delta(delta)
     return calibrate_noise(lambda s: algorithm1_dp_event(p, s, None, T, repeats), epsilon, delta, accountant,
-                           pld_discretization=PLD_STEP)
+                           neighbouring=_ADD_REMOVE, pld_discretization=PLD_STEP)
 
 
 # --------------------------------------------------------------------------- Perceptron
@@ -472,7 +472,7 @@ class DPBatchPerceptron:
         if P.source.startswith("free"):
             if P.sigma <= 0 or (P.stopping and not P.b):
                 raise ValueError("no privacy guarantee: noise_std (and laplace_scale with the stopping test) must be > 0")
-            e = epsilon_of(event, delta, self.accountant, pld_discretization=PLD_STEP)
+            e = epsilon_of(event, delta, self.accountant, neighbouring=_ADD_REMOVE, pld_discretization=PLD_STEP)
             return PrivacyGuarantee(e, delta, _ADD_REMOVE, f"dp_accounting {self.accountant} on the DpEvent (free parameters)", event)
         if P.stopping:
             return PrivacyGuarantee(eps, delta, _ADD_REMOVE,
@@ -651,7 +651,7 @@ class OneVsRestDPPerceptron:
                 params["noise_std"] = calibrate_gaussian_noise(eps, delta, P.p, P.T, base.accountant, K)
             per = dict(epsilon=eps, delta=delta)
             event = algorithm1_dp_event(P.p, params["noise_std"], None, P.T, K)
-            total = epsilon_of(event, delta, base.accountant, pld_discretization=PLD_STEP)
+            total = epsilon_of(event, delta, base.accountant, neighbouring=_ADD_REMOVE, pld_discretization=PLD_STEP)
             self.guarantee_ = PrivacyGuarantee(total, delta, _ADD_REMOVE,
                                                f"dp_accounting {base.accountant}: {K} classes x {P.T} subsampled Gaussian steps", event)
         else:

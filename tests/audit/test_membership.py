@@ -16,6 +16,8 @@ from sklearn.linear_model import LogisticRegression
 
 import privbound
 from privbound.audit import membership as mem
+from privbound.audit.membership import attacks as mem_attacks
+from privbound.audit.membership import game as mem_game
 from privbound.audit.membership import (
     MembershipGame,
     attack_metrics,
@@ -29,7 +31,7 @@ from privbound.audit.membership import (
     rmia_scores,
     train_models,
 )
-from privbound.audit.membership_targets import RandomizedResponseMemoriser
+from privbound.audit.targets.membership import RandomizedResponseMemoriser
 from privbound.learners.neighbouring import NeighbouringRelation as NR
 
 
@@ -69,7 +71,7 @@ def test_model_statistics_multiclass_uses_the_other_classes_mass():
     log_p, phi = model_statistics(Fixed(), np.zeros((3, 1)), np.array([0, 1, 7]))
     np.testing.assert_allclose(log_p[:2], np.log([0.5, 0.3]))
     np.testing.assert_allclose(phi[:2], [np.log(0.5 / 0.5), np.log(0.3 / 0.7)])
-    assert phi[2] == -mem._LOGIT_CAP  # a label the model never saw: probability 0, phi capped
+    assert phi[2] == -mem_game._LOGIT_CAP  # a label the model never saw: probability 0, phi capped
 
 
 def test_model_statistics_margin_classifiers_use_labels_minus_one_plus_one():
@@ -114,7 +116,7 @@ def test_online_lira_is_the_gaussian_log_likelihood_ratio():
 def test_lira_fixed_variance_pools_within_record_variances_and_fills_missing_sides():
     keep = np.array([[1, 0], [1, 0], [0, 0], [0, 0]], bool)  # record 1 has no IN reference
     ref = np.array([[1.0, 0.0], [3.0, 2.0], [0.0, 4.0], [2.0, 6.0]])
-    mu_in, s_in, mu_out, s_out = mem._gaussian_fits(ref, keep, fixed_variance=True)
+    mu_in, s_in, mu_out, s_out = mem_attacks._gaussian_fits(ref, keep, fixed_variance=True)
     assert mu_in[0] == 2.0 and mu_out[0] == 1.0
     assert mu_out[1] == pytest.approx(3.0) and mu_in[1] == pytest.approx(3.0 + (2.0 - 1.0))  # shift of record 0
     # pooled within-record sd of the OUT side: sum of squares (2 + 20) over dof (1 + 3)
@@ -138,7 +140,7 @@ def test_rmia_score_counts_population_records_below_the_likelihood_ratio():
 def test_rmia_offline_uses_the_linear_approximation_of_pr_x():
     ref = np.log(np.array([[0.4], [0.6]]))
     keep = np.array([[0], [0]], bool)
-    px = mem._mean_p(np.exp(ref), keep, online=False, a=0.5)
+    px = mem_attacks._mean_p(np.exp(ref), keep, online=False, a=0.5)
     assert px[0] == pytest.approx(0.5 * (1.5 * 0.5 + 0.5))
 
 
@@ -248,7 +250,7 @@ def test_same_seed_same_result_and_interrupted_run_resumes_identically(small_dat
     again = membership_audit(_logreg(), X, y, **kw)
     assert json.dumps(clean.to_dict(include_scores=True)["scores"]) == json.dumps(again.to_dict(include_scores=True)["scores"])
 
-    real_fit, calls = mem._fit_model, {"n": 0}
+    real_fit, calls = mem_game._fit_model, {"n": 0}
 
     def flaky(*args):
         calls["n"] += 1
@@ -256,7 +258,7 @@ def test_same_seed_same_result_and_interrupted_run_resumes_identically(small_dat
             raise KeyboardInterrupt
         return real_fit(*args)
 
-    monkeypatch.setattr(mem, "_fit_model", flaky)
+    monkeypatch.setattr(mem_game, "_fit_model", flaky)
     with pytest.raises(KeyboardInterrupt):
         membership_audit(_logreg(), X, y, cache_dir=str(tmp_path), **kw)
     calls["n"] = -10**9  # no more interruptions; count the fits of the resumed run
@@ -291,7 +293,7 @@ def test_result_fields_summary_and_json(small_data):
 
 
 def test_the_claim_is_read_from_the_estimator_guarantee():
-    from privbound.audit.membership_targets import _sign_labelled
+    from privbound.audit.targets.membership import _sign_labelled
 
     data = _sign_labelled(200)
     r = membership_audit(RandomizedResponseMemoriser(2.0), data.X, data.y, n_reference=4, n_targets=2,
@@ -331,7 +333,7 @@ SOUND_SEEDS = 20
 def test_dp_batch_perceptron_at_its_claim_is_never_flagged():
     # Error rate: each run's bound is valid at confidence 1 - 1e-3/20, so by a union bound the test fails a
     # correct learner with probability at most 1e-3 (the learner's noise is calibrated by dp_accounting).
-    from privbound.audit.membership_targets import get_membership_target
+    from privbound.audit.targets.membership import get_membership_target
 
     t = get_membership_target("batch-perceptron")
     bounds = [t.audit(n_reference=8, n_targets=8, seed=s, confidence=1 - 1e-3 / SOUND_SEEDS).epsilon_lower_bound
@@ -343,7 +345,7 @@ def test_exactly_private_model_exceeds_its_claim_at_most_at_the_nominal_rate():
     # Randomized response on membership is exactly 1-DP and the best attack's precision is the one-run
     # bound's worst case, so the bound can come close to the claim. Each run holds at 95%; the rate of
     # runs above the claim is tested against 5% by the session's budgeted binomial test.
-    from privbound.audit.membership_targets import get_membership_target
+    from privbound.audit.targets.membership import get_membership_target
     from privbound.audit.pytest_plugin import assert_rate_at_most
 
     t = get_membership_target("randomized-response-eps1")
@@ -357,7 +359,7 @@ def test_exactly_private_model_exceeds_its_claim_at_most_at_the_nominal_rate():
 def test_planted_bugs_are_flagged(name):
     # Power, not a guarantee: at seed 0 the bounds are 4.3 (noise / 100) and 2.8 (epsilon 3 answering for 1)
     # against a claim of 1, far above it.
-    from privbound.audit.membership_targets import get_membership_target
+    from privbound.audit.targets.membership import get_membership_target
 
     t = get_membership_target(name)
     r = t.audit(seed=0)
@@ -367,7 +369,7 @@ def test_planted_bugs_are_flagged(name):
 def test_agnostic_learner_at_its_claim_is_not_flagged_under_replace_one():
     # One run at 95%: a correct learner fails it with probability at most 5% by the bound's validity; at seed 0
     # the bound is 0 (the attack sees nothing at epsilon 0.5), far from the claim.
-    from privbound.audit.membership_targets import get_membership_target
+    from privbound.audit.targets.membership import get_membership_target
 
     t = get_membership_target("agnostic-proper")
     r = t.audit(n_reference=8, n_targets=8, seed=0)
@@ -381,7 +383,7 @@ DLW_TARGETS = {"dp-winnow": (4.0, 0.0), "dp-winnow-nonprivate": (None, None), "g
 
 
 def test_decision_lists_winnow_targets_are_listed_with_their_claim_and_relation():
-    from privbound.audit import membership_targets as mt
+    from privbound.audit.targets import membership as mt
 
     recs = {t.name: t.record() for t in mt.membership_targets()}
     for name, (eps, delta) in DLW_TARGETS.items():
@@ -401,7 +403,7 @@ def test_a_small_audit_of_each_decision_lists_winnow_target_stays_below_its_clai
     # Deterministic at seed 0. For the private targets the bound holds at 95% for a correct learner; at
     # seed 0 the bounds are 0 (claims 4 and 1), and 0 and 0.14 for the non-private counterparts.
     from privbound.audit.membership import MembershipResult
-    from privbound.audit.membership_targets import get_membership_target
+    from privbound.audit.targets.membership import get_membership_target
 
     t = get_membership_target(name)
     r = t.audit(n_reference=8, n_targets=4, seed=0)
@@ -415,7 +417,7 @@ def test_a_small_audit_of_each_decision_lists_winnow_target_stays_below_its_clai
 def test_the_decision_lists_winnow_learners_at_their_claims_are_never_flagged(name):
     # Error rate: each run's bound is valid at confidence 1 - 1e-3/20, so by a union bound the test fails a
     # correct learner with probability at most 1e-3 (about 0.7 s per target; every bound at seeds 0-19 is 0).
-    from privbound.audit.membership_targets import get_membership_target
+    from privbound.audit.targets.membership import get_membership_target
 
     t = get_membership_target(name)
     bounds = [t.audit(n_reference=8, n_targets=8, seed=s, confidence=1 - 1e-3 / SOUND_SEEDS).epsilon_lower_bound
@@ -424,7 +426,7 @@ def test_the_decision_lists_winnow_learners_at_their_claims_are_never_flagged(na
 
 
 def test_the_winnow_wrappers_are_deterministic_given_random_state_and_run_one_seeded_pass():
-    from privbound.audit.membership_targets import DPWinnowClassifier, WinnowClassifier, _disjunction_records
+    from privbound.audit.targets.membership import DPWinnowClassifier, WinnowClassifier, _disjunction_records
     from privbound.learners.decision_lists_winnow.winnow import DPWinnow, Winnow
 
     data = _disjunction_records(n_pool=120, n_population=10)
@@ -446,7 +448,7 @@ def test_the_winnow_wrappers_are_deterministic_given_random_state_and_run_one_se
 
 
 def test_dp_winnow_wrapper_states_replace_one_and_the_game_must_match():
-    from privbound.audit.membership_targets import DPWinnowClassifier, _disjunction_records
+    from privbound.audit.targets.membership import DPWinnowClassifier, _disjunction_records
 
     data = _disjunction_records(n_pool=60, n_population=20)
     with pytest.raises(ValueError, match="guarantee is stated for replace-one"):
@@ -455,7 +457,7 @@ def test_dp_winnow_wrapper_states_replace_one_and_the_game_must_match():
 
 
 def test_first_cover_margin_is_the_first_firing_rule_bit_scaled_by_its_position():
-    from privbound.audit.membership_targets import (
+    from privbound.audit.targets.membership import (
         DPGreedyCoverClassifier,
         RivestClassifier,
         _decision_list_records,
@@ -484,7 +486,7 @@ def test_first_cover_margin_is_the_first_firing_rule_bit_scaled_by_its_position(
 @pytest.mark.slow
 def test_lira_with_64_reference_models_beats_the_loss_threshold_3x_at_low_fpr():
     # Observed at seeds 0-2 (benchmarks/membership.py, part B): 20.9x, 11.7x, 18.1x; a wide margin over 3x.
-    from privbound.audit.membership_targets import get_membership_target
+    from privbound.audit.targets.membership import get_membership_target
 
     t = get_membership_target("digits-logreg")
     for seed in range(3):
@@ -495,7 +497,7 @@ def test_lira_with_64_reference_models_beats_the_loss_threshold_3x_at_low_fpr():
 @pytest.mark.slow
 @pytest.mark.parametrize("k", [4, 8, 16])
 def test_rmia_matches_or_beats_offline_lira_with_few_reference_models(k):
-    from privbound.audit.membership_targets import get_membership_target
+    from privbound.audit.targets.membership import get_membership_target
 
     r = get_membership_target("digits-logreg").audit(n_reference=k, n_targets=8, seed=0)
     assert r.attack("rmia-offline").tpr_at(1e-3) >= r.attack("lira-offline").tpr_at(1e-3)

@@ -46,10 +46,10 @@ def test_membership_command_prints_the_summary_and_exit_status(capsys, tmp_path)
 def test_membership_command_exits_1_when_a_planted_bug_is_missed(capsys, monkeypatch):
     from dataclasses import replace
 
-    from privbound.audit import membership_targets as mt
+    from privbound.audit.targets import membership as mt
 
     bug = mt.get_membership_target(RR[1])
-    monkeypatch.setitem(mt._TARGETS, RR[1], replace(bug, make_estimator=lambda: mt.RandomizedResponseMemoriser(1.0)))
+    monkeypatch.setitem(mt.MEMBERSHIP_TARGETS, RR[1], replace(bug, make_estimator=lambda: mt.RandomizedResponseMemoriser(1.0)))
     code, out, _ = run(capsys, "membership", RR[1], "--reference-models", "4", "--targets", "4")
     assert code == 1 and "MISSED" in out
 
@@ -91,14 +91,14 @@ def test_a_restricted_nightly_runs_no_membership_audit_and_a_missed_bug_fails_th
 
 
 def test_an_error_in_one_membership_target_is_recorded(monkeypatch):
-    from privbound.audit import membership_targets as mt
+    from privbound.audit.targets import membership as mt
 
     def boom():
         raise RuntimeError("no data")
 
     from dataclasses import replace
 
-    monkeypatch.setitem(mt._TARGETS, RR[0], replace(mt.get_membership_target(RR[0]), load_data=boom))
+    monkeypatch.setitem(mt.MEMBERSHIP_TARGETS, RR[0], replace(mt.get_membership_target(RR[0]), load_data=boom))
     recs = run_membership("smoke", [RR[0]])
     assert recs[0]["status"] == "error" and "no data" in recs[0]["error"]
     assert "error" in membership_section_html(recs)

@@ -88,7 +88,7 @@ def test_accountant_epsilon_of_laplace_is_its_epsilon():
     # (At delta = 0 dp_accounting's PLD returns inf for Laplace, and accountant_epsilon
     # returns None: a limitation of the accountant, not tested here.)
     t = get_target("laplace-eps1")
-    acc = accountant_epsilon(t.mechanism, 1e-9)
+    acc = accountant_epsilon(t.mechanism, 1e-9, t.neighbouring)
     assert acc is not None and isinstance(t, Target)
     assert acc["pld"] == pytest.approx(1.0, abs=1e-2)
     assert acc["rdp"] >= acc["pld"] - 1e-9

@@ -103,8 +103,9 @@ def test_schedule_threshold_and_band_pinned():
 
 def test_dp_event_is_the_gaussian_step_with_sensitivity_2L():
     # DPSAS's dp_event: one Gaussian step of noise multiplier sigma / (2L/m_0) = sqrt(2 ln(2/delta))/eps;
-    # with delta = 2 e^-8 and eps = 0.5 that is 8 (hand value above), whatever d and m_0.
+    # with delta = 2 e^-8 and eps = 0.5 that is 8 (hand value above), whatever d and m_0; stated per record under
+    # replace-one (dp_accounting's multiplier: noise over one record's bound L/m_0, twice that).
     X = np.random.default_rng(0).standard_normal((400, 3))
     y = np.where(X[:, 0] > 0, 1.0, -1.0)
     m = DPSAS(eta=0.2, epsilon=0.5, delta=2 * math.exp(-8), random_state=0).fit(X, y)
-    assert m.dp_event().noise_multiplier == pytest.approx(8.0, rel=1e-12)
+    assert m.dp_event().noise_multiplier == pytest.approx(2 * 8.0, rel=1e-12)

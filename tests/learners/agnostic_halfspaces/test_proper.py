@@ -85,9 +85,10 @@ def test_degree_and_dp_event_pinned():
     assert alg2_degree(0.2, 0.5, 4.0) == 400 and alg2_degree(0.45, 1.0) == 5
     # sigma = 4 T sqrt(2 ln(1.25/delta))/(eps n): delta = 1.25 e^-2 -> sqrt(4) = 2; T = 3, eps = 0.5, n = 100: 0.48
     assert alg2_sigma(3.0, 0.5, 1.25 * math.exp(-2), 100) == pytest.approx(0.48)
-    # the fitted learner's dp_event: noise multiplier sigma / (4T/n) = sqrt(2 ln(1.25/delta))/eps = 2/0.5 = 4
+    # the fitted learner's dp_event: sigma / (4T/n) = sqrt(2 ln(1.25/delta))/eps = 2/0.5 = 4, stated per record
+    # under replace-one (dp_accounting's multiplier: noise over one record's bound 2T/n, twice that)
     X = np.random.default_rng(0).standard_normal((400, 2))
     y = np.where(X[:, 0] > 0, 1.0, -1.0)
     m = PrivateProperHalfspace(degree=2, epsilon=0.5, delta=1.25 * math.exp(-2), random_state=0).fit(X, y)
-    assert m.dp_event().noise_multiplier == pytest.approx(4.0, rel=1e-12)
+    assert m.dp_event().noise_multiplier == pytest.approx(2 * 4.0, rel=1e-12)
     assert m.sensitivity_ == pytest.approx(4 * m.clip_radius_ / 400)

@@ -8,23 +8,24 @@ import math
 import dp_accounting
 import numpy as np
 import pytest
-from dp_accounting.pld import pld_privacy_accountant
 from sklearn.base import clone
 
+from privbound.learners.accounting import epsilon_of
 from privbound.learners.agnostic_halfspaces.common import HalfspaceProblem
 from privbound.learners.agnostic_halfspaces.hermite import MonomialBasis
 from privbound.learners.agnostic_halfspaces.regression import PrivatePolynomialRegression, alg1_grid, alg1_thresholds
+from privbound.learners.neighbouring import NeighbouringRelation
 
 
 def test_alg1_privacy_accounting_is_exact_gdp():
     # K Gaussian steps of noise multiplier z compose to a Gaussian of multiplier z/sqrt(K) (Dong-Roth-Su):
-    # the PLD accountant on dp_event() must give eps <= the claim (to discretisation 1e-3).
+    # the PLD accountant on dp_event(), under the guarantee's replace-one, must give eps <= the claim (to
+    # discretisation 1e-3).
     prob = HalfspaceProblem(2, (1.0, 0.0), rate=0.1)
     X, y = prob.sample(4000, np.random.default_rng(0))
     m = PrivatePolynomialRegression(degree=2, epsilon=0.5, delta=1e-5, alpha=0.2, max_iter=50, random_state=0).fit(X, y)
-    acc = pld_privacy_accountant.PLDAccountant(value_discretization_interval=1e-4)
-    acc.compose(m.dp_event())
-    eps_pld = acc.get_epsilon(1e-5)
+    eps_pld = epsilon_of(m.dp_event(), 1e-5, "pld", neighbouring=m.guarantee_.neighbouring)
+    assert m.guarantee_.neighbouring is NeighbouringRelation.REPLACE_ONE
     assert eps_pld <= 0.5 + 1e-3 and eps_pld >= 0.5 - 0.02  # exact calibration: tight too
     assert m.guarantee_.epsilon == 0.5 and m.guarantee_.delta == 1e-5
     assert m.erm_iterations_ == 50

@@ -30,6 +30,8 @@ from privbound.learners.robust_halfspaces.instances import margin_realizable
 from privbound.learners.robust_halfspaces.robustness import RandomFourierFeatures
 from privbound.learners.robust_halfspaces.sphere import SphereExponentialMechanism
 
+ADD_REMOVE = NeighbouringRelation.ADD_OR_REMOVE_ONE  # Algorithm 1's guarantee
+
 
 def _separable(rng, n, d, gamma):
     X, y, w = margin_realizable(n, d, gamma, rng)
@@ -165,9 +167,9 @@ def test_experimental_variant_calibration_by_independent_accountant():
     est = DPBatchPerceptron(0.1, epsilon=1.0, delta=1e-5, variant="experimental", sampling_rate=0.05, n_iter=50)
     P = est.parameters()
     assert P.b is None and not P.stopping and P.T == 50
-    assert epsilon_of(est.dp_event(), 1e-5, "pld", pld_discretization=PLD_STEP) <= 1.0 + 1e-3
+    assert epsilon_of(est.dp_event(), 1e-5, "pld", neighbouring=ADD_REMOVE, pld_discretization=PLD_STEP) <= 1.0 + 1e-3
     bigger = DPBatchPerceptron(0.1, variant="experimental", sampling_rate=0.05, n_iter=50, noise_std=0.9 * P.sigma)
-    assert epsilon_of(bigger.dp_event(), 1e-5, "rdp") > 1.0
+    assert epsilon_of(bigger.dp_event(), 1e-5, "rdp", neighbouring=ADD_REMOVE) > 1.0
     assert est.guarantee.epsilon == 1.0 and est.guarantee.delta == 1e-5
 
 
@@ -176,7 +178,7 @@ def test_theory_guarantee_is_lemma19_and_accountants_agree_it_is_loose():
     g = est.guarantee
     assert (g.epsilon, g.delta, g.neighbouring) == (0.5, 1e-5, NeighbouringRelation.ADD_OR_REMOVE_ONE)
     # The dominating-Gaussian event must give a (much) smaller epsilon than the claim (Lemma 19's accounting is ~7x loose).
-    assert epsilon_of(g.dp_event(), 1e-5, "rdp") < 0.5 / 5
+    assert epsilon_of(g.dp_event(), 1e-5, "rdp", neighbouring=ADD_REMOVE) < 0.5 / 5
 
 
 def test_input_checks_and_errors():
@@ -323,8 +325,8 @@ def test_theory_accounting_includes_the_laplace_stopping_test():
         assert step.event.noise_multiplier == pytest.approx(expected, rel=1e-12)
     # The accounted epsilon of the theory variant with free parameters is that event's, above the Gaussian-only one.
     est = DPBatchPerceptron(0.3, sampling_rate=0.1, noise_std=1.0, laplace_scale=1 / math.log(3), n_iter=7)
-    gauss_only = epsilon_of(algorithm1_dp_event(0.1, 1.0, None, 7), 1e-5, "rdp")
-    assert est.guarantee.epsilon == pytest.approx(epsilon_of(algorithm1_dp_event(0.1, 1.0, 1 / math.log(3), 7), 1e-5, "rdp"))
+    gauss_only = epsilon_of(algorithm1_dp_event(0.1, 1.0, None, 7), 1e-5, "rdp", neighbouring=ADD_REMOVE)
+    assert est.guarantee.epsilon == pytest.approx(epsilon_of(algorithm1_dp_event(0.1, 1.0, 1 / math.log(3), 7), 1e-5, "rdp", neighbouring=ADD_REMOVE))
     assert est.guarantee.epsilon > 1.2 * gauss_only
     # With Lemma 19's parameters the released event also carries the Laplace step (eps = 0.5, delta = 1e-5, T = 100:
     # sigma = 3223.62, b = 802.95).

@@ -44,7 +44,6 @@ Families:
 
 from __future__ import annotations
 
-import difflib
 import hashlib
 import math
 from dataclasses import dataclass, field, replace
@@ -64,6 +63,7 @@ from privbound.learners.decision_lists_winnow.winnow import DPWinnow, OnlineTrac
 from privbound.learners.mechanisms import PrivacyGuarantee
 from privbound.learners.neighbouring import NeighbouringRelation
 from privbound.learners.robust_halfspaces.perceptron import DPBatchPerceptron
+from privbound.registry import Registry
 
 __all__ = [
     "MembershipData",
@@ -75,6 +75,7 @@ __all__ = [
     "DPGreedyCoverClassifier",
     "RivestClassifier",
     "first_cover_margin",
+    "MEMBERSHIP_TARGETS",
     "membership_targets",
     "get_membership_target",
 ]
@@ -527,66 +528,68 @@ class RivestClassifier(_DecisionListScores):
 
 # ============================================================================ registry
 
-_TARGETS: dict[str, MembershipTarget] = {}
+def _membership_hint(close: list[str], names: list[str]) -> str:
+    return f"; did you mean {', '.join(close)}?" if close else f"; known: {', '.join(names)}"
 
 
-def _register(t: MembershipTarget) -> None:
-    if t.name in _TARGETS:
-        raise ValueError(f"membership target {t.name!r} is already registered")
-    _TARGETS[t.name] = t
+MEMBERSHIP_TARGETS: Registry[MembershipTarget] = Registry(
+    MembershipTarget, name_of=lambda t: t.name,
+    type_error="membership target must be a privbound.audit.targets.membership.MembershipTarget",
+    duplicate_error="membership target {name!r} is already registered",
+    missing_error="no membership target {name!r}{hint}", hint=_membership_hint)
 
 
-_register(MembershipTarget(
+MEMBERSHIP_TARGETS.register(MembershipTarget(
     "digits-logreg", "sklearn", "logistic regression (C = 100, overfitted: 100% training accuracy) on the digits",
     _logreg(100.0), _digits, n_reference=64, n_targets=8))
-_register(MembershipTarget(
+MEMBERSHIP_TARGETS.register(MembershipTarget(
     "breast-cancer-forest", "sklearn", "random forest (30 trees) on the breast-cancer data",
     _forest, _breast_cancer, n_reference=16, n_targets=8))
-_register(MembershipTarget(
+MEMBERSHIP_TARGETS.register(MembershipTarget(
     "synthetic-logreg", "sklearn", "logistic regression (C = 1000) on 450 records of 100 features",
     _logreg(1000.0), _synthetic, n_reference=64, n_targets=8))
-_register(MembershipTarget(
+MEMBERSHIP_TARGETS.register(MembershipTarget(
     "batch-perceptron", "batch-perceptron", "DP Batch Perceptron, Section 4 variant (p = 0.1, T = 10, RDP-calibrated "
     "sigma) at its claimed (1, 1e-5)", _perceptron(), _sphere_halfspace, epsilon=1.0, delta=1e-5,
     paper="robust-halfspaces", n_reference=32, n_targets=32, options={"population": 0.2}))
-_register(MembershipTarget(
+MEMBERSHIP_TARGETS.register(MembershipTarget(
     "batch-perceptron-nonprivate", "batch-perceptron", "the same learner without noise (noise_std = 0)",
     _perceptron(noise_std=0.0), _sphere_halfspace, paper="robust-halfspaces", n_reference=32, n_targets=32,
     options={"population": 0.2}))
-_register(MembershipTarget(
+MEMBERSHIP_TARGETS.register(MembershipTarget(
     "batch-perceptron-noise-div100", "batch-perceptron", "planted bug: the calibrated noise divided by 100, claim "
     "(1, 1e-5) unchanged", _perceptron(noise_div=100.0), _sphere_halfspace, epsilon=1.0, delta=1e-5,
     planted_bug=True, paper="robust-halfspaces", n_reference=32, n_targets=32, options={"population": 0.2}))
-_register(MembershipTarget(
+MEMBERSHIP_TARGETS.register(MembershipTarget(
     "agnostic-proper", "agnostic-halfspaces", "Algorithm 2 (private proper agnostic learner) at its claimed "
     "(0.5, 1e-5), replace-one", _proper_halfspace, _gaussian_halfspace, epsilon=0.5, delta=1e-5, relation=_R1,
     paper="agnostic-halfspaces", n_reference=32, n_targets=16))
-_register(MembershipTarget(
+MEMBERSHIP_TARGETS.register(MembershipTarget(
     "agnostic-proper-nonprivate", "agnostic-halfspaces", "logistic regression (C = 1e4), the non-private "
     "counterpart, replace-one", _logreg(1e4), _gaussian_halfspace, relation=_R1, paper="agnostic-halfspaces",
     n_reference=32, n_targets=16))
-_register(MembershipTarget(
+MEMBERSHIP_TARGETS.register(MembershipTarget(
     "dp-winnow", "winnow", "DP-Winnow (Algorithm 4.2), eps_hat = 1, eta = 0.05, m = 5, L = 1, K = 3, one pass in a "
     "seeded order, at its claimed (4, 0) (Lemma 11 [RECON accounting]), replace-one; confidence <w~, x>",
     DPWinnowClassifier, _disjunction_records, epsilon=4.0, delta=0.0, relation=_R1, paper="decision-lists-winnow",
     n_reference=64, n_targets=32))
-_register(MembershipTarget(
+MEMBERSHIP_TARGETS.register(MembershipTarget(
     "dp-winnow-nonprivate", "winnow", "Winnow (eta = 0.05), the non-private counterpart, releasing its weights, "
     "replace-one; confidence <w, x>", WinnowClassifier, _disjunction_records, relation=_R1,
     paper="decision-lists-winnow", n_reference=64, n_targets=32))
-_register(MembershipTarget(
+MEMBERSHIP_TARGETS.register(MembershipTarget(
     "greedy-cover", "greedy-cover", "DP-GreedyCover (Sec. 3.1) at its claimed (1, 1e-5) replace-one (Theorem 7 "
     "[RECON], eps_step = 0.135); confidence: bit of the first rule firing, scaled by its position",
     DPGreedyCoverClassifier, _decision_list_records, epsilon=1.0, delta=1e-5, relation=_R1,
     paper="decision-lists-winnow", n_reference=64, n_targets=32))
-_register(MembershipTarget(
+MEMBERSHIP_TARGETS.register(MembershipTarget(
     "greedy-cover-nonprivate", "greedy-cover", "Rivest's decision-list learner, the non-private counterpart, "
     "replace-one; the same confidence", RivestClassifier, _decision_list_records, relation=_R1,
     paper="decision-lists-winnow", n_reference=64, n_targets=32))
-_register(MembershipTarget(
+MEMBERSHIP_TARGETS.register(MembershipTarget(
     "randomized-response-eps1", "randomized-response", "exactly 1-DP per record (randomized response on membership)",
     lambda: RandomizedResponseMemoriser(1.0), _sign_labelled, epsilon=1.0, delta=0.0, n_reference=8, n_targets=8))
-_register(MembershipTarget(
+MEMBERSHIP_TARGETS.register(MembershipTarget(
     "randomized-response-eps1-bug", "randomized-response", "planted bug: answers at epsilon 3, claims 1",
     lambda: RandomizedResponseMemoriser(1.0, true_epsilon=3.0), _sign_labelled, epsilon=1.0, delta=0.0,
     planted_bug=True, n_reference=8, n_targets=8))
@@ -594,14 +597,9 @@ _register(MembershipTarget(
 
 def membership_targets() -> list[MembershipTarget]:
     """Every registered membership target, in registration order."""
-    return list(_TARGETS.values())
+    return MEMBERSHIP_TARGETS.entries()
 
 
 def get_membership_target(name: str) -> MembershipTarget:
     """The target called ``name``; ``KeyError`` with the closest names otherwise."""
-    try:
-        return _TARGETS[name]
-    except KeyError:
-        close = difflib.get_close_matches(name, list(_TARGETS), n=3)
-        hint = f"; did you mean {', '.join(close)}?" if close else f"; known: {', '.join(_TARGETS)}"
-        raise KeyError(f"no membership target {name!r}{hint}") from None
+    return MEMBERSHIP_TARGETS.get(name)
