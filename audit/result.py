@@ -60,6 +60,14 @@ class AuditResult:
     accountant_epsilon : dict or None
         The second claim dp_accounting gives for the mechanism's ``DpEvent`` at ``delta``
         (``{"pld": eps, "rdp": eps}``), when the mechanism has one.
+    epsilon_tight : float or None
+        The tightest epsilon of what the audited code runs (its accountant under its own relation, or an
+        exact computation; ``Target.tight_epsilon``), when the target states one.
+    tight_source : str or None
+        How ``epsilon_tight`` was computed.
+    tight_violation : bool
+        ``epsilon_lower_bound > epsilon_tight``: the code leaks more than what it runs should, even when
+        the (looser) claim holds.
     float_audit : bool
         The audit included the floating-point attack (:mod:`privbound.audit.attacks.floating`): a
         violation then says the implementation is float-unsafe at the claimed epsilon.
@@ -89,6 +97,9 @@ class AuditResult:
     n_evaluation: int
     name: str | None = None
     accountant_epsilon: dict[str, float] | None = None
+    epsilon_tight: float | None = None
+    tight_source: str | None = None
+    tight_violation: bool = False
     float_audit: bool = False
     details: dict[str, Any] = field(default_factory=dict)
 
@@ -108,6 +119,8 @@ class AuditResult:
     def summary(self) -> str:
         """A readable paragraph, statsmodels-style."""
         verdict = "VIOLATION" if self.violation else "consistent with the claim"
+        if self.tight_violation and not self.violation:
+            verdict = "consistent with the claim, ABOVE the tight epsilon of what the code runs"
         if self.float_audit:
             verdict = "float-unsafe at the claimed epsilon" if self.violation else "no floating-point leak found"
         name = f"{self.name}: " if self.name else ""
@@ -115,6 +128,9 @@ class AuditResult:
             f"{name}{'floating-point ' if self.float_audit else ''}privacy audit -- {verdict}",
             f"  claimed             : ({self.epsilon_claimed:g}, {self.delta:g})-DP",
         ]
+        if self.epsilon_tight is not None:
+            verdict_tight = "EXCEEDED" if self.tight_violation else "not exceeded"
+            lines.append(f"  tight epsilon       : {self.epsilon_tight:.4g} ({self.tight_source}) -- {verdict_tight}")
         if self.accountant_epsilon:
             tighter = ", ".join(f"{k.upper()} {v:.4g}" for k, v in sorted(self.accountant_epsilon.items()))
             lines.append(f"  accountant epsilon  : {tighter} (dp_accounting, same delta)")
@@ -124,7 +140,9 @@ class AuditResult:
                 bound += f" ({self.details['unbounded']})"
         else:
             bound = (f"  epsilon lower bound : {self.epsilon_lower_bound:.4f} at {self.confidence:.1%} confidence"
-                     f" ({self.epsilon_lower_bound / self.epsilon_claimed:.1%} of the claim)")
+                     f" ({self.epsilon_lower_bound / self.epsilon_claimed:.1%} of the claim"
+                     + ("" if not self.epsilon_tight else
+                        f", {self.epsilon_lower_bound / self.epsilon_tight:.1%} of the tight epsilon") + ")")
         lines += [
             bound,
             f"  p-value (claim holds): {self.p_value:.3g}",

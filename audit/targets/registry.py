@@ -215,9 +215,13 @@ class Target:
             name=self.name,
             cache=cache,
         )
+        tight = self.tight()
         return replace(
             result,
             accountant_epsilon=accountant_epsilon(self.mechanism, self.delta, self.neighbouring),
+            epsilon_tight=None if tight is None else tight.epsilon,
+            tight_source=None if tight is None else tight.source,
+            tight_violation=tight is not None and bool(result.epsilon_lower_bound > tight.epsilon),
             details={**result.details, **self.audit_details()},
         )
 

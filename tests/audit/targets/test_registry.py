@@ -101,3 +101,32 @@ def test_every_target_family_has_a_planted_bug():
     families = {t.family for t in targets()}
     with_bug = {t.family for t in targets() if t.planted_bug}
     assert families == with_bug, sorted(families - with_bug)
+
+
+def test_an_audit_is_judged_against_the_tight_epsilon_as_well_as_the_claim():
+    # laplace-eps1 runs exactly 1-DP; its audit at 20,000 trials certifies 0.9473 (seed 0, deterministic).
+    # Stated tight epsilon 0.5 (what the code should meet, were it tighter than its claim): the bound exceeds it,
+    # so the tight verdict is a violation while the claim holds; at the true 1.0 neither is.
+    from dataclasses import replace
+
+    from privbound.audit.targets import TightEpsilon, get_target
+
+    base = get_target("laplace-eps1")
+    low = replace(base, name="laplace-eps1-tight-0.5", tight_epsilon=lambda: TightEpsilon(0.5, "stated for the test"))
+    exact = replace(base, name="laplace-eps1-tight-1", tight_epsilon=lambda: TightEpsilon(1.0, "exact"))
+    r_low, r_exact = low.audit(trials=20_000), exact.audit(trials=20_000)
+    assert r_low.epsilon_lower_bound == r_exact.epsilon_lower_bound > 0.5
+    assert r_low.tight_violation and not r_low.violation and r_low.epsilon_tight == 0.5
+    assert "ABOVE the tight epsilon" in r_low.summary() and r_low.to_dict()["tight_source"] == "stated for the test"
+    assert not r_exact.tight_violation and not r_exact.violation
+    assert base.audit(trials=1000).epsilon_tight is None
+
+
+def test_a_tight_epsilon_must_be_a_tight_epsilon_value():
+    from dataclasses import replace
+
+    from privbound.audit.targets import get_target
+
+    bad = replace(get_target("laplace-eps1"), name="laplace-eps1-bad-tight", tight_epsilon=lambda: 0.5)
+    with pytest.raises(TypeError, match="tight_epsilon\\(\\) must return a TightEpsilon, got float"):
+        bad.tight()
