@@ -17,7 +17,8 @@ import contextlib
 import logging
 from typing import Any, Callable, Iterator
 
-__all__ = ["ACCOUNTANTS", "make_accountant", "epsilon_of", "delta_of", "calibrate_noise", "quiet_absl"]
+__all__ = ["ACCOUNTANTS", "make_accountant", "epsilon_of", "delta_of", "calibrate_noise", "quiet_absl",
+           "dp_accounting_relation"]
 
 ACCOUNTANTS = ("rdp", "pld")
 # dp_accounting's own default discretisation of the privacy-loss distribution.
@@ -36,24 +37,42 @@ def quiet_absl() -> Iterator[None]:
         logger.setLevel(level)
 
 
-def make_accountant(name: str = "rdp", *, pld_discretization: float = PLD_DISCRETIZATION) -> Any:
-    """A fresh dp_accounting accountant: ``"rdp"`` or ``"pld"``."""
+def dp_accounting_relation(neighbouring: Any) -> Any:
+    """The ``dp_accounting.NeighboringRelation`` of a dataset relation (``None``: dp_accounting's default,
+    add-or-remove-one). Event-level replace-one is replace-one of the round's example."""
+    import dp_accounting
+
+    from privbound.learners.neighbouring import NeighbouringRelation as NR
+
+    if neighbouring is None or neighbouring == NR.ADD_OR_REMOVE_ONE:
+        return dp_accounting.NeighboringRelation.ADD_OR_REMOVE_ONE
+    if neighbouring in (NR.REPLACE_ONE, NR.REPLACE_ONE_ROUND):
+        return dp_accounting.NeighboringRelation.REPLACE_ONE
+    raise ValueError(f"neighbouring must be one of {[r.value for r in (NR.ADD_OR_REMOVE_ONE, NR.REPLACE_ONE, NR.REPLACE_ONE_ROUND)]} "
+                     f"(the relations of dp_accounting), got {neighbouring!r}")
+
+
+def make_accountant(name: str = "rdp", *, pld_discretization: float = PLD_DISCRETIZATION,
+                    neighbouring: Any = None) -> Any:
+    """A fresh dp_accounting accountant: ``"rdp"`` or ``"pld"``, for the relation ``neighbouring``
+    (a :class:`~privbound.learners.neighbouring.NeighbouringRelation`; ``None``: add-or-remove-one)."""
+    relation = dp_accounting_relation(neighbouring)
     if name == "rdp":
         from dp_accounting.rdp import RdpAccountant
 
-        return RdpAccountant()
+        return RdpAccountant(neighboring_relation=relation)
     if name == "pld":
         from dp_accounting.pld import PLDAccountant
 
-        return PLDAccountant(value_discretization_interval=pld_discretization)
+        return PLDAccountant(neighboring_relation=relation, value_discretization_interval=pld_discretization)
     raise ValueError(f"accountant must be one of {ACCOUNTANTS}, got {name!r}")
 
 
 def epsilon_of(event: Any, delta: float, accountant: str = "rdp", *,
-               pld_discretization: float = PLD_DISCRETIZATION) -> float:
-    """epsilon at ``delta`` of ``event`` by the named accountant."""
+               pld_discretization: float = PLD_DISCRETIZATION, neighbouring: Any = None) -> float:
+    """epsilon at ``delta`` of ``event`` by the named accountant, under ``neighbouring`` (default add-or-remove-one)."""
     with quiet_absl():
-        acc = make_accountant(accountant, pld_discretization=pld_discretization)
+        acc = make_accountant(accountant, pld_discretization=pld_discretization, neighbouring=neighbouring)
         acc.compose(event)
         return float(acc.get_epsilon(delta))
 

@@ -63,6 +63,9 @@ __all__ = [
     "greedy_cover_exact_logprobs",
     "hockey_stick_delta",
     "exact_epsilon",
+    "greedy_cover_exchangeable_groups",
+    "greedy_cover_orbit_logprobs",
+    "greedy_cover_pair_epsilon",
     "monotone_dl_to_halfspace",
     "halfspace_of_rule_runs",
     "evaluate_monotone_dl",
@@ -474,6 +477,124 @@ def exact_epsilon(logp0: np.ndarray, logp1: np.ndarray, delta: float) -> float:
         else:
             lo = mid
     return hi
+
+
+# ============================================================================ exact privacy loss on a pair, by symmetry
+
+
+def greedy_cover_exchangeable_groups(Phi0: np.ndarray, y0: np.ndarray, Phi1: np.ndarray, y1: np.ndarray) -> list[list[int]]:
+    """The features that are exchangeable on the pair: a partition of the feature indices.
+
+    Features j and k are in one group when swapping them (with a permutation of the records) maps BOTH
+    datasets onto themselves: the multiset of rows ``(Phi0[i], y0[i], Phi1[i], y1[i])`` is unchanged when
+    columns j and k are swapped. Such swaps generate a group of symmetries of the pair, so the relation is
+    an equivalence and any permutation inside a group is a symmetry.
+    """
+    P0, P1 = np.asarray(Phi0, dtype=bool), np.asarray(Phi1, dtype=bool)
+    if P0.shape != P1.shape:
+        raise ValueError(f"Phi0 and Phi1 must have the same shape, got {P0.shape} and {P1.shape}")
+    M = P0.shape[1]
+    rows = np.hstack([P0, np.asarray(y0).reshape(-1, 1) != 0, P1, np.asarray(y1).reshape(-1, 1) != 0]).astype(np.int8)
+
+    def canonical(R: np.ndarray) -> np.ndarray:
+        return R[np.lexsort(R.T[::-1])]
+
+    base = canonical(rows)
+    groups: list[list[int]] = []
+    for j in range(M):
+        for g in groups:
+            k = g[0]
+            R = rows.copy()
+            for off in (0, M + 1):
+                R[:, [off + j, off + k]] = R[:, [off + k, off + j]]
+            if np.array_equal(canonical(R), base):
+                g.append(j)
+                break
+        else:
+            groups.append([j])
+    return groups
+
+
+def greedy_cover_orbit_logprobs(Phi0: np.ndarray, y0: np.ndarray, Phi1: np.ndarray, y1: np.ndarray,
+                                epsilon_step: float, *, groups: Sequence[Sequence[int]] | None = None
+                                ) -> tuple[np.ndarray, np.ndarray]:
+    """Exact log-probabilities, on both datasets, of a partition of DP-GreedyCover's outputs into classes of
+    equal likelihood ratio: what the hockey-stick divergence needs, for pairs too large to enumerate.
+
+    The outputs are grouped by symmetry: permuting exchangeable features
+    (:func:`greedy_cover_exchangeable_groups`) leaves both output laws unchanged, so an output's
+    probabilities depend only on its sequence of (group, bit); a round picks group g with bit b with
+    probability ``(#unused features of g) exp(-eps err/2) / Z`` in the state given by the number of features
+    used per group. Runs stop once both datasets are covered (the rest of the list is uniform and data
+    independent: post-processing), and classes reaching the same state with the same privacy loss are merged
+    (their futures have the same law), so the pair's exact privacy curve is kept. With every feature in a
+    group of its own this is plain enumeration (:func:`greedy_cover_exact_logprobs`, truncated after T).
+    Returns ``(logp0, logp1)``.
+    """
+    eps = check_epsilon(epsilon_step, "epsilon_step")
+    Ps = [np.asarray(P, dtype=bool) for P in (Phi0, Phi1)]
+    ys = [np.asarray(v) for v in (y0, y1)]
+    if Ps[0].shape != Ps[1].shape:
+        raise ValueError(f"Phi0 and Phi1 must have the same shape, got {Ps[0].shape} and {Ps[1].shape}")
+    M = Ps[0].shape[1]
+    gs = greedy_cover_exchangeable_groups(*Ps[:1], ys[0], Ps[1], ys[1]) if groups is None else [list(g) for g in groups]
+    if sorted(j for g in gs for j in g) != list(range(M)):
+        raise ValueError(f"groups must partition the {M} features, got {gs}")
+    sizes = np.array([len(g) for g in gs])
+    # error sets of (f, 0) and (f, 1) per dataset, as float matrices (records x features)
+    E = [[(P & (v[:, None] == 1)).astype(float), (P & (v[:, None] == 0)).astype(float)] for P, v in zip(Ps, ys)]
+    rounds: dict[tuple, tuple] = {}
+
+    def round_law(counts: tuple) -> tuple:
+        """The state's open groups, log P(group, bit) on each dataset, and whether each choice covers both."""
+        if counts not in rounds:
+            used = [j for g, c in zip(gs, counts) for j in g[:c]]
+            open_groups = [k for k, (g, c) in enumerate(zip(gs, counts)) if c < len(g)]
+            rep = [gs[k][counts[k]] for k in open_groups]
+            unused = (sizes - np.asarray(counts))[open_groups]
+            logpick, covered = [], np.ones(len(rep), dtype=bool)
+            for s in (0, 1):
+                alive = ~Ps[s][:, used].any(axis=1)
+                logits = -(eps / 2.0) * np.stack([alive @ E[s][0][:, rep], alive @ E[s][1][:, rep]], axis=1)
+                logits += np.log(unused)[:, None]
+                top = logits.max()
+                logpick.append(logits - (top + math.log(np.exp(logits - top).sum())))
+                covered &= ~(alive[:, None] & ~Ps[s][:, rep]).any(axis=0)
+            rounds[counts] = (open_groups, logpick[0], logpick[1], covered)
+        return rounds[counts]
+
+    nodes: dict[tuple, list[float]] = {(tuple([0] * len(gs)), 0.0): [0.0, 0.0]}
+    leaves0: list[float] = []
+    leaves1: list[float] = []
+    while nodes:
+        children: dict[tuple, list[float]] = {}
+        for (counts, _), (lp0, lp1) in nodes.items():
+            open_groups, pick0, pick1, covered = round_law(counts)
+            for i, k in enumerate(open_groups):
+                c2 = counts[:k] + (counts[k] + 1,) + counts[k + 1:]
+                leaf = covered[i] or sum(c2) == M
+                for b in (0, 1):
+                    a0, a1 = lp0 + pick0[i, b], lp1 + pick1[i, b]
+                    if leaf:
+                        leaves0.append(a0)
+                        leaves1.append(a1)
+                        continue
+                    key = (c2, round(a0 - a1, 10))
+                    if key in children:
+                        children[key] = [np.logaddexp(children[key][0], a0), np.logaddexp(children[key][1], a1)]
+                    else:
+                        children[key] = [a0, a1]
+        nodes = children
+    return np.array(leaves0), np.array(leaves1)
+
+
+def greedy_cover_pair_epsilon(Phi0: np.ndarray, y0: np.ndarray, Phi1: np.ndarray, y1: np.ndarray,
+                              epsilon_step: float, delta: float) -> float:
+    """The exact epsilon at ``delta`` of DP-GreedyCover (per-round ``epsilon_step``) on ONE pair of datasets
+    (:func:`greedy_cover_orbit_logprobs` and :func:`exact_epsilon`)."""
+    delta = check_delta(delta)
+    lp0, lp1 = greedy_cover_orbit_logprobs(Phi0, y0, Phi1, y1, epsilon_step)
+    return exact_epsilon(lp0, lp1, delta)
 
 
 # ============================================================================ Lemma 15 and the 2d embedding
