@@ -8,6 +8,9 @@ claim can be set beside the hand analysis:
 * PLD: Koskela, Jälkö & Honkela, AISTATS 2020, and Doroshenko et al., PoPETs 2022
   (``dp_accounting.pld.PLDAccountant``, pessimistic discretisation of step ``pld_discretization``).
 
+The exact privacy curve of a pair of discrete output laws (:func:`hockey_stick_delta`, :func:`exact_epsilon`)
+is the other route to a tight epsilon, where an output law can be computed exactly.
+
 dp_accounting is imported on first use only.
 """
 
@@ -15,10 +18,13 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import math
 from typing import Any, Callable, Iterator
 
+import numpy as np
+
 __all__ = ["ACCOUNTANTS", "make_accountant", "epsilon_of", "delta_of", "calibrate_noise", "quiet_absl",
-           "dp_accounting_relation"]
+           "dp_accounting_relation", "hockey_stick_delta", "exact_epsilon"]
 
 ACCOUNTANTS = ("rdp", "pld")
 # dp_accounting's own default discretisation of the privacy-loss distribution.
@@ -107,3 +113,31 @@ def calibrate_noise(dp_event_of: Callable[[float], Any], epsilon: float, delta: 
         return float(dp_accounting.calibrate_dp_mechanism(
             lambda: make_accountant("pld", pld_discretization=pld_discretization), dp_event_of, epsilon, delta,
             bracket_interval=dp_accounting.ExplicitBracketInterval(0.3 * rdp, 1.001 * rdp), tol=1e-4))
+
+
+# ============================================================================ exact privacy curves of discrete pairs
+
+
+def hockey_stick_delta(logp0: np.ndarray, logp1: np.ndarray, epsilon: float) -> float:
+    """max over both orders of sum_o max(0, P_a(o) - e^eps P_b(o)) (exact privacy curve of a discrete pair)."""
+    p0, p1 = np.exp(logp0), np.exp(logp1)
+    e = math.exp(epsilon)
+    return float(max(np.maximum(0.0, p0 - e * p1).sum(), np.maximum(0.0, p1 - e * p0).sum()))
+
+
+def exact_epsilon(logp0: np.ndarray, logp1: np.ndarray, delta: float) -> float:
+    """The smallest epsilon >= 0 with hockey_stick_delta <= delta (bisection; delta(eps) is non-increasing)."""
+    if hockey_stick_delta(logp0, logp1, 0.0) <= delta:
+        return 0.0
+    finite = np.isfinite(logp0) & np.isfinite(logp1)
+    hi = float(np.max(np.abs(logp0[finite] - logp1[finite]))) + 1e-9 if finite.any() else 50.0
+    if hockey_stick_delta(logp0, logp1, hi) > delta:
+        return math.inf
+    lo = 0.0
+    for _ in range(80):
+        mid = 0.5 * (lo + hi)
+        if hockey_stick_delta(logp0, logp1, mid) <= delta:
+            hi = mid
+        else:
+            lo = mid
+    return hi

@@ -723,7 +723,7 @@ def _register_greedy_cover() -> None:
                     "statistic = bit attached to the canary feature",
         paper=PAPER, score=_canary_bit, default_trials=20_000,
         claim_source="Theorem 7 [RECON] replace-one: eps_AR + eps_step/2 (set-cover analysis)",
-        tight_epsilon=lambda: _greedy_cover_tight(1.0, c0, c1, 1e-3),
+        tight_epsilon=lambda e=eps_step, d=delta: _greedy_cover_tight(e, c0, c1, d),
     ))
     # accumulating pair: correct claim and the one-round planted bug
     eps_step, delta = 4.0, 1e-5
@@ -736,7 +736,7 @@ def _register_greedy_cover() -> None:
         paper=PAPER, score=_rounds_before_cover(k), default_trials=60_000,
         claim_source="Theorem 7 [RECON] replace-one: eps_AR + eps_step/2 (set-cover analysis)",
         one_run_design=GREEDY_COVER_CANARY_FEATURES_DESIGN,
-        tight_epsilon=lambda: _greedy_cover_tight(4.0, a0, a1, 1e-5),
+        tight_epsilon=lambda e=eps_step, d=delta: _greedy_cover_tight(e, a0, a1, d),
     ))
     register_target(Target(
         "greedy-cover-one-round-claim", "greedy-cover", GreedyCoverMechanism(eps_step), a0, a1,
@@ -745,7 +745,7 @@ def _register_greedy_cover() -> None:
         paper=PAPER, score=_rounds_before_cover(k), default_trials=60_000,
         claim_source="claims Lemma 3 for the whole run",
         one_run_design=GREEDY_COVER_CANARY_FEATURES_DESIGN,
-        tight_epsilon=lambda: _greedy_cover_tight(4.0, a0, a1, 0.0),
+        tight_epsilon=lambda e=eps_step: _greedy_cover_tight(e, a0, a1, 0.0),
     ))
 
 

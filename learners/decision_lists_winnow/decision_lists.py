@@ -12,7 +12,9 @@ and a Differentially Private Winnow"; paper id ``decision-lists-winnow``), and L
 * batched runs of DP-GreedyCover (:func:`greedy_cover_sample`, arrays over trials) and
   a plain single run (:func:`greedy_cover_run`, a Python loop) for the distribution
   test, and the exact output distribution by enumeration
-  (:func:`greedy_cover_exact_logprobs`) with the hockey-stick divergence;
+  (:func:`greedy_cover_exact_logprobs`) or, for larger pairs, by the pair's symmetries
+  (:func:`greedy_cover_orbit_logprobs`), with the hockey-stick divergence of
+  :mod:`privbound.learners.accounting`;
 * Lemma 15 (monotone decision list -> large-margin halfspace) and the d -> 2d nonnegative
   embedding of Sec. 4.3, whose formula the source text lost [RECON].
 
@@ -34,6 +36,7 @@ from typing import TYPE_CHECKING, Any, Callable, Sequence
 import numpy as np
 from scipy import optimize, special
 
+from privbound.learners.accounting import exact_epsilon, hockey_stick_delta
 from privbound.learners.mechanisms import PrivacyGuarantee, exponential_mechanism_log_probabilities
 from privbound.learners.neighbouring import NeighbouringRelation
 from privbound._validation import (
@@ -452,31 +455,6 @@ def greedy_cover_exact_logprobs(Phi0: np.ndarray, y0: np.ndarray, Phi1: np.ndarr
         alive = [alive[s][node] & ~Ps[s][:, f].T for s in (0, 1)]
         lp = [new_lp[s][keep] for s in (0, 1)]
     return np.concatenate(leaves_lp[0]), np.concatenate(leaves_lp[1]), leaves
-
-
-def hockey_stick_delta(logp0: np.ndarray, logp1: np.ndarray, epsilon: float) -> float:
-    """max over both orders of sum_o max(0, P_a(o) - e^eps P_b(o)) (exact privacy curve of a discrete pair)."""
-    p0, p1 = np.exp(logp0), np.exp(logp1)
-    e = math.exp(epsilon)
-    return float(max(np.maximum(0.0, p0 - e * p1).sum(), np.maximum(0.0, p1 - e * p0).sum()))
-
-
-def exact_epsilon(logp0: np.ndarray, logp1: np.ndarray, delta: float) -> float:
-    """The smallest epsilon >= 0 with hockey_stick_delta <= delta (bisection; delta(eps) is non-increasing)."""
-    if hockey_stick_delta(logp0, logp1, 0.0) <= delta:
-        return 0.0
-    finite = np.isfinite(logp0) & np.isfinite(logp1)
-    hi = float(np.max(np.abs(logp0[finite] - logp1[finite]))) + 1e-9 if finite.any() else 50.0
-    if hockey_stick_delta(logp0, logp1, hi) > delta:
-        return math.inf
-    lo = 0.0
-    for _ in range(80):
-        mid = 0.5 * (lo + hi)
-        if hockey_stick_delta(logp0, logp1, mid) <= delta:
-            hi = mid
-        else:
-            lo = mid
-    return hi
 
 
 # ============================================================================ exact privacy loss on a pair, by symmetry

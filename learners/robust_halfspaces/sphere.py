@@ -24,6 +24,7 @@ import numpy as np
 from scipy import special
 
 from privbound._validation import Interval, StrOptions, check_int, check_rng, validate_parameters
+from privbound.learners.accounting import exact_epsilon
 from privbound.learners.neighbouring import NeighbouringRelation
 from privbound.learners.mechanisms import PrivacyGuarantee
 from privbound.learners.robust_halfspaces.perceptron import _RANDOM_STATE, _rng_of, _split_data, halfspace_predict, prepare_inputs
@@ -140,8 +141,6 @@ class SphereExponentialMechanism:
         E_{p_X}[e^{-s eps 1_R}] lies in [-s eps, s eps] (s = ``exponent_scale``): the worst case is s eps (a
         supremum, approached when p_X(R) -> 0), half the eps of the general exponential-mechanism bound at s = 1/2.
         """
-        from privbound.learners.decision_lists_winnow.decision_lists import exact_epsilon
-
         _, eps, scale = self._params()
         lp0, lp1 = self.pair_log_masses(data0, data1)
         return (exact_epsilon(lp0, lp1, delta),
