@@ -37,6 +37,9 @@ under ``REPLACE_ONE`` instead of understating them. dp_accounting's PLD accounta
 ``RandomizedResponseDpEvent`` once whatever its count; the PLD accountant made here refuses a
 randomized response composed more than once.
 
+The exact privacy curve of a pair of discrete output laws (:func:`hockey_stick_delta`, :func:`exact_epsilon`)
+is the other route to a tight epsilon, where an output law can be computed exactly.
+
 dp_accounting is imported on first use only.
 """
 
@@ -45,7 +48,10 @@ from __future__ import annotations
 import contextlib
 import functools
 import logging
+import math
 from typing import Any, Callable, Iterator
+
+import numpy as np
 
 from privbound.learners.neighbouring import NeighbouringRelation
 
@@ -60,6 +66,8 @@ __all__ = [
     "delta_of",
     "calibrate_noise",
     "quiet_absl",
+    "hockey_stick_delta",
+    "exact_epsilon",
 ]
 
 ACCOUNTANTS = ("rdp", "pld")
@@ -267,3 +275,28 @@ def calibrate_noise(dp_event_of: Callable[[float], Any], epsilon: float, delta: 
         return float(dp_accounting.calibrate_dp_mechanism(
             lambda: make_accountant("pld", neighbouring=neighbouring, pld_discretization=pld_discretization),
             dp_event_of, epsilon, delta, bracket_interval=bracket, tol=1e-4))
+
+
+def hockey_stick_delta(logp0: np.ndarray, logp1: np.ndarray, epsilon: float) -> float:
+    """max over both orders of sum_o max(0, P_a(o) - e^eps P_b(o)) (exact privacy curve of a discrete pair)."""
+    p0, p1 = np.exp(logp0), np.exp(logp1)
+    e = math.exp(epsilon)
+    return float(max(np.maximum(0.0, p0 - e * p1).sum(), np.maximum(0.0, p1 - e * p0).sum()))
+
+
+def exact_epsilon(logp0: np.ndarray, logp1: np.ndarray, delta: float) -> float:
+    """The smallest epsilon >= 0 with hockey_stick_delta <= delta (bisection; delta(eps) is non-increasing)."""
+    if hockey_stick_delta(logp0, logp1, 0.0) <= delta:
+        return 0.0
+    finite = np.isfinite(logp0) & np.isfinite(logp1)
+    hi = float(np.max(np.abs(logp0[finite] - logp1[finite]))) + 1e-9 if finite.any() else 50.0
+    if hockey_stick_delta(logp0, logp1, hi) > delta:
+        return math.inf
+    lo = 0.0
+    for _ in range(80):
+        mid = 0.5 * (lo + hi)
+        if hockey_stick_delta(logp0, logp1, mid) <= delta:
+            hi = mid
+        else:
+            lo = mid
+    return hi

@@ -41,22 +41,32 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from privbound.audit.targets.registry import Target, register_target
-from privbound.learners.agnostic_halfspaces.common import HalfspaceProblem, exp_mech_select, gaussian_clip_radius
+from privbound.audit.targets.registry import Target, TightEpsilon, register_target
+from privbound.learners.agnostic_halfspaces.common import (
+    HalfspaceProblem,
+    exp_mech_select,
+    gaussian_clip_radius,
+    gaussian_epsilon,
+    laplace_epsilon,
+    selection_pair_epsilon,
+)
 from privbound.learners.agnostic_halfspaces.dpsas import (
     clip_rows,
     dpsas_clip_norm,
+    dpsas_gradient,
     dpsas_gradient_release,
     dpsas_initial_direction,
+    dpsas_initial_mean,
     dpsas_label_mean,
+    dpsas_laplace_scale,
     dpsas_noise_multiplier,
     dpsas_sigma,
 )
 from privbound.learners.agnostic_halfspaces.hermite import clip_features, hermite_features, n_features
 from privbound.learners.accounting import replace_one_noise_multiplier
-from privbound.learners.agnostic_halfspaces.proper import alg2_noise_multiplier, alg2_sigma, coefficient_release
-from privbound.learners.agnostic_halfspaces.regression import PrivatePolynomialRegression, alg1_release_batch
-from privbound.learners.agnostic_halfspaces.semi_agnostic import SemiAgnosticHalfspace, alg4_release_batch
+from privbound.learners.agnostic_halfspaces.proper import alg2_noise_multiplier, alg2_sigma, coefficient_mean, coefficient_release
+from privbound.learners.agnostic_halfspaces.regression import PrivatePolynomialRegression, alg1_pair_epsilon, alg1_release_batch
+from privbound.learners.agnostic_halfspaces.semi_agnostic import SemiAgnosticHalfspace, alg4_pair_epsilon, alg4_release_batch
 from privbound.learners.neighbouring import NeighbouringRelation as NR
 
 PAPER = "agnostic-halfspaces"
@@ -196,6 +206,54 @@ def gaussian_llr(direction: np.ndarray, center: np.ndarray, shift: float, sigma:
     return llr
 
 
+# ---------------------------------------------------------------- tight epsilons of the targets
+
+
+def _alg2_tight(mech: Alg2CoefficientRelease, d0, d1, delta: float) -> TightEpsilon:
+    """The coefficient release on the pair: the Gaussian mechanism with the realised change of the clipped mean."""
+    (X1, y0), (_, y1) = d0, d1
+    F, sigma = mech.features(X1), mech.sigma(X1)
+    shift = float(np.linalg.norm(coefficient_mean(F, y0) - coefficient_mean(F, y1)))
+    worst = gaussian_epsilon(4 * mech.clip_radius(X1.shape[1]) / (2 * X1.shape[0]), sigma, delta) if mech.clip else math.inf
+    return TightEpsilon(gaussian_epsilon(shift, sigma, delta),
+                        f"exact Gaussian mechanism on this pair (the mean moves by {shift:.4g}, sigma = {sigma:.4g}) "
+                        f"before the projection onto the unit ball (post-processing); worst case over pairs: {worst:.4g}")
+
+
+def _dpsas_label_mean_tight(mech: DpsasLabelMean, y0, y1, delta: float) -> TightEpsilon:
+    """The Laplace label mean on the pair: the realised change of the mean over the scale the step uses."""
+    m0 = np.asarray(y0).size
+    shift, scale = abs(float(np.mean(y0) - np.mean(y1))), dpsas_laplace_scale(mech.epsilon, m0)
+    return TightEpsilon(laplace_epsilon(shift, scale, delta),
+                        f"exact Laplace mechanism on this pair (the mean moves by {shift:.4g}, scale = {scale:.4g}); "
+                        f"worst case over pairs: {laplace_epsilon(2.0 / m0, scale, delta):.4g}")
+
+
+def _dpsas_gaussian_tight(mech: DpsasGaussianStep, d0, d1, delta: float) -> TightEpsilon:
+    """A DPSAS Gaussian step on the pair: the realised change of its statistic (in w-perp for a gradient step)."""
+    (X, y0), (_, y1) = d0, d1
+    L = dpsas_clip_norm(X.shape[1])
+    Xc, sigma = clip_rows(X, L), mech.sigma(X)
+    if mech.w is None:
+        stat = [dpsas_initial_mean(Xc, y) for y in (y0, y1)]
+    else:
+        stat = [dpsas_gradient(Xc, y, np.asarray(mech.w), mech.a, mech.b) for y in (y0, y1)]
+    shift = float(np.linalg.norm(stat[0] - stat[1]))
+    return TightEpsilon(gaussian_epsilon(shift, sigma, delta),
+                        f"exact Gaussian mechanism on this pair (the statistic moves by {shift:.4g}, sigma = {sigma:.4g}"
+                        f"{', noise and move in w-perp' if mech.w is not None else ''}); worst case over pairs: "
+                        f"{gaussian_epsilon(2 * L / X.shape[0], sigma, delta):.4g}")
+
+
+def _selection_tight(epsilon: float, counts0, counts1, delta: float) -> TightEpsilon:
+    """The selection on the pair's two vectors of error counts (exact), with its worst case."""
+    moves = np.unique(np.asarray(counts1) - np.asarray(counts0))
+    return TightEpsilon(selection_pair_epsilon(counts0, counts1, epsilon, delta),
+                        f"exact hockey-stick divergence of the selection law on this pair (counts move by "
+                        f"{moves.astype(int).tolist()}); worst case over pairs: eps = {epsilon:g} (a supremum, with counts "
+                        f"moving both ways; moves of one sign reach at most eps/2)")
+
+
 # ---------------------------------------------------------------- neighbouring pairs
 
 
@@ -244,6 +302,7 @@ def _register() -> None:
             neighbouring=NR.REPLACE_ONE, canary="label of a point with ||psi_p(x)|| >= T flipped", planted_bug=bug,
             description=desc, paper=PAPER, score=_projection_score(shift_dir * (-d0[1][0])),
             default_trials=400_000, claim_source="Lemma 3.4 / Thm 3.1",
+            tight_epsilon=lambda mech=mech: _alg2_tight(mech, d0, d1, delta2),
         ))
 
     # ------------------------------------------------------------ Algorithm 1 selection
@@ -257,6 +316,7 @@ def _register() -> None:
         description="Algorithm 1 step 5: exponential mechanism P ~ exp(-eps m err^/2) over kM = 8 candidates",
         paper=PAPER, score=lambda o: -moved[np.asarray(o, dtype=int)],
         default_trials=200_000, claim_source="Lemma B.5 / Prop. C.1",
+        tight_epsilon=lambda: _selection_tight(eps1, counts0, counts1, 0.0),
     ))
 
     # ------------------------------------------------------------ Algorithm 3
@@ -270,6 +330,7 @@ def _register() -> None:
         description="Algorithm 3 step 4: mean label + Lap(2/(eps m_0)), m_0 = 50",
         paper=PAPER, score=lambda o: -np.asarray(o, dtype=float), default_trials=200_000,
         claim_source="Claim 4.6 / Algorithm 3",
+        tight_epsilon=lambda: _dpsas_label_mean_tight(DpsasLabelMean(1.0), ylab, ylab1, 0.0),
     ))
     p0, p1 = dpsas_pair()
     e_last = np.zeros(4)
@@ -281,6 +342,7 @@ def _register() -> None:
         description="Algorithm 3 step 6: mean of x y + N(0, sigma^2 I), sigma = 2L sqrt(2 ln(2/delta))/(eps m_0), d = 4",
         paper=PAPER, score=_projection_score(sgn * e_last), default_trials=400_000,
         claim_source="Claim 4.5 / Algorithm 3 line 6",
+        tight_epsilon=lambda: _dpsas_gaussian_tight(DpsasGaussianStep(eps3, delta3), p0, p1, delta3),
     ))
     w_fixed = (1.0, 0.0, 0.0, 0.0)  # x_0 is orthogonal to w and inside the band |w.x - b| <= a
     register_target(Target(
@@ -289,6 +351,7 @@ def _register() -> None:
         description="Algorithm 3 step 9.3: ramp-loss gradient + N(0, sigma^2 (I - w w^T)), d = 4",
         paper=PAPER, score=_projection_score(-sgn * e_last), default_trials=400_000,
         claim_source="Claim 4.3 [corrected sigma] / Algorithm 3",
+        tight_epsilon=lambda: _dpsas_gaussian_tight(DpsasGaussianStep(eps3, delta3, w=w_fixed), p0, p1, delta3),
     ))
     register_target(Target(
         "dpsas-printed-sigma", "semi-agnostic", DpsasGaussianStep(eps3, delta3, with_L=False), p0, p1, eps3, delta3,
@@ -296,6 +359,7 @@ def _register() -> None:
         description="BUG: Claim 4.3's printed sigma = 2 sqrt(2 ln(2/delta))/(eps m_0), no factor L = 4 (d = 4)",
         paper=PAPER, score=_projection_score(sgn * e_last), default_trials=100_000,
         claim_source="Claim 4.3 as printed (erratum: the factor L is missing)",
+        tight_epsilon=lambda: _dpsas_gaussian_tight(DpsasGaussianStep(eps3, delta3, with_L=False), p0, p1, delta3),
     ))
 
 
@@ -410,6 +474,8 @@ def _register_end_to_end() -> None:
             neighbouring=NR.REPLACE_ONE, canary="label of one training point with ||psi_p(x)|| >= T flipped", planted_bug=bug,
             description=desc, paper=PAPER, score=alg1_score, default_trials=200_000,
             claim_source="Prop. C.1 / Thm 2.1",
+            tight_epsilon=lambda mech=mech: TightEpsilon(*alg1_pair_epsilon(
+                a0, a1, epsilon=mech.epsilon, delta=mech.delta, compose=mech.compose, clip=mech.clip, **dict(mech.params))),
         ))
 
     # ------------------------------------------------------------ Algorithm 4 end to end
@@ -443,6 +509,9 @@ def _register_end_to_end() -> None:
             neighbouring=NR.REPLACE_ONE, canary="one label of part 1 flipped", planted_bug=bug, description=desc, paper=PAPER,
             score=score, default_trials=200_000 if "direction" in name or "sigma" in name else 100_000,
             claim_source="Thm 4.1 / Prop. F.1",
+            tight_epsilon=lambda mech=mech, pair=pair: TightEpsilon(*alg4_pair_epsilon(
+                *pair, alpha=mech.alpha, epsilon=mech.epsilon, delta=mech.delta, n_validation=mech.n_validation,
+                dpsas_params=dict(mech.dpsas_params), **dict(mech.bugs))),
         ))
 
 

@@ -81,6 +81,7 @@ canary 0 flipped):
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Sequence
 
@@ -88,13 +89,15 @@ import numpy as np
 
 from privbound.audit.engine import map_chunks
 from privbound.audit.one_run import OneRunResult, default_guess_grid, one_run_audit
-from privbound.audit.targets.registry import OneRunDesign, Target, register_target
+from privbound.audit.targets.registry import OneRunDesign, Target, TightEpsilon, register_target
 from privbound.learners.decision_lists_winnow.decision_lists import (
     DPGreedyCover,
     greedy_cover_epsilon_replace,
+    greedy_cover_orbit_logprobs,
     greedy_cover_sample,
+    exact_epsilon,
 )
-from privbound.learners.decision_lists_winnow.winnow import DPWinnow, Winnow
+from privbound.learners.decision_lists_winnow.winnow import DPWinnow, Winnow, dp_winnow_round0_witness
 from privbound.learners.neighbouring import NeighbouringRelation as NR
 from privbound._validation import check_confidence, check_epsilon, check_int, check_real
 
@@ -513,6 +516,38 @@ def _projection(direction):
     return score
 
 
+# ============================================================================ tight epsilons of the targets
+
+
+def _greedy_cover_tight(epsilon_step: float, d0, d1, delta: float) -> TightEpsilon:
+    """The exact epsilon of DP-GreedyCover's run on the target's own pair (the worst case over pairs is not known)."""
+    lp0, lp1 = greedy_cover_orbit_logprobs(*d0, *d1, epsilon_step)
+    return TightEpsilon(exact_epsilon(lp0, lp1, delta),
+                        f"exact hockey-stick divergence of the selection law at eps_step = {epsilon_step:g} on this pair "
+                        f"({lp0.size} output classes of the pair's symmetries, replace-one); the worst case over "
+                        "pairs has no exact method (Theorem 7 [RECON] bounds it)")
+
+
+def _winnow_witness_tight(mechanism: "DPWinnowMechanism", d0, d1, delta: float) -> TightEpsilon:
+    """A planted DP-Winnow bug: an output event of probability 0 on d0 and above delta on d1 (no finite epsilon)."""
+    p0, p1 = dp_winnow_round0_witness(mechanism.learner, d0, d1, release=mechanism.release,
+                                      query_every_round=mechanism.query_every_round)
+    event = ("the first shadow vector released is d1's round-0 update" if mechanism.release == "shadow"
+             else "the first AboveThreshold instance fires at round 0")
+    if p0 > 0 or p1 <= delta:
+        raise ValueError(f"no witness of an infinite epsilon: P_d0 = {p0:g}, P_d1 = {p1:g} at delta = {delta:g}")
+    return TightEpsilon(math.inf, f"exact on this pair: the event '{event}' has probability 0 on d0 and {p1:.4g} > "
+                                  f"delta on d1 (no finite epsilon)")
+
+
+def _deterministic_release_tight(w0: np.ndarray, w1: np.ndarray) -> TightEpsilon:
+    """A deterministic release: epsilon 0 if the two outputs agree, no finite epsilon (delta < 1) otherwise."""
+    same = np.array_equal(w0, w1)
+    return TightEpsilon(0.0 if same else math.inf,
+                        "exact: deterministic output, " + ("the same on both datasets" if same else
+                                                           "different on the two datasets (delta(eps) = 1)"))
+
+
 # ============================================================================ one-run targets
 
 ONE_RUN_WINNOW_PARAMS = dict(epsilon_hat=3.0, eta=1e-4, m=3, L=1.5, K=300, delta=1e-6)
@@ -621,6 +656,7 @@ def _register_one_run() -> None:
                     "rounds, statistic = firing at round 0",
         score=_first_update_at_zero, default_trials=10_000,
         claim_source="Lemma 11 [RECON accounting]: eps_hat + composition of mK 4eta-DP draws (learner's own accounting)", **common,
+        tight_epsilon=lambda: TightEpsilon(*learner.tight_epsilon(g.delta)),
     ))
     register_target(Target(
         "dp-winnow-one-run-query-on-mistakes", "winnow", DPWinnowMechanism(learner, query_every_round=False, max_updates=K),
@@ -628,6 +664,7 @@ def _register_one_run() -> None:
         description="BUG: AddQuery only on mistake rounds (not private), one-run parameters: "
                     "a firing at a canary round proves the canary is included",
         score=_first_update_at_zero, default_trials=10_000, claim_source="claims DP-Winnow's accounting", **common,
+        tight_epsilon=lambda: _winnow_witness_tight(DPWinnowMechanism(learner, query_every_round=False), w0, w1, g.delta),
     ))
     register_target(Target(
         "dp-winnow-one-run-release-shadow", "winnow", DPWinnowMechanism(learner, release="shadow", max_updates=K),
@@ -636,6 +673,7 @@ def _register_one_run() -> None:
                     "coordinate is visibly boosted by 2 eta",
         score=_shadow_boost_of_round0(K, d), default_trials=10_000,
         claim_source="claims DP-Winnow's accounting", **common,
+        tight_epsilon=lambda: _winnow_witness_tight(DPWinnowMechanism(learner, release="shadow"), w0, w1, g.delta),
     ))
     wa = WinnowReleaseWeights(learner.eta).sample(w0, None, 1)[0]
     wb = WinnowReleaseWeights(learner.eta).sample(w1, None, 1)[0]
@@ -645,6 +683,7 @@ def _register_one_run() -> None:
         description="BUG: non-private Winnow (eta = 1e-4) releasing its weights, claiming the one-run "
                     "DP-Winnow's budget",
         score=_projection(wb - wa), default_trials=10_000, claim_source="claims DP-Winnow's accounting", **common,
+        tight_epsilon=lambda: _deterministic_release_tight(wa, wb),
     ))
 
     c0, c1 = greedy_cover_canary_features_pair()
@@ -659,12 +698,14 @@ def _register_one_run() -> None:
                     f"pair: {n} canary records, statistic = bit of canary feature 0 if chosen before T",
         default_trials=20_000,
         claim_source="Theorem 7 [RECON] replace-one: eps_AR + eps_step/2 (set-cover analysis)", **common,
+        tight_epsilon=lambda: _greedy_cover_tight(gc.epsilon_step, c0, c1, gg.delta),
     ))
     register_target(Target(
         "greedy-cover-one-run-step-40", "greedy-cover", GreedyCoverMechanism(40.0), c0, c1, gg.epsilon, gg.delta,
         planted_bug=True,
         description="BUG: rounds run at eps_step = 40 (near-argmax) while claiming the eps_step = 0.4 guarantee",
         default_trials=10_000, claim_source="claims Theorem 7 [RECON] for eps_step = 0.4", **common,
+        tight_epsilon=lambda: _greedy_cover_tight(40.0, c0, c1, gg.delta),
     ))
 
 
@@ -682,6 +723,7 @@ def _register_greedy_cover() -> None:
                     "statistic = bit attached to the canary feature",
         paper=PAPER, score=_canary_bit, default_trials=20_000,
         claim_source="Theorem 7 [RECON] replace-one: eps_AR + eps_step/2 (set-cover analysis)",
+        tight_epsilon=lambda e=eps_step, d=delta: _greedy_cover_tight(e, c0, c1, d),
     ))
     # accumulating pair: correct claim and the one-round planted bug
     eps_step, delta = 4.0, 1e-5
@@ -694,6 +736,7 @@ def _register_greedy_cover() -> None:
         paper=PAPER, score=_rounds_before_cover(k), default_trials=60_000,
         claim_source="Theorem 7 [RECON] replace-one: eps_AR + eps_step/2 (set-cover analysis)",
         one_run_design=GREEDY_COVER_CANARY_FEATURES_DESIGN,
+        tight_epsilon=lambda e=eps_step, d=delta: _greedy_cover_tight(e, a0, a1, d),
     ))
     register_target(Target(
         "greedy-cover-one-round-claim", "greedy-cover", GreedyCoverMechanism(eps_step), a0, a1,
@@ -702,6 +745,7 @@ def _register_greedy_cover() -> None:
         paper=PAPER, score=_rounds_before_cover(k), default_trials=60_000,
         claim_source="claims Lemma 3 for the whole run",
         one_run_design=GREEDY_COVER_CANARY_FEATURES_DESIGN,
+        tight_epsilon=lambda e=eps_step: _greedy_cover_tight(e, a0, a1, 0.0),
     ))
 
 
@@ -717,6 +761,7 @@ def _register_dp_winnow() -> None:
                     "white-box replay log-likelihood statistic",
         paper=PAPER, score=winnow_replay_llr(learner, w0, w1), default_trials=20_000,
         claim_source="Lemma 11 [RECON accounting]: eps_hat + composition of mK 4eta-DP draws (learner's own accounting)",
+        tight_epsilon=lambda: TightEpsilon(*learner.tight_epsilon(g.delta)),
     ))
     register_target(Target(
         "dp-winnow-query-on-mistakes", "winnow", DPWinnowMechanism(learner, query_every_round=False), w0, w1,
@@ -725,6 +770,7 @@ def _register_dp_winnow() -> None:
                     "is impossible on d0",
         paper=PAPER, score=_first_update_at_zero, default_trials=10_000,
         claim_source="claims DP-Winnow's accounting",
+        tight_epsilon=lambda: _winnow_witness_tight(DPWinnowMechanism(learner, query_every_round=False), w0, w1, g.delta),
     ))
     direction = np.zeros(learner.K + learner.K * w0[0].shape[1])
     direction[learner.K:learner.K + w0[0].shape[1]] = w1[1][0] * w0[0][0]  # first update's log-weights . (y'_0 x_0)
@@ -734,6 +780,7 @@ def _register_dp_winnow() -> None:
         description="BUG: releases the hidden (shadow) weights instead of the m-sample empirical distribution",
         paper=PAPER, score=_projection(direction), default_trials=10_000,
         claim_source="claims DP-Winnow's accounting",
+        tight_epsilon=lambda: _winnow_witness_tight(DPWinnowMechanism(learner, release="shadow"), w0, w1, g.delta),
     ))
     wa = WinnowReleaseWeights(learner.eta).sample(w0, None, 1)[0]
     wb = WinnowReleaseWeights(learner.eta).sample(w1, None, 1)[0]
@@ -743,6 +790,7 @@ def _register_dp_winnow() -> None:
         description="BUG: non-private Winnow releasing its weights, claiming DP-Winnow's budget",
         paper=PAPER, score=_projection(wb - wa), default_trials=10_000,
         claim_source="claims DP-Winnow's accounting",
+        tight_epsilon=lambda: _deterministic_release_tight(wa, wb),
     ))
 
 

@@ -19,6 +19,7 @@ Families:
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, replace
 from typing import Any, Sequence
 
@@ -28,7 +29,7 @@ from privbound.learners.neighbouring import NeighbouringRelation as NR
 
 from privbound.audit.engine import map_chunks
 from privbound.audit.one_run import OneRunResult, one_run_audit
-from privbound.audit.targets.registry import OneRunDesign, Target, register_target
+from privbound.audit.targets.registry import OneRunDesign, Target, TightEpsilon, register_target
 from privbound._validation import check_delta, check_int
 from privbound.learners.robust_halfspaces.perceptron import DPBatchPerceptron
 from privbound.learners.robust_halfspaces.sphere import SphereExponentialMechanism
@@ -164,6 +165,17 @@ PERCEPTRON_CANARIES = OneRunDesign(
     "m orthogonal unit canaries (e_{k+i}, +1) in one training run (add/remove)")
 
 
+def _first_step_fail_tight(learner: DPBatchPerceptron, d0: tuple, d1: tuple, delta: float) -> TightEpsilon:
+    """The learner's tight epsilon, with the pair's exact witness when the first stopping test separates it:
+    FAIL (Line 10 at i = 1) certain on one dataset and at most 1 - delta likely on the other."""
+    eps, source = learner.tight_epsilon(delta)
+    q0, q1 = (learner.first_step_stop_probability(len(d[1])) for d in (d0, d1))
+    if max(q0, q1) == 1.0 and 1.0 - min(q0, q1) > delta:
+        return TightEpsilon(math.inf, f"{source}; exact on this pair: FAIL at i = 1 has probability {q0:.4g} on d0 and "
+                                      f"{q1:.4g} on d1, so no finite epsilon at delta = {delta:g}")
+    return TightEpsilon(eps, source)
+
+
 def _register_perceptron_targets(d0: tuple, d1: tuple) -> None:
     """The correct DP Batch Perceptron targets: the theory variant, and the experimental variant releasing its
     output or its whole transcript."""
@@ -175,6 +187,7 @@ def _register_perceptron_targets(d0: tuple, d1: tuple) -> None:
         description="Algorithm 1, Lemma 19 parameters (T = 16, p = 1/4, sigma = 100 ln(T/delta)/eps, b = 100 sqrt(ln(T/delta))/eps); "
                     "canary e_3 orthogonal to the data, statistic <w_out, x_c>",
         claim_source="Lemma 19 (App. F.2), Theorem 6",
+        tight_epsilon=lambda: TightEpsilon(*theory.tight_epsilon(1e-5)),
     ))
     rdp = DPBatchPerceptron(_GAMMA, epsilon=1.0, delta=1e-5, variant="experimental", sampling_rate=0.5, n_iter=4)
     register_target(Target(
@@ -183,6 +196,7 @@ def _register_perceptron_targets(d0: tuple, d1: tuple) -> None:
         description="experimental variant (Sec. 4): no stopping test, T = 4, p = 1/2, sigma by the RDP accountant; "
                     "only w_T/||w_T|| released, statistic <w_out, x_c>",
         claim_source="Sec. 4 (RDP accountant, Mironov 2017) via dp_accounting",
+        tight_epsilon=lambda: TightEpsilon(*rdp.tight_epsilon(1e-5)),
     ))
     register_target(Target(
         "batch-perceptron-rdp-transcript", "batch-perceptron", TranscriptRelease(rdp), d0, d1, 1.0, 1e-5,
@@ -190,6 +204,7 @@ def _register_perceptron_targets(d0: tuple, d1: tuple) -> None:
         log_likelihood_ratio=transcript_log_likelihood_ratio(rdp), default_trials=50_000,
         description="experimental variant releasing the whole transcript w_1..w_4; exact white-box likelihood ratio",
         claim_source="Sec. 4 (RDP accountant) via dp_accounting",
+        tight_epsilon=lambda: TightEpsilon(*rdp.tight_epsilon(1e-5)),
     ))
 
 
@@ -202,6 +217,7 @@ def _register_perceptron_bugs(d0: tuple, d1: tuple) -> None:
         log_likelihood_ratio=transcript_log_likelihood_ratio(small), default_trials=20_000,
         description="BUG: Gaussian noise 10x smaller than the RDP calibration for (1, 1e-5); transcript released",
         claim_source="claims Sec. 4 (RDP accountant)",
+        tight_epsilon=lambda: TightEpsilon(*small.tight_epsilon(1e-5)),
     ))
     e0, e1 = canary_pair(canary_norm=2.0)
     for name, check, bug, desc in (
@@ -218,6 +234,7 @@ def _register_perceptron_bugs(d0: tuple, d1: tuple) -> None:
             neighbouring=NR.ADD_OR_REMOVE_ONE, paper=PAPER, one_run_design=PERCEPTRON_CANARIES, planted_bug=bug, score=_canary_score,
             default_trials=500_000, description=desc,
             claim_source="Sec. 4 (accountant calibration) / Lemma 19 (requires ||x|| <= 1)",
+            tight_epsilon=lambda est=est: TightEpsilon(*est.tight_epsilon(1e-5, e1)),
         ))
     nostop = DPBatchPerceptron(_GAMMA, epsilon=1.0, delta=1e-5, alpha=0.5, n_iter=4, laplace_scale=0.0, n_nominal=24)
     one = (d0[0][:1], d0[1][:1])
@@ -228,6 +245,7 @@ def _register_perceptron_bugs(d0: tuple, d1: tuple) -> None:
         description="BUG: Lemma 19 parameters (T = 4, p = 1/2) but the stopping test's Laplace noise removed; "
                     "threshold 0.3 alpha p n = 1.8: d0 (one point) always stops at i = 1 (FAIL), d1 continues w.p. 1/4",
         claim_source="claims Lemma 19",
+        tight_epsilon=lambda: _first_step_fail_tight(nostop, one, one_c, 1e-5),
     ))
 
 
@@ -247,6 +265,7 @@ def _register_sphere_targets() -> None:
             planted_bug=bug, default_trials=20_000, description=desc,
             log_likelihood_ratio=(lambda o, em=em: em.log_density(s0, o) - em.log_density(s1, o)),
             claim_source="Theorem 5 (exponential mechanism; McSherry & Talwar 2007)",
+            tight_epsilon=lambda em=em: TightEpsilon(*em.tight_epsilon(s0, s1, 0.0)),
         ))
 
 

@@ -9,7 +9,9 @@ so authors, venue and arXiv id are not known here).
 * :func:`exp_mech_select` -- the selection steps of Algorithms 1, 2 and 4 (Lemma B.5), a batch of
   ``size`` independent draws or one; :func:`exp_mech_select_rows` draws one per row of counts;
 * :func:`gaussian_clip_radius` and :func:`remark3_clip_radius` -- the feature clipping radii
-  ``T = 2 sqrt(D_p)`` (Lemma C.2) and ``T = sqrt(D_p / (c alpha))`` (Remark 3, Eq. (7)).
+  ``T = 2 sqrt(D_p)`` (Lemma C.2) and ``T = sqrt(D_p / (c alpha))`` (Remark 3, Eq. (7));
+* the exact privacy curves of the algorithms' private steps on a given pair, for their tight epsilon:
+  :func:`gaussian_epsilon` (K Gaussian releases), :func:`laplace_epsilon`, :func:`selection_pair_epsilon`.
 
 Conventions: ``sign(0) = +1`` (the paper leaves it open); labels in {-1, +1}; replace-one neighbours
 (Def. B.2); natural logarithms except the base-2 grids (k, K).
@@ -24,7 +26,8 @@ import numpy as np
 from scipy import stats
 
 from privbound.learners.agnostic_halfspaces.hermite import sample_marginal
-from privbound.learners.mechanisms import ExponentialMechanism, exponential_mechanism_log_probabilities
+from privbound.learners.accounting import exact_epsilon
+from privbound.learners.mechanisms import ExponentialMechanism, exponential_mechanism_log_probabilities, gaussian_delta
 from privbound._validation import check_finite_array, check_int, check_real
 
 __all__ = [
@@ -40,6 +43,9 @@ __all__ = [
     "exp_mech_log_probabilities",
     "gaussian_clip_radius",
     "remark3_clip_radius",
+    "gaussian_epsilon",
+    "laplace_epsilon",
+    "selection_pair_epsilon",
     "HalfspaceClassifierMixin",
 ]
 
@@ -328,3 +334,47 @@ def exp_mech_select_rows(error_counts, epsilon: float, rng: np.random.Generator)
 def exp_mech_log_probabilities(error_counts, epsilon: float) -> np.ndarray:
     """Exact log P[j] of :func:`exp_mech_select` (logsumexp)."""
     return exponential_mechanism_log_probabilities(-np.asarray(error_counts, dtype=float).ravel(), epsilon)
+
+
+# ====================================================================== exact privacy curves of the private steps
+
+
+def gaussian_epsilon(shift: float, sigma: float, delta: float, count: int = 1) -> float:
+    """The exact epsilon at ``delta`` of ``count`` (adaptive) releases, each ``f + N(0, sigma^2 I)`` with ``f`` moving
+    by at most ``shift`` in L2 between the two datasets: the Gaussian mechanism of sensitivity ``shift sqrt(count)``
+    (Gaussian composition is exact, Dong, Roth & Su 2019, Cor. 3.3), by Balle & Wang's curve
+    (:func:`privbound.learners.mechanisms.gaussian_delta`); exact when every release moves by ``shift``.
+    """
+    from scipy import optimize
+
+    shift = check_real(shift, "shift", low=0.0)
+    sigma = check_real(sigma, "sigma", low=0.0, low_inclusive=False)
+    delta = check_real(delta, "delta", low=0.0, high=1.0)
+    if shift == 0 or delta >= 1:
+        return 0.0
+    if delta == 0:
+        return math.inf
+    sens = shift * math.sqrt(check_int(count, "count", low=1))
+    f = lambda e: gaussian_delta(sigma, e, sens) - delta  # noqa: E731
+    if f(0.0) <= 0:
+        return 0.0
+    hi = 1.0
+    while f(hi) > 0:
+        hi *= 2.0
+    return float(optimize.brentq(f, 0.0, hi, xtol=1e-12, rtol=1e-12))
+
+
+def laplace_epsilon(shift: float, scale: float, delta: float) -> float:
+    """The exact epsilon at ``delta`` of ``f + Lap(scale)`` with ``f`` (one-dimensional) moving by ``shift``: with
+    a = shift/scale, delta(eps) = 1 - e^{(eps - a)/2} on [0, a], so eps = max(0, a + 2 ln(1 - delta))."""
+    shift = check_real(shift, "shift", low=0.0)
+    scale = check_real(scale, "scale", low=0.0, low_inclusive=False)
+    delta = check_real(delta, "delta", low=0.0, high=1.0)
+    return max(0.0, shift / scale + 2.0 * math.log1p(-delta)) if delta < 1 else 0.0
+
+
+def selection_pair_epsilon(error_counts0, error_counts1, epsilon: float, delta: float) -> float:
+    """The exact epsilon at ``delta`` of :func:`exp_mech_select` on two vectors of error counts (the selection's
+    output law on the pair is the two softmaxes, :func:`exp_mech_log_probabilities`)."""
+    return exact_epsilon(exp_mech_log_probabilities(error_counts0, epsilon),
+                         exp_mech_log_probabilities(error_counts1, epsilon), delta)

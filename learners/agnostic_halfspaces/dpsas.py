@@ -10,7 +10,8 @@ Algorithms 1-2 of Diakonikolas et al. (the paper's reference [17]).
   them with ``size=None``, so a batch is distributionally identical to independent runs, tested):
   :func:`dpsas_label_mean` (step 4), :func:`dpsas_initial_direction` (step 6),
   :func:`dpsas_gradient_release` (step 9.3); their calibration :func:`dpsas_sigma`,
-  :func:`dpsas_laplace_scale`, :func:`dpsas_noise_multiplier`;
+  :func:`dpsas_laplace_scale`, :func:`dpsas_noise_multiplier`; the statistics they privatise
+  (:func:`dpsas_initial_mean`, :func:`dpsas_gradient`);
 * :func:`dpsas_release_batch` -- ``size`` independent end-to-end runs as array operations.
 """
 
@@ -42,6 +43,7 @@ __all__ = [
     "ramp_band",
     "dpsas_label_mean",
     "clip_rows",
+    "dpsas_initial_mean",
     "dpsas_initial_direction",
     "dpsas_gradient",
     "dpsas_gradient_release",
@@ -154,10 +156,15 @@ def clip_rows(X, L: float) -> np.ndarray:
     return X * np.minimum(1.0, L / np.maximum(nrm, 1e-300))
 
 
+def dpsas_initial_mean(X, y) -> np.ndarray:
+    """The statistic Algorithm 3 step 6 privatises: ``(1/m_0) sum_{D_init} x y`` (rows already clipped to L)."""
+    X = np.asarray(X, dtype=float)
+    return (np.asarray(y, dtype=float) @ X) / X.shape[0]
+
+
 def dpsas_initial_direction(X, y, sigma: float, rng: np.random.Generator, size: int | None = None):
     """Algorithm 3 step 6: ``(1/m_0) sum_{D_init} x y + N(0, sigma^2 I_d)`` (rows already clipped to L)."""
-    X = np.asarray(X, dtype=float)
-    mean = (np.asarray(y, dtype=float) @ X) / X.shape[0]
+    mean = dpsas_initial_mean(X, y)
     n = 1 if size is None else check_int(size, "size", low=1)
     out = mean[None, :] + rng.normal(0.0, sigma, size=(n, mean.size))
     return out[0] if size is None else out

@@ -35,7 +35,8 @@ from privbound.learners.mechanisms import PrivacyGuarantee
 from privbound.learners.neighbouring import NeighbouringRelation
 from privbound._validation import Interval, StrOptions, check_finite_array, check_int, validate_parameters
 
-__all__ = ["alg2_degree", "alg2_sigma", "alg2_noise_multiplier", "coefficient_release", "PrivateProperHalfspace"]
+__all__ = ["alg2_degree", "alg2_sigma", "alg2_noise_multiplier", "coefficient_mean", "coefficient_release",
+           "PrivateProperHalfspace"]
 
 
 def alg2_degree(alpha: float, c: float, C_0: float = 1.0) -> int:
@@ -62,14 +63,19 @@ def alg2_noise_multiplier(epsilon: float, delta: float) -> float:
     return math.sqrt(2 * math.log(1.25 / delta)) / epsilon
 
 
+def coefficient_mean(features, y) -> np.ndarray:
+    """The statistic Algorithm 2 step 4 privatises: ``(2/n) sum_{S_1} Y psi_bar`` (the mean over S_1)."""
+    F = np.asarray(features, dtype=float)
+    return (np.asarray(y, dtype=float) @ F) / F.shape[0]
+
+
 def coefficient_release(features, y, sigma: float, rng: np.random.Generator, size: int | None = None):
     """Algorithm 2 step 4: ``Proj_{B_2}( (2/n) sum_{S_1} Y psi_bar + Z )``, Z ~ N(0, sigma^2 I).
 
     ``features`` are the (already clipped) features of S_1 (|S_1| = n/2, so (2/n) sum = mean).
     Returns one vector (``size=None``) or ``size`` independent releases, shape (size, D_p).
     """
-    F = np.asarray(features, dtype=float)
-    mean = (np.asarray(y, dtype=float) @ F) / F.shape[0]
+    mean = coefficient_mean(features, y)
     n = 1 if size is None else check_int(size, "size", low=1)
     raw = mean[None, :] + rng.normal(0.0, sigma, size=(n, mean.size))
     out = raw / np.maximum(1.0, np.linalg.norm(raw, axis=1, keepdims=True))

@@ -27,6 +27,7 @@ from privbound.learners.agnostic_halfspaces.common import (
     exp_mech_select,
     exp_mech_select_rows,
     gaussian_clip_radius,
+    gaussian_epsilon,
     remark3_clip_radius,
     sign,
 )
@@ -44,6 +45,8 @@ __all__ = [
     "dp_erm_l1",
     "alg1_validation_errors",
     "alg1_release_batch",
+    "changed_row",
+    "alg1_pair_epsilon",
     "PrivatePolynomialRegression",
 ]
 
@@ -146,6 +149,50 @@ def alg1_release_batch(X, y, *, degree, epsilon, delta, alpha=0.1, beta=0.1, c=0
     flat = exp_mech_select_rows(errs, epsilon, rng)
     j, l = np.divmod(flat, M)
     return np.concatenate([V[np.arange(size), j], ts[l][:, None]], axis=1)
+
+
+def changed_row(d0, d1) -> int:
+    """The one row where two replace-one neighbours ``(X, y)`` differ (``ValueError`` otherwise)."""
+    (X0, y0), (X1, y1) = check_xy(*d0), check_xy(*d1)
+    if X0.shape != X1.shape:
+        raise ValueError(f"replace-one neighbours have the same shape, got {X0.shape} and {X1.shape}")
+    rows = np.flatnonzero(np.any(X0 != X1, axis=1) | (y0 != y1))
+    if rows.size != 1:
+        raise ValueError(f"the datasets must differ in exactly one row (replace-one), they differ in {rows.size}")
+    return int(rows[0])
+
+
+def alg1_pair_epsilon(d0, d1, *, epsilon, delta, compose: bool = True, clip: bool = True, **params) -> tuple[float, str]:
+    """``(epsilon, source)``: the tightest epsilon at ``delta`` of Algorithm 1 (as :func:`alg1_release_batch` runs it)
+    on the replace-one pair ``(d0, d1)``, from the part of the data the changed row is in.
+
+    The parts are disjoint and data-independent. A row of block j enters only that block's DP-ERM: K adaptive
+    Gaussian steps (noise ``sigma_g``), each moving by at most ``|sign(r) - sign(r')| ||psi|| / n_0 <= 2 ||psi|| /
+    n_0`` for a changed label (``(||psi|| + ||psi'||) / n_0`` otherwise), ``psi`` the features the code uses
+    (clipped at T, or not with ``clip=False``): :func:`gaussian_epsilon` of the K steps (exact when every step
+    moves by that much; the averaged iterate, the data-independent thresholds and the selection are
+    post-processing). A validation row enters only the selection (pure epsilon, its worst case); other rows
+    nothing. The source also gives the worst case over the changed row's position.
+    """
+    est = PrivatePolynomialRegression(epsilon=epsilon, delta=delta, **params)
+    i = changed_row(d0, d1)
+    plans = [est._plan(*check_xy(*d)) for d in (d0, d1)]
+    k, n0, m, D, T, R = (plans[0][key] for key in ("k", "n0", "m", "D", "T", "R"))
+    K, sigma_g, _, _ = alg1_erm_schedule(n0, D, T, R, epsilon, delta, int(est.max_iter), compose)
+    worst_erm = gaussian_epsilon(2 * T / n0, sigma_g, delta, K) if clip else math.inf
+    worst = f"worst case over the changed row's position: {max(worst_erm, float(epsilon)):.4g} (max of the ERM's and the selection's)"
+    if i < k * n0:
+        F = [pl["F" if clip else "F_unclipped"][i] for pl in plans]
+        same_x = np.array_equal(check_xy(*d0)[0][i], check_xy(*d1)[0][i])
+        shift = (2 * np.linalg.norm(F[0]) if same_x else np.linalg.norm(F[0]) + np.linalg.norm(F[1])) / n0
+        return gaussian_epsilon(shift, sigma_g, delta, K), (
+            f"Gaussian composition of block {i // n0}'s DP-ERM, the only part the changed row enters: K = {K} "
+            f"steps of noise sigma_g = {sigma_g:.4g}, each moving by <= {shift:.4g} ({'label flip, ' if same_x else ''}"
+            f"features {'clipped at T' if clip else 'NOT clipped'}); exact for the steps when each moves by that "
+            f"much, the released average being post-processing; {worst}")
+    if i < k * n0 + m:
+        return float(epsilon), f"the changed row is a validation row: the selection's pure epsilon (its worst case); {worst}"
+    return 0.0, f"the changed row is in no part (unused); {worst}"
 
 
 _POSITIVE = Interval(Real, 0, None, closed="neither")

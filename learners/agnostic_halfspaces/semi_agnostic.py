@@ -24,13 +24,24 @@ from privbound.learners.agnostic_halfspaces.common import (
     check_xy,
     exp_mech_select,
     exp_mech_select_rows,
+    gaussian_epsilon,
+    laplace_epsilon,
 )
-from privbound.learners.agnostic_halfspaces.dpsas import DPSAS, dpsas_release_batch
+from privbound.learners.agnostic_halfspaces.dpsas import (
+    DPSAS,
+    clip_rows,
+    dpsas_clip_norm,
+    dpsas_laplace_scale,
+    dpsas_release_batch,
+    dpsas_schedule,
+    dpsas_sigma,
+)
+from privbound.learners.agnostic_halfspaces.regression import changed_row
 from privbound.learners.mechanisms import PrivacyGuarantee
 from privbound.learners.neighbouring import NeighbouringRelation
 from privbound._validation import Interval, validate_parameters
 
-__all__ = ["alg4_grid_size", "alg4_grid", "SemiAgnosticHalfspace", "alg4_release_batch"]
+__all__ = ["alg4_grid_size", "alg4_grid", "SemiAgnosticHalfspace", "alg4_release_batch", "alg4_pair_epsilon"]
 
 
 def alg4_grid_size(alpha: float, C_K: float = 1.0) -> int:
@@ -154,3 +165,58 @@ def alg4_release_batch(X, y, *, alpha=0.05, epsilon=0.5, delta=1e-5, C_K=1.0, C_
     Wsel = np.stack(Ws, axis=1)[np.arange(size), sel]
     tsel = np.stack(taus, axis=1)[np.arange(size), sel]
     return np.concatenate([Wsel, tsel[:, None]], axis=1)
+
+
+def alg4_pair_epsilon(d0, d1, *, alpha=0.05, epsilon=0.5, delta=1e-5, C_K=1.0, C_eta=1.1, n_validation=None,
+                      dpsas_params=None, laplace_factor: float = 2.0, with_L: bool = True) -> tuple[float, str]:
+    """``(epsilon, source)``: the tightest epsilon at ``delta`` of Algorithm 4 (as :func:`alg4_release_batch` runs it,
+    ``laplace_factor`` / ``with_L`` its planted bugs) on the replace-one pair ``(d0, d1)``, from the step the changed
+    row enters.
+
+    The K parts, their DPSAS batches and D_val are disjoint and data-independent. A row of part k enters one
+    step of DPSAS(eta_k): in D_init the Gaussian initial direction (moves by ``||y x - y' x'|| / m_0``, rows clipped
+    to L), in D_tau the Laplace label mean (moves by ``|y - y'| / m_0``), in a gradient batch one Gaussian gradient
+    step (moves by at most ``(||x|| + ||x'||) / m_0``, 2 ||x|| / m_0 for a flipped label: an upper bound); a
+    validation row only the selection (pure epsilon, its worst case); other rows nothing. Everything else is
+    post-processing of, or composition with, steps the row does not enter. The source also gives the worst case over
+    the changed row's position.
+    """
+    (X0, y0), (X1, y1) = check_xy(*d0), check_xy(*d1)
+    n, d = X0.shape
+    K, m, part, etas = alg4_grid(n, alpha, C_K, C_eta, n_validation)
+    i = changed_row(d0, d1)
+    L = dpsas_clip_norm(d)
+    x0, x1 = clip_rows(X0[i:i + 1], L)[0], clip_rows(X1[i:i + 1], L)[0]
+
+    def schedule(k):
+        sub = DPSAS(eta=min(float(etas[k]), 0.999), epsilon=epsilon, delta=delta, **dict(dpsas_params or {}))
+        _, T, m0 = dpsas_schedule(sub.eta, sub.C_s, sub.C_T, sub.n_iter, part)
+        return T, m0, dpsas_sigma(L, epsilon, delta, m0, with_L), dpsas_laplace_scale(epsilon, m0, laplace_factor)
+
+    per_part = [schedule(k) for k in range(K)]
+    worst = max([float(epsilon)] + [max(laplace_epsilon(2.0 / m0, scale, delta), gaussian_epsilon(2 * L / m0, sigma, delta))
+                                    for _, m0, sigma, scale in per_part])
+    where = f"worst case over the changed row's position: {worst:.4g}"
+    if i >= n - m:
+        return float(epsilon), f"the changed row is a validation row: the selection's pure epsilon (its worst case); {where}"
+    if i >= K * part:
+        return 0.0, f"the changed row is in no part (unused); {where}"
+    k, j = divmod(i, part)
+    T, m0, sigma, scale = per_part[k]
+    if j < m0:
+        shift = float(np.linalg.norm(y0[i] * x0 - y1[i] * x1)) / m0
+        return gaussian_epsilon(shift, sigma, delta), (
+            f"exact Gaussian mechanism of part {k}'s initial direction (DPSAS step 6), the only step the changed row "
+            f"enters: moves by {shift:.4g}, sigma = {sigma:.4g}; {where}")
+    if j < 2 * m0:
+        shift = abs(y0[i] - y1[i]) / m0
+        return laplace_epsilon(shift, scale, delta), (
+            f"exact Laplace mechanism of part {k}'s label mean (DPSAS step 4), the only step the changed row enters: "
+            f"moves by {shift:.4g}, scale = {scale:.4g}; {where}")
+    if j < (T + 2) * m0:
+        same_x = np.array_equal(X0[i], X1[i])
+        shift = float(2 * np.linalg.norm(x0) if same_x else np.linalg.norm(x0) + np.linalg.norm(x1)) / m0
+        return gaussian_epsilon(shift, sigma, delta), (
+            f"Gaussian mechanism of part {k}'s gradient step {j // m0 - 2} (DPSAS step 9.3), the only step the changed "
+            f"row enters: moves by <= {shift:.4g}, sigma = {sigma:.4g} (an upper bound on this pair); {where}")
+    return 0.0, f"the changed row is in no DPSAS batch of part {k} (unused); {where}"

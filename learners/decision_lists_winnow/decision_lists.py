@@ -12,7 +12,9 @@ and a Differentially Private Winnow"; paper id ``decision-lists-winnow``), and L
 * batched runs of DP-GreedyCover (:func:`greedy_cover_sample`, arrays over trials) and
   a plain single run (:func:`greedy_cover_run`, a Python loop) for the distribution
   test, and the exact output distribution by enumeration
-  (:func:`greedy_cover_exact_logprobs`) with the hockey-stick divergence;
+  (:func:`greedy_cover_exact_logprobs`) or, for larger pairs, by the pair's symmetries
+  (:func:`greedy_cover_orbit_logprobs`), with the hockey-stick divergence of
+  :mod:`privbound.learners.accounting`;
 * Lemma 15 (monotone decision list -> large-margin halfspace) and the d -> 2d nonnegative
   embedding of Sec. 4.3, whose formula the source text lost [RECON].
 
@@ -34,6 +36,7 @@ from typing import TYPE_CHECKING, Any, Callable, Sequence
 import numpy as np
 from scipy import optimize, special
 
+from privbound.learners.accounting import exact_epsilon, hockey_stick_delta
 from privbound.learners.mechanisms import PrivacyGuarantee, exponential_mechanism_log_probabilities
 from privbound.learners.neighbouring import NeighbouringRelation
 from privbound._validation import (
@@ -63,6 +66,9 @@ __all__ = [
     "greedy_cover_exact_logprobs",
     "hockey_stick_delta",
     "exact_epsilon",
+    "greedy_cover_exchangeable_groups",
+    "greedy_cover_orbit_logprobs",
+    "greedy_cover_pair_epsilon",
     "monotone_dl_to_halfspace",
     "halfspace_of_rule_runs",
     "evaluate_monotone_dl",
@@ -451,29 +457,122 @@ def greedy_cover_exact_logprobs(Phi0: np.ndarray, y0: np.ndarray, Phi1: np.ndarr
     return np.concatenate(leaves_lp[0]), np.concatenate(leaves_lp[1]), leaves
 
 
-def hockey_stick_delta(logp0: np.ndarray, logp1: np.ndarray, epsilon: float) -> float:
-    """max over both orders of sum_o max(0, P_a(o) - e^eps P_b(o)) (exact privacy curve of a discrete pair)."""
-    p0, p1 = np.exp(logp0), np.exp(logp1)
-    e = math.exp(epsilon)
-    return float(max(np.maximum(0.0, p0 - e * p1).sum(), np.maximum(0.0, p1 - e * p0).sum()))
+# ============================================================================ exact privacy loss on a pair, by symmetry
 
 
-def exact_epsilon(logp0: np.ndarray, logp1: np.ndarray, delta: float) -> float:
-    """The smallest epsilon >= 0 with hockey_stick_delta <= delta (bisection; delta(eps) is non-increasing)."""
-    if hockey_stick_delta(logp0, logp1, 0.0) <= delta:
-        return 0.0
-    finite = np.isfinite(logp0) & np.isfinite(logp1)
-    hi = float(np.max(np.abs(logp0[finite] - logp1[finite]))) + 1e-9 if finite.any() else 50.0
-    if hockey_stick_delta(logp0, logp1, hi) > delta:
-        return math.inf
-    lo = 0.0
-    for _ in range(80):
-        mid = 0.5 * (lo + hi)
-        if hockey_stick_delta(logp0, logp1, mid) <= delta:
-            hi = mid
+def greedy_cover_exchangeable_groups(Phi0: np.ndarray, y0: np.ndarray, Phi1: np.ndarray, y1: np.ndarray) -> list[list[int]]:
+    """The features that are exchangeable on the pair: a partition of the feature indices.
+
+    Features j and k are in one group when swapping them (with a permutation of the records) maps BOTH
+    datasets onto themselves: the multiset of rows ``(Phi0[i], y0[i], Phi1[i], y1[i])`` is unchanged when
+    columns j and k are swapped. Such swaps generate a group of symmetries of the pair, so the relation is
+    an equivalence and any permutation inside a group is a symmetry.
+    """
+    P0, P1 = np.asarray(Phi0, dtype=bool), np.asarray(Phi1, dtype=bool)
+    if P0.shape != P1.shape:
+        raise ValueError(f"Phi0 and Phi1 must have the same shape, got {P0.shape} and {P1.shape}")
+    M = P0.shape[1]
+    rows = np.hstack([P0, np.asarray(y0).reshape(-1, 1) != 0, P1, np.asarray(y1).reshape(-1, 1) != 0]).astype(np.int8)
+
+    def canonical(R: np.ndarray) -> np.ndarray:
+        return R[np.lexsort(R.T[::-1])]
+
+    base = canonical(rows)
+    groups: list[list[int]] = []
+    for j in range(M):
+        for g in groups:
+            k = g[0]
+            R = rows.copy()
+            for off in (0, M + 1):
+                R[:, [off + j, off + k]] = R[:, [off + k, off + j]]
+            if np.array_equal(canonical(R), base):
+                g.append(j)
+                break
         else:
-            lo = mid
-    return hi
+            groups.append([j])
+    return groups
+
+
+def greedy_cover_orbit_logprobs(Phi0: np.ndarray, y0: np.ndarray, Phi1: np.ndarray, y1: np.ndarray,
+                                epsilon_step: float, *, groups: Sequence[Sequence[int]] | None = None
+                                ) -> tuple[np.ndarray, np.ndarray]:
+    """Exact log-probabilities, on both datasets, of a partition of DP-GreedyCover's outputs into classes of
+    equal likelihood ratio: what the hockey-stick divergence needs, for pairs too large to enumerate.
+
+    The outputs are grouped by symmetry: permuting exchangeable features
+    (:func:`greedy_cover_exchangeable_groups`) leaves both output laws unchanged, so an output's
+    probabilities depend only on its sequence of (group, bit); a round picks group g with bit b with
+    probability ``(#unused features of g) exp(-eps err/2) / Z`` in the state given by the number of features
+    used per group. Runs stop once both datasets are covered (the rest of the list is uniform and data
+    independent: post-processing), and classes reaching the same state with the same privacy loss are merged
+    (their futures have the same law), so the pair's exact privacy curve is kept. With every feature in a
+    group of its own this is plain enumeration (:func:`greedy_cover_exact_logprobs`, truncated after T).
+    Returns ``(logp0, logp1)``.
+    """
+    eps = check_epsilon(epsilon_step, "epsilon_step")
+    Ps = [np.asarray(P, dtype=bool) for P in (Phi0, Phi1)]
+    ys = [np.asarray(v) for v in (y0, y1)]
+    if Ps[0].shape != Ps[1].shape:
+        raise ValueError(f"Phi0 and Phi1 must have the same shape, got {Ps[0].shape} and {Ps[1].shape}")
+    M = Ps[0].shape[1]
+    gs = greedy_cover_exchangeable_groups(*Ps[:1], ys[0], Ps[1], ys[1]) if groups is None else [list(g) for g in groups]
+    if sorted(j for g in gs for j in g) != list(range(M)):
+        raise ValueError(f"groups must partition the {M} features, got {gs}")
+    sizes = np.array([len(g) for g in gs])
+    # error sets of (f, 0) and (f, 1) per dataset, as float matrices (records x features)
+    E = [[(P & (v[:, None] == 1)).astype(float), (P & (v[:, None] == 0)).astype(float)] for P, v in zip(Ps, ys)]
+    rounds: dict[tuple, tuple] = {}
+
+    def round_law(counts: tuple) -> tuple:
+        """The state's open groups, log P(group, bit) on each dataset, and whether each choice covers both."""
+        if counts not in rounds:
+            used = [j for g, c in zip(gs, counts) for j in g[:c]]
+            open_groups = [k for k, (g, c) in enumerate(zip(gs, counts)) if c < len(g)]
+            rep = [gs[k][counts[k]] for k in open_groups]
+            unused = (sizes - np.asarray(counts))[open_groups]
+            logpick, covered = [], np.ones(len(rep), dtype=bool)
+            for s in (0, 1):
+                alive = ~Ps[s][:, used].any(axis=1)
+                logits = -(eps / 2.0) * np.stack([alive @ E[s][0][:, rep], alive @ E[s][1][:, rep]], axis=1)
+                logits += np.log(unused)[:, None]
+                top = logits.max()
+                logpick.append(logits - (top + math.log(np.exp(logits - top).sum())))
+                covered &= ~(alive[:, None] & ~Ps[s][:, rep]).any(axis=0)
+            rounds[counts] = (open_groups, logpick[0], logpick[1], covered)
+        return rounds[counts]
+
+    nodes: dict[tuple, list[float]] = {(tuple([0] * len(gs)), 0.0): [0.0, 0.0]}
+    leaves0: list[float] = []
+    leaves1: list[float] = []
+    while nodes:
+        children: dict[tuple, list[float]] = {}
+        for (counts, _), (lp0, lp1) in nodes.items():
+            open_groups, pick0, pick1, covered = round_law(counts)
+            for i, k in enumerate(open_groups):
+                c2 = counts[:k] + (counts[k] + 1,) + counts[k + 1:]
+                leaf = covered[i] or sum(c2) == M
+                for b in (0, 1):
+                    a0, a1 = lp0 + pick0[i, b], lp1 + pick1[i, b]
+                    if leaf:
+                        leaves0.append(a0)
+                        leaves1.append(a1)
+                        continue
+                    key = (c2, round(a0 - a1, 10))
+                    if key in children:
+                        children[key] = [np.logaddexp(children[key][0], a0), np.logaddexp(children[key][1], a1)]
+                    else:
+                        children[key] = [a0, a1]
+        nodes = children
+    return np.array(leaves0), np.array(leaves1)
+
+
+def greedy_cover_pair_epsilon(Phi0: np.ndarray, y0: np.ndarray, Phi1: np.ndarray, y1: np.ndarray,
+                              epsilon_step: float, delta: float) -> float:
+    """The exact epsilon at ``delta`` of DP-GreedyCover (per-round ``epsilon_step``) on ONE pair of datasets
+    (:func:`greedy_cover_orbit_logprobs` and :func:`exact_epsilon`)."""
+    delta = check_delta(delta)
+    lp0, lp1 = greedy_cover_orbit_logprobs(Phi0, y0, Phi1, y1, epsilon_step)
+    return exact_epsilon(lp0, lp1, delta)
 
 
 # ============================================================================ Lemma 15 and the 2d embedding

@@ -77,6 +77,11 @@ __all__ = [
     "advanced_composition",
     "dp_winnow_epsilon_sharp",
     "dp_winnow_epsilon_two_part",
+    "randomized_response_noise",
+    "dp_winnow_composition_pld",
+    "dp_winnow_composition_delta",
+    "above_threshold_fire_probability",
+    "dp_winnow_round0_witness",
     "Instance",
     "generate_instance",
     "GENERATORS",
@@ -168,6 +173,106 @@ def dp_winnow_epsilon_two_part(epsilon_hat: float, eta: float, m: int, K: int, d
     Lemma 11 needs the sharp accounting (:func:`dp_winnow_epsilon_sharp`).
     """
     return advanced_composition(epsilon_hat, K + 1, delta / 2.0) + advanced_composition(4.0 * eta, m * K, delta / 2.0)
+
+
+def randomized_response_noise(epsilon: float) -> float:
+    """The noise parameter 2/(1 + e^eps) of dp_accounting's binary randomized response that is exactly eps-DP:
+    the dominating pair of every pure eps-DP step (Kairouz, Oh & Viswanath 2015)."""
+    return 2.0 / (1.0 + math.exp(epsilon))
+
+
+def dp_winnow_composition_pld(epsilon_hat: float, eta: float, m: int, K: int, *,
+                              value_discretization: float = 1e-4) -> Any:
+    """dp_accounting's PLD of :meth:`DPWinnow.dp_event`: one AboveThreshold instance (eps_hat) composed with the
+    m K draws (4 eta each), each pure step as its dominating binary randomized response (replace-one).
+
+    Built from ``privacy_loss_distribution.from_randomized_response`` and ``self_compose``: dp_accounting 0.6's
+    ``PLDAccountant`` composes a ``SelfComposedDpEvent`` of randomized response once, whatever its count.
+    """
+    from dp_accounting import NeighboringRelation
+    from dp_accounting.pld import privacy_loss_distribution as pld
+
+    def rr(e: float) -> Any:
+        return pld.from_randomized_response(randomized_response_noise(e), 2, value_discretization_interval=value_discretization,
+                                            neighboring_relation=NeighboringRelation.REPLACE_ONE)
+
+    out = rr(epsilon_hat)
+    return out.compose(rr(4.0 * eta).self_compose(int(m) * int(K))) if m * K > 0 else out
+
+
+def dp_winnow_composition_delta(epsilon_hat: float, eta: float, m: int, K: int, epsilon: float) -> float:
+    """The exact delta(epsilon) of the composition :func:`dp_winnow_composition_pld` describes, by a binomial sum.
+
+    Under the first distribution the privacy loss is eps_hat S + 4 eta (mK - 2J), S = +-1 with P(S = 1) =
+    e^eps_hat/(1 + e^eps_hat) and J ~ Binomial(mK, 1/(1 + e^{4 eta})) independent; delta(eps) =
+    E[(1 - e^{eps - loss})_+] (the pair is symmetric, so one direction suffices).
+    """
+    from scipy import stats
+
+    k = int(m) * int(K)
+    b = 4.0 * eta
+    j = np.arange(k + 1)
+    loss_draws = b * (k - 2 * j)
+    logp_draws = stats.binom.logpmf(j, k, special.expit(-b))
+    loss = np.concatenate([epsilon_hat + loss_draws, -epsilon_hat + loss_draws])
+    logp = np.concatenate([logp_draws + math.log(special.expit(epsilon_hat)), logp_draws + math.log(special.expit(-epsilon_hat))])
+    keep = loss > epsilon
+    return float(np.sum(np.exp(logp[keep]) * -np.expm1(epsilon - loss[keep])))
+
+
+def above_threshold_fire_probability(query: float, threshold: float, epsilon_hat: float) -> float:
+    """P[query + Lap(4/eps_hat) >= threshold + Lap(2/eps_hat)]: the first query of a fresh AboveThreshold
+    instance answers TRUE (closed form of the sum of two independent Laplace variables, scales 4/eps_hat and
+    2/eps_hat: for z >= 0, P[sum > z] = (b1^2 e^{-z/b1} - b2^2 e^{-z/b2}) / (2 (b1^2 - b2^2)))."""
+    b1, b2 = 4.0 / epsilon_hat, 2.0 / epsilon_hat
+    z = float(threshold - query)
+
+    def tail(z: float) -> float:
+        return (b1 * b1 * math.exp(-z / b1) - b2 * b2 * math.exp(-z / b2)) / (2.0 * (b1 * b1 - b2 * b2))
+
+    return tail(z) if z >= 0 else 1.0 - tail(-z)
+
+
+def _first_mistake_of_uniform(X: np.ndarray, y: np.ndarray) -> int:
+    """The first round where the uniform initial weights err (sgn 0 a mistake), -1 if none."""
+    wrong = np.flatnonzero(np.sign(X.mean(axis=1)) != y)
+    return int(wrong[0]) if wrong.size else -1
+
+
+def dp_winnow_round0_witness(learner: "DPWinnow", d0: tuple, d1: tuple, *, release: str = "sampled",
+                             query_every_round: bool = True) -> tuple[float, float]:
+    """Probabilities ``(p0, p1)`` on the event-level pair ``(d0, d1)`` (differing at round 0) of an output event
+    that a correct DP-Winnow keeps close and a planted bug separates: whatever is released, the first
+    AboveThreshold instance fires at round 0; with ``release="shadow"``, the first released shadow vector is
+    the one d1's round-0 update makes.
+
+    Round 0 is queried on a dataset iff ``query_every_round`` or the uniform initial weights err there (count
+    1); it then fires with :func:`above_threshold_fire_probability`. With the shadow release, d1 must err at
+    round 0, so every update of its first window uses round 0 and the event has d1-probability at least that
+    of a firing at round 0; on d0 the first shadow vector is uniform (empty cache) or the update by d0's first
+    mistake of the uniform weights, and the event is impossible unless one of those equals d1's.
+    """
+    def fire0(X, y):
+        mistake = bool(np.sign(X[0].mean()) != y[0])
+        if not (query_every_round or mistake):
+            return 0.0
+        return above_threshold_fire_probability(float(mistake), learner.L, learner.epsilon_hat)
+
+    (X0, y0), (X1, y1) = (_check_sequence(*d) for d in (d0, d1))
+    if release != "shadow":
+        return fire0(X0, y0), fire0(X1, y1)
+    if _first_mistake_of_uniform(X1, y1) != 0:
+        raise ValueError("the shadow-release witness needs the uniform weights to err at round 0 of d1")
+    d = X1.shape[1]
+
+    def shadow(x, yy):
+        return np.exp(_log_normalise(multiplicative_update(np.full(d, -math.log(d)), learner.eta, yy, x)))
+
+    v1 = shadow(X1[0], y1[0])
+    t0 = _first_mistake_of_uniform(X0, y0)
+    support0 = [np.full(d, 1.0 / d)] + ([shadow(X0[t0], y0[t0])] if t0 >= 0 else [])
+    p0 = 0.0 if all(not np.allclose(v, v1, rtol=0, atol=1e-15) for v in support0) else 1.0
+    return p0, fire0(X1, y1)
 
 
 # ============================================================================ traces
@@ -575,10 +680,26 @@ class DPWinnow:
         import dp_accounting
 
         def rr(e):
-            return dp_accounting.RandomizedResponseDpEvent(noise_parameter=2.0 / (1.0 + math.exp(e)), num_buckets=2)
+            return dp_accounting.RandomizedResponseDpEvent(noise_parameter=randomized_response_noise(e), num_buckets=2)
 
         return dp_accounting.ComposedDpEvent([rr(self.epsilon_hat),
                                               dp_accounting.SelfComposedDpEvent(rr(4.0 * self.eta), self.m * self.K)])
+
+    def tight_epsilon(self, delta: float) -> tuple[float, str]:
+        """``(epsilon, source)``: the tightest epsilon at ``delta`` of the composition :meth:`dp_event` describes
+        (worst case over event-level neighbours): at ``delta = 0`` the sum of the pure steps (basic composition
+        is tight there), otherwise dp_accounting's PLD (:func:`dp_winnow_composition_pld`), discretised finely
+        enough that its pessimistic rounding adds at most 1e-3 over the m K + 1 compositions."""
+        validate_parameters(self)
+        steps = f"1 AboveThreshold (eps_hat = {self.epsilon_hat:g}) + {self.m * self.K} draws (4 eta = {4 * self.eta:g})"
+        if delta == 0:
+            return (self.epsilon_hat + 4.0 * self.eta * self.m * self.K,
+                    f"sum of the pure steps ({steps}; tight at delta = 0, worst case over event-level pairs)")
+        step = min(1e-4, 1e-3 / (self.m * self.K + 1))
+        pld = dp_winnow_composition_pld(self.epsilon_hat, self.eta, self.m, self.K, value_discretization=step)
+        return (float(pld.get_epsilon_for_delta(delta)),
+                f"dp_accounting PLD of {steps}, each pure step as binary randomized response "
+                "(replace-one round; worst case over pairs)")
 
     # ------------------------------------------------------------ single run
     def run(self, X: Any, y: Any, rng: np.random.Generator, *, query_every_round: bool = True) -> OnlineTrace:

@@ -74,6 +74,7 @@ __all__ = [
     "stopping_threshold",
     "gdp_mu_of_pure_dp",
     "algorithm1_dp_event",
+    "subsampled_laplace_gaussian_pld",
     "calibrate_gaussian_noise",
     "prepare_inputs",
     "halfspace_predict",
@@ -190,6 +191,84 @@ def algorithm1_dp_event(p: float, sigma: float, b: float | None, T: int, repeats
         step = dp_accounting.GaussianDpEvent(1 / mu)
     ev = dp_accounting.SelfComposedDpEvent(dp_accounting.PoissonSampledDpEvent(p, step), T)
     return ev if repeats == 1 else dp_accounting.SelfComposedDpEvent(ev, repeats)
+
+
+def _laplace_loss_cdf(s: np.ndarray, b: float, *, left: bool = False) -> np.ndarray:
+    """P[loss <= s] (``left``: P[loss < s]) of the privacy loss (|l| - |l - 1|)/b of Lap(1, b) against Lap(0, b),
+    for l ~ Lap(0, b).
+
+    An atom -1/b of mass 1/2 (l <= 0), an atom 1/b of mass e^{-1/b}/2 (l >= 1) and, between, (2l - 1)/b with l
+    of density e^{-l/b}/(2b) on (0, 1).
+    """
+    s = np.asarray(s, dtype=float)
+    l = np.clip((b * s + 1.0) / 2.0, 0.0, 1.0)
+    mid = 0.5 + 0.5 * -np.expm1(-l / b)
+    if left:
+        return np.where(s <= -1.0 / b, 0.0, np.where(s > 1.0 / b, 1.0, mid))
+    return np.where(s < -1.0 / b, 0.0, np.where(s >= 1.0 / b, 1.0, mid))
+
+
+def subsampled_laplace_gaussian_pld(p: float, sigma: float, b: float, count: int = 1, *,
+                                    grid: int = 20_000, value_discretization: float | None = None) -> Any:
+    """dp_accounting PLD of ``count`` steps, each releasing a sensitivity-1 count + Lap(b) and a sensitivity-1
+    sum + N(0, sigma^2) on ONE Poisson(p) subsample (Algorithm 1's step with its stopping test; add-or-remove-one).
+
+    The pair of one unsampled step is P = Lap(0, b) x N(0, sigma^2) against Q = Lap(1, b) x N(1, sigma^2); its log
+    ratio S = log dQ/dP is the sum of the Laplace loss (:func:`_laplace_loss_cdf`) and the Gaussian loss
+    N(-mu^2/2, mu^2), mu = 1/sigma, independent under P and under Q (where S has the law of -S under P, the pair
+    being symmetric). The subsampled pairs are functions of S: remove ((1-p)P + pQ against P) has the loss
+    log(1 - p + p e^S) under (1-p)P + pQ, add (P against (1-p)P + pQ) has -log(1 - p + p e^S) under P.
+    Each part of S is rounded up to a grid of ``grid`` steps over its range (exact masses from the CDFs; the
+    masses beyond the Gaussian's +-12 standard deviations go to the extreme bins, pessimistically), the sums
+    convolved, and the losses rounded up to the PLD's ``value_discretization`` (default: 1/20000 of the step's
+    largest loss): every rounding raises the loss, so the PLD is pessimistic.
+    """
+    from dp_accounting.pld import privacy_loss_distribution as pld
+    from scipy import signal, stats
+
+    p = check_probability(p, "p", open_low=True)
+    sigma = check_real(sigma, "sigma", low=0.0, low_inclusive=False)
+    b = check_real(b, "b", low=0.0, low_inclusive=False)
+    mu = 1.0 / sigma
+    span = 1.0 / b + 12.0 * mu + mu * mu / 2
+    h = span / grid
+    ks = np.arange(-grid, grid + 1)
+    edges = np.r_[ks - 1, ks[-1]] * h  # bins ((k-1)h, kh], k in ks
+
+    def rounded_up(cdf) -> np.ndarray:
+        F = cdf(edges)
+        m = np.diff(F)
+        m[0] += F[0]  # below the grid: to the lowest bin (rounding up)
+        m[-1] += 1.0 - F[-1]  # above: to the highest bin (its loss is above every loss in the bin)
+        return np.maximum(m, 0.0)
+
+    def law_of_s(sign: float) -> np.ndarray:  # S rounded up, under P (sign = +1) or Q (sign = -1)
+        gauss = rounded_up(lambda x: stats.norm.cdf(x, loc=-sign * mu * mu / 2, scale=mu))
+        lap = rounded_up(lambda x: _laplace_loss_cdf(x, b) if sign > 0 else 1.0 - _laplace_loss_cdf(-x, b, left=True))
+        return np.maximum(signal.fftconvolve(gauss, lap), 0.0)  # S index ks[0] + ks[0] .. 2 ks[-1]
+
+    S = np.arange(2 * ks[0], 2 * ks[-1] + 1) * h
+    on_p, on_q = law_of_s(1.0), law_of_s(-1.0)
+    remove_loss = np.logaddexp(math.log1p(-p), math.log(p) + S) if p < 1 else S
+    remove_mass = (1.0 - p) * on_p + p * on_q
+    # add: S under P is -S under Q, rounded down there by rounding -S up under Q
+    add_loss = -(np.logaddexp(math.log1p(-p), math.log(p) - S) if p < 1 else -S)
+    add_mass = on_q
+    top = float(max(remove_loss.max(), add_loss.max()))
+    step = top / 20000.0 if value_discretization is None else check_real(value_discretization, "value_discretization",
+                                                                       low=0.0, low_inclusive=False)
+
+    def rounded_pmf(loss: np.ndarray, mass: np.ndarray) -> dict[int, float]:
+        idx = np.ceil(loss / step - 1e-9).astype(np.int64)
+        keep = mass > 0
+        uniq, inv = np.unique(idx[keep], return_inverse=True)
+        return dict(zip(uniq.tolist(), np.bincount(inv, weights=mass[keep]).tolist()))
+
+    out = pld.PrivacyLossDistribution.create_from_rounded_probability(
+        rounded_pmf(remove_loss, remove_mass), 0.0, step, pessimistic_estimate=True,
+        rounded_probability_mass_function_add=rounded_pmf(add_loss, add_mass), infinity_mass_add=0.0,
+        symmetric=False)
+    return out.self_compose(check_int(count, "count", low=1)) if count > 1 else out
 
 
 # Discretisation of the PLD accountant this learner calibrates and accounts with.
@@ -478,6 +557,58 @@ class DPBatchPerceptron:
             return PrivacyGuarantee(eps, delta, _ADD_REMOVE,
                                     "Lemma 19 (Lemmas 20, 21; with the corrected ln(1/(p delta_0)))", event)
         return PrivacyGuarantee(eps, delta, _ADD_REMOVE, P.source, event)
+
+    def tight_epsilon(self, delta: float, data: Any = None) -> tuple[float, str]:
+        """``(epsilon, source)``: the tightest epsilon at ``delta`` of the composition Algorithm 1 runs with the
+        resolved parameters (add-or-remove-one), by dp_accounting's PLD, built here from the noise scales, not from
+        :meth:`dp_event` (which dominates the stopping test's Laplace by a Gaussian).
+
+        Each of the T steps is a Poisson(p)-subsampled release of the mistakes' sum + N(0, sigma^2 I) and, with the
+        stopping test, of their count + Lap(b) on the same subsample (:func:`subsampled_laplace_gaussian_pld`); a
+        stop is an adaptive end of the composition and the output is post-processing. The sum's sensitivity is 1
+        when the inputs are clipped, checked or normalised; with ``input_check="none"`` it is unbounded (no finite
+        epsilon) unless ``data`` is given: then the largest norm of its records (the value on that pair).
+        """
+        from dp_accounting.pld import privacy_loss_distribution as pld
+
+        P = self.parameters()
+        if self.input_check != "none":
+            sens, where = 1.0, "worst case over pairs"
+        elif data is None:
+            return math.inf, "no clipping (input_check='none'): the sum's sensitivity is unbounded"
+        else:
+            X, _ = _split_data(data)
+            sens = float(np.max(np.linalg.norm(check_finite_array(X, "X", ndim=2), axis=1)))
+            where = f"on this pair: no clipping, sensitivity = the largest record norm {sens:g}"
+        if P.sigma <= 0 or (P.stopping and not P.b):
+            return math.inf, ("the stopping test releases the exact count (b = 0)" if P.sigma > 0 else
+                              "no Gaussian noise (sigma = 0)") + ": no finite epsilon"
+        steps = f"T = {P.T} Poisson(p = {P.p:g})-subsampled steps"
+        if P.stopping:
+            out = subsampled_laplace_gaussian_pld(P.p, P.sigma / sens, P.b, P.T)
+            what = f"each Lap(b = {P.b:.4g}) on the count and N(0, sigma = {P.sigma:.4g}) on the sum of one subsample"
+        else:
+            out = pld.from_gaussian_mechanism(P.sigma, sensitivity=sens, sampling_prob=P.p,
+                                              value_discretization_interval=PLD_STEP / 10)
+            out = out.self_compose(P.T) if P.T > 1 else out
+            what = f"each N(0, sigma = {P.sigma:.4g}) on the sum"
+        return float(out.get_epsilon_for_delta(delta)), f"dp_accounting PLD of {steps}, {what} (add-or-remove-one; {where})"
+
+    def first_step_stop_probability(self, n: int) -> float:
+        """P[Line 10 fires at i = 1] on a dataset of ``n`` records: w_hat = 0 there, so every sampled record is a
+        mistake and |M_1| ~ Binomial(n, p); the test fires iff |M_1| + Lap(b) < 0.3 alpha p n_ref (the output
+        is then FAIL)."""
+        from scipy import stats
+
+        P = self.parameters()
+        if not P.stopping:
+            return 0.0
+        n = check_int(n, "n", low=0)
+        k = np.arange(n + 1)
+        gap = self._threshold(P, n) - k  # fires iff Lap(b) < gap
+        below = (gap > 0).astype(float) if not P.b else np.where(gap >= 0, 1 - 0.5 * np.exp(-gap / P.b),
+                                                                0.5 * np.exp(gap / P.b))
+        return float(np.sum(stats.binom.pmf(k, n, P.p) * below))
 
     # ------------------------------------------------------------------ single run
     def _threshold(self, P: BatchPerceptronParameters, n: int) -> float:

@@ -24,6 +24,7 @@ import numpy as np
 from scipy import special
 
 from privbound._validation import Interval, StrOptions, check_int, check_rng, validate_parameters
+from privbound.learners.accounting import exact_epsilon
 from privbound.learners.neighbouring import NeighbouringRelation
 from privbound.learners.mechanisms import PrivacyGuarantee
 from privbound.learners.robust_halfspaces.perceptron import _RANDOM_STATE, _rng_of, _split_data, halfspace_predict, prepare_inputs
@@ -118,6 +119,33 @@ class SphereExponentialMechanism:
         _, lengths, q = circle_arcs(X, y, c)
         logZ = special.logsumexp(np.log(lengths / (2 * np.pi)) + scale * eps * q)
         return scale * eps * self.score(X, y, W) - logZ
+
+    def pair_log_masses(self, data0: Any, data1: Any) -> tuple[np.ndarray, np.ndarray]:
+        """Exact log-probabilities, on both datasets, of the arcs of S^1 on which both scores are constant
+        (d = 2): the arcs cut at the breakpoints of both datasets' points. On an arc both densities are
+        constant, so these masses carry the pair's whole privacy curve."""
+        X0, y0 = self._data(data0)
+        X1, y1 = self._data(data1)
+        c, _, _ = self._params()
+        starts, lengths, _ = circle_arcs(np.vstack([X0, X1]), np.r_[y0, y1], c)
+        mids = starts + lengths / 2
+        W = np.stack([np.cos(mids), np.sin(mids)], -1)
+        base = np.log(lengths / (2 * np.pi))
+        return base + self.log_density(data0, W), base + self.log_density(data1, W)
+
+    def tight_epsilon(self, data0: Any, data1: Any, delta: float) -> tuple[float, str]:
+        """``(epsilon, source)``: the exact epsilon at ``delta`` of the mechanism on the pair ``(data0, data1)``
+        (d = 2, :meth:`pair_log_masses`), with the worst case over add-or-remove-one pairs in the source.
+
+        Adding a record only lowers the score, by 1 on a region R, so log p_X/p_{X+x} = s eps 1_R(w) + log
+        E_{p_X}[e^{-s eps 1_R}] lies in [-s eps, s eps] (s = ``exponent_scale``): the worst case is s eps (a
+        supremum, approached when p_X(R) -> 0), half the eps of the general exponential-mechanism bound at s = 1/2.
+        """
+        _, eps, scale = self._params()
+        lp0, lp1 = self.pair_log_masses(data0, data1)
+        return (exact_epsilon(lp0, lp1, delta),
+                f"exact hockey-stick divergence of the arc masses on this pair ({lp0.size} arcs); worst case over "
+                f"add-or-remove-one pairs: exponent_scale * eps = {scale * eps:g} (one-sided score change)")
 
     def _data(self, data: Any) -> tuple[np.ndarray, np.ndarray]:
         X, y = _split_data(data)

@@ -105,3 +105,56 @@ def test_clip_radii():
     # T = 2 sqrt(D_p) (Lemma C.2); Remark 3 [corrected]: sqrt(D_p/(c alpha)) = sqrt(10/0.1) = 10.
     assert gaussian_clip_radius(6) == 2 * math.sqrt(6)
     assert remark3_clip_radius(10, 0.25, 0.4) == pytest.approx(10.0)
+
+
+# ====================================================================== exact privacy curves of the private steps
+
+
+@pytest.mark.parametrize("shift, sigma, count, delta", [(1.0, 3.0, 1, 1e-5), (0.5, 1.0, 4, 1e-3), (0.1, 0.2, 9, 1e-6)])
+def test_gaussian_epsilon_matches_dp_accounting_pld(shift, sigma, count, delta):
+    # Balle & Wang's curve with Gaussian composition against dp_accounting's PLD of count Gaussian events of noise
+    # multiplier sigma / shift (an independent construction, pessimistic by its 1e-4 discretisation).
+    import dp_accounting
+
+    from privbound.learners.accounting import epsilon_of
+    from privbound.learners.neighbouring import NeighbouringRelation
+    from privbound.learners.agnostic_halfspaces.common import gaussian_epsilon
+
+    event = dp_accounting.SelfComposedDpEvent(dp_accounting.GaussianDpEvent(sigma / shift), count)
+    ref = epsilon_of(event, delta, "pld", neighbouring=NeighbouringRelation.BOUNDED_QUERY_CHANGE)
+    assert ref - 2e-3 <= gaussian_epsilon(shift, sigma, delta, count) <= ref + 1e-9
+
+
+def test_gaussian_and_laplace_epsilon_by_hand():
+    # Gaussian composition: 4 releases moving by 1 under sigma = 2 are one release moving by 2. Laplace shift a =
+    # 1.5 scales: delta(eps) = 1 - e^{(eps - 1.5)/2}, so eps(0.1) = 1.5 + 2 ln 0.9 = 1.289279; eps(0) = 1.5; a
+    # delta above the total variation 1 - e^{-0.75} = 0.527633 gives 0.
+    from privbound.learners.agnostic_halfspaces.common import gaussian_epsilon, laplace_epsilon
+
+    assert gaussian_epsilon(1.0, 2.0, 1e-5, 4) == pytest.approx(gaussian_epsilon(2.0, 2.0, 1e-5), rel=1e-10)
+    assert gaussian_epsilon(0.0, 1.0, 1e-5) == 0.0 and gaussian_epsilon(1.0, 1.0, 0.0) == math.inf
+    assert laplace_epsilon(3.0, 2.0, 0.1) == pytest.approx(1.289279, rel=1e-6)
+    assert laplace_epsilon(3.0, 2.0, 0.0) == 1.5
+    assert laplace_epsilon(3.0, 2.0, 0.53) == 0.0
+
+
+def test_laplace_epsilon_matches_dp_accounting_pld():
+    # dp_accounting's Laplace PLD (parameter = scale / shift) at delta = 1e-3 and 0.05 (discretisation 1e-4).
+    from dp_accounting.pld import privacy_loss_distribution as pld
+
+    from privbound.learners.agnostic_halfspaces.common import laplace_epsilon
+
+    ref = pld.from_laplace_mechanism(0.08889 / 0.08, value_discretization_interval=1e-5)
+    for delta in (1e-3, 0.05):
+        assert laplace_epsilon(0.08, 0.08889, delta) == pytest.approx(ref.get_epsilon_for_delta(delta), abs=1e-4)
+
+
+def test_selection_pair_epsilon_by_hand():
+    # Two candidates, eps = 2: counts (0, 1) give P = (1, e^-1)/(1 + e^-1); counts (0, 2) give (1, e^-2)/(1 + e^-2).
+    # log P0/P1: candidate 0: ln((1 + e^-2)/(1 + e^-1)) = -0.186334; candidate 1: 1 - 0.186334 = 0.813666, the
+    # pure epsilon.
+    from privbound.learners.agnostic_halfspaces.common import selection_pair_epsilon
+
+    assert selection_pair_epsilon([0, 1], [0, 2], 2.0, 0.0) == pytest.approx(
+        1 + math.log((1 + math.exp(-2)) / (1 + math.exp(-1))), rel=1e-9)
+    assert selection_pair_epsilon([0, 1], [0, 2], 2.0, 0.0) == pytest.approx(0.813666, rel=1e-6)

@@ -295,3 +295,110 @@ def test_dp_winnow_formulas_by_hand():
     assert winnow_potential_drop(0.5, 0.4, 0.25) == pytest.approx(0.07)
     # the multiplicative step: log w + eta y x
     assert np.allclose(multiplicative_update(np.zeros(2), 0.5, -1, np.array([1.0, -1.0])), [-0.5, 0.5])
+
+
+# ============================================================================ tight epsilon of DP-Winnow's run
+
+
+def test_composition_delta_by_hand():
+    # eps_hat = 1 and m K = 1 draw of 4 eta = 0.2: losses 1.2, 0.8 (S = +1) and -0.8, -1.2 (S = -1) with
+    # P(S = 1) = e/(1 + e) = 0.731059 and P(draw +) = e^0.2/(1 + e^0.2) = 0.549834. At eps = 0.5:
+    # delta = 0.731059 (0.549834 (1 - e^-0.7) + 0.450166 (1 - e^-0.3)) = 0.731059 (0.276794 + 0.116675) = 0.287649.
+    from privbound.learners.decision_lists_winnow.winnow import dp_winnow_composition_delta
+
+    assert dp_winnow_composition_delta(1.0, 0.05, 1, 1, 0.5) == pytest.approx(0.287649, rel=1e-5)
+    assert dp_winnow_composition_delta(1.0, 0.05, 1, 1, 1.2) == 0.0
+
+
+@pytest.mark.parametrize("params, delta", [((1.0, 0.05, 5, 3), 1e-5), ((3.0, 1e-4, 3, 300), 1e-6), ((0.5, 0.02, 10, 4), 1e-3)])
+def test_tight_epsilon_pld_matches_binomial_closed_form(params, delta):
+    # DPWinnow.tight_epsilon (dp_accounting's PLD, pessimistic) against the exact binomial curve of the same
+    # composition (independent route: no discretisation, no FFT): the PLD's epsilon is never below the exact
+    # root of delta(eps) = delta and at most 1.1e-3 above it (the discretisation the method chooses adds at most
+    # 1e-3). At delta = 0 it is the sum of the pure steps, eps_hat + 4 eta m K.
+    from scipy import optimize
+
+    from privbound.learners.decision_lists_winnow.winnow import dp_winnow_composition_delta
+
+    eps_hat, eta, m, K = params
+    learner = DPWinnow(epsilon_hat=eps_hat, eta=eta, m=m, K=K)
+    root = optimize.brentq(lambda e: dp_winnow_composition_delta(eps_hat, eta, m, K, e) - delta, 0.0,
+                           eps_hat + 4 * eta * m * K, xtol=1e-12)
+    tight, source = learner.tight_epsilon(delta)
+    assert root - 1e-9 <= tight <= root + 1.1e-3, (tight, root)
+    assert "PLD" in source
+    assert learner.tight_epsilon(0.0)[0] == pytest.approx(eps_hat + 4 * eta * m * K, rel=1e-12)
+
+
+def test_composition_pld_is_the_pld_of_the_learners_dp_event():
+    # dp_winnow_composition_pld builds the PLD of DPWinnow.dp_event by hand (dp_accounting 0.6's PLDAccountant
+    # composes a SelfComposedDpEvent of randomized response once, whatever its count). On a small run (m K = 6)
+    # the accountant on the event with its self-composition written out as a list of 6 events gives the same
+    # epsilon (to the discretisation, 1e-4 per composition).
+    import dp_accounting
+    from dp_accounting.pld import PLDAccountant
+
+    from privbound.learners.decision_lists_winnow.winnow import dp_winnow_composition_pld
+
+    learner = DPWinnow(epsilon_hat=1.0, eta=0.05, m=3, K=2)
+    hat, draws = learner.dp_event().events
+    assert isinstance(draws, dp_accounting.SelfComposedDpEvent) and draws.count == 6
+    acc = PLDAccountant(dp_accounting.NeighboringRelation.REPLACE_ONE)
+    acc.compose(dp_accounting.ComposedDpEvent([hat] + [draws.event] * draws.count))
+    for delta in (1e-6, 1e-3):
+        assert dp_winnow_composition_pld(1.0, 0.05, 3, 2).get_epsilon_for_delta(delta) == pytest.approx(
+            acc.get_epsilon(delta), abs=1e-3)
+
+
+@pytest.mark.parametrize("query, L, eps_hat", [(1.0, 1.0, 1.0), (1.0, 1.5, 3.0), (0.0, 2.0, 0.5), (3.0, 1.0, 2.0)])
+def test_above_threshold_fire_probability_matches_quadrature(query, L, eps_hat):
+    # Closed form of the first query firing against the bounds' quadrature of AboveThreshold's firing law (an
+    # independent route: scipy.integrate.quad over the threshold noise, the scales read from SparseVector).
+    from privbound.bounds.decision_lists_winnow.sparse_vector import above_threshold_firing_logprobs
+    from privbound.learners.decision_lists_winnow.winnow import above_threshold_fire_probability
+
+    p = math.exp(above_threshold_firing_logprobs(np.array([query]), L, eps_hat)[0])
+    assert above_threshold_fire_probability(query, L, eps_hat) == pytest.approx(p, abs=1e-9)
+
+
+def _round0_pair(d=7, T=30):
+    """Event-level pair: round 0 is correctly predicted by the uniform weights under d0 and flipped in d1."""
+    rng = np.random.default_rng(4)
+    X = rng.choice((-1.0, 1.0), size=(T, d))
+    X[0] = [1, 1, 1, 1, -1, -1, 1]
+    y0 = np.sign(X[:, :3].sum(axis=1)).astype(np.int64)
+    y1 = y0.copy()
+    y1[0] = -y0[0]
+    return (X, y0), (X, y1)
+
+
+def test_round0_witness_matches_runs():
+    # The witness's probabilities against 20000 runs of each dataset (run_batch, seeds 5-8): with AddQuery on
+    # mistakes only, d0 (round 0 not a mistake) never fires at round 0 and d1 fires there with the closed-form
+    # probability (binomial test, two-sided, false-failure rate 1e-3); with the shadow released, d0's first shadow
+    # vector is never d1's round-0 update and d1's first one always is (when there is an update). A witness that
+    # queried round 0 regardless of the bug would give p0 > 0.
+    from privbound.learners.decision_lists_winnow.winnow import dp_winnow_round0_witness
+
+    d0, d1 = _round0_pair()
+    learner = DPWinnow(epsilon_hat=1.0, eta=0.3, m=5, L=1.0, K=3)
+    p0, p1 = dp_winnow_round0_witness(learner, d0, d1, query_every_round=False)
+    assert p0 == 0.0 and p1 == pytest.approx(0.5)
+    n = 20000
+    b0 = learner.run_batch(*d0, np.random.default_rng(5), n, query_every_round=False)
+    b1 = learner.run_batch(*d1, np.random.default_rng(6), n, query_every_round=False)
+    assert np.count_nonzero(b0.update_rounds[:, 0] == 0) == 0
+    assert stats.binomtest(int(np.count_nonzero(b1.update_rounds[:, 0] == 0)), n, p1).pvalue > 1e-3
+    s0, s1 = dp_winnow_round0_witness(learner, d0, d1, release="shadow")
+    assert s0 == 0.0 and s1 == pytest.approx(p1)
+    c0 = learner.run_batch(*d0, np.random.default_rng(7), n, keep_shadow=True)
+    c1 = learner.run_batch(*d1, np.random.default_rng(8), n, keep_shadow=True)
+    X, y1 = d1
+    v1 = np.exp(0.3 * y1[0] * X[0])
+    v1 /= v1.sum()
+    first0 = c0.shadow_probabilities[c0.update_rounds[:, 0] >= 0, 0]
+    first1 = c1.shadow_probabilities[c1.update_rounds[:, 0] >= 0, 0]
+    assert first0.shape[0] > 0 and not np.any(np.all(np.isclose(first0, v1, rtol=0, atol=1e-12), axis=1))
+    assert np.all(np.isclose(first1, v1, rtol=0, atol=1e-12))
+    # the correct learner (AddQuery every round) queries round 0 on both datasets: no witness
+    assert dp_winnow_round0_witness(learner, d0, d1)[0] > 0
