@@ -12,6 +12,7 @@ register targets; :mod:`privbound.audit.targets` does.
 
 from __future__ import annotations
 
+import copy
 import functools
 import math
 import re
@@ -26,6 +27,7 @@ from privbound.audit.result import AuditResult
 from privbound.audit.one_run import OneRunResult, one_run_audit_target
 from privbound.learners.accounting import check_neighbouring, epsilon_of, make_accountant
 from privbound.learners.neighbouring import NeighbouringRelation
+from privbound.mutation import Mutant
 from privbound.registry import Registry
 
 __all__ = [
@@ -121,6 +123,10 @@ class Target:
         judged against it as well as against the paper's claim ``epsilon``.
     no_tight_epsilon : str
         Why no tight value exists, when ``tight_epsilon`` is None.
+    mutants : tuple of privbound.mutation.Mutant
+        Privacy bugs of the kinds a developer makes in this target's learner (a noise scale halved, a budget
+        split that forgets a factor, clipping skipped, ...), each patching the code the learner runs; the
+        target's own audit must flag each (:meth:`audit_mutant`).
     """
 
     name: str
@@ -145,6 +151,7 @@ class Target:
     float_safe: bool | None = None
     tight_epsilon: Callable[[], TightEpsilon] | None = field(default=None, repr=False)
     no_tight_epsilon: str = ""
+    mutants: tuple[Mutant, ...] = ()
 
     def tight(self) -> TightEpsilon | None:
         """The tightest epsilon of what the code runs (computed once per process), or None."""
@@ -223,6 +230,38 @@ class Target:
             tight_source=None if tight is None else tight.source,
             tight_violation=tight is not None and bool(result.epsilon_lower_bound > tight.epsilon),
             details={**result.details, **self.audit_details()},
+        )
+
+    def audit_mutant(
+        self,
+        mutant: Mutant,
+        *,
+        trials: int | None = None,
+        seed: int = 0,
+        n_jobs: int | None = 1,
+        confidence: float = 0.95,
+        cache_dir: str | None = None,
+    ) -> AuditResult:
+        """This target's audit with ``mutant`` applied: the broken learner judged against what the correct one runs.
+
+        The tight epsilon is the correct code's (computed before the mutant is applied), so
+        ``tight_violation`` says the audit flags the bug; without a tight value the claim judges it
+        (``violation``). The audit runs on a copy of the mechanism made while the mutant is applied, under
+        the name ``<target>:<mutant>`` (its own chunk-cache entries), and ``details["mutant"]`` names it.
+        """
+        if not isinstance(mutant, Mutant):
+            raise TypeError(f"mutant must be a privbound.mutation.Mutant, got {type(mutant).__name__}")
+        tight = self.tight()
+        with mutant.apply():
+            broken = replace(self, name=f"{self.name}:{mutant.name}", mechanism=copy.deepcopy(self.mechanism),
+                             tight_epsilon=None, mutants=())
+            result = broken.audit(trials=trials, seed=seed, n_jobs=n_jobs, confidence=confidence, cache_dir=cache_dir)
+        return replace(
+            result,
+            epsilon_tight=None if tight is None else tight.epsilon,
+            tight_source=None if tight is None else f"the correct code's: {tight.source}",
+            tight_violation=tight is not None and bool(result.epsilon_lower_bound > tight.epsilon),
+            details={**result.details, "mutant": mutant.name, "mutant_description": mutant.description},
         )
 
     def audit_details(self) -> dict[str, Any]:

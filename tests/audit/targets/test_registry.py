@@ -130,3 +130,26 @@ def test_a_tight_epsilon_must_be_a_tight_epsilon_value():
     bad = replace(get_target("laplace-eps1"), name="laplace-eps1-bad-tight", tight_epsilon=lambda: 0.5)
     with pytest.raises(TypeError, match="tight_epsilon\\(\\) must return a TightEpsilon, got float"):
         bad.tight()
+
+
+def test_a_mutant_of_a_target_is_audited_against_the_correct_codes_tight_epsilon():
+    # A mutant that halves laplace-eps1's noise scale (true epsilon 2): its audit at 20,000 trials (seed 0,
+    # deterministic) certifies far above the correct code's tight 1.0, so the mutant is flagged; the same
+    # target unmutated is not. The mutant runs on its own copy under its own name, and leaves no trace.
+    from dataclasses import replace
+
+    from privbound.audit.targets import TightEpsilon, get_target
+    from privbound.learners import mechanisms
+    from privbound.mutation import Mutant, patch
+
+    halved = Mutant("scale-halved", "the Laplace scale halved",
+                    patch(mechanisms.LaplaceMechanism, "scale", lambda scale: property(lambda self: scale.fget(self) / 2)))
+    base = get_target("laplace-eps1")
+    t = replace(base, name="laplace-eps1-with-mutant", tight_epsilon=lambda: TightEpsilon(1.0, "exact"),
+                mutants=(halved,))
+    r = t.audit_mutant(halved, trials=20_000)
+    assert r.tight_violation and r.epsilon_lower_bound > 1.5 and r.epsilon_tight == 1.0
+    assert r.name == "laplace-eps1-with-mutant:scale-halved" and r.details["mutant"] == "scale-halved"
+    assert not t.audit(trials=20_000).tight_violation  # the patch is gone after the mutant's audit
+    with pytest.raises(TypeError, match="mutant must be a privbound.mutation.Mutant"):
+        t.audit_mutant("scale-halved")
