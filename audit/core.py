@@ -9,7 +9,7 @@ use every trial with a union bound over their events instead (:func:`audit_outpu
 
 The default selection share is 20% for scalar outputs and 30% otherwise.
 ``Split.for_trials(trials)`` is an opt-in split whose selection part grows like
-``sqrt(trials)`` above 1e4 trials (compared with the default in benchmarks/README.md).
+``sqrt(trials)`` above 1e4 trials (compared with the default in benchmarks/README.md, 'N-dependent selection split').
 """
 
 from __future__ import annotations
