@@ -250,7 +250,7 @@ def _child_seed(seed: int, *key: int) -> int:
 
 
 # Share of the search budget for exploration (one batch of trials_per_candidate per pair); the
-# rest races the better half by successive halving (choice measured in benchmarks/README.md).
+# rest races the better half by successive halving (measured in benchmarks/README.md, 'Neighbour search').
 _EXPLORE_SHARE = 1 / 3
 _WINNER_SHARE = 0.5  # of the racing budget, reserved for the last pair (see search_and_audit)
 _MIN_SELECTION_FRACTION = 0.2  # audit_mechanism's default Split(0.2)

@@ -136,7 +136,7 @@ class Split:
         ``(m + 1/2) / n``, whose ``floor(fraction * n)`` is exactly ``m``.
 
         It is not uniformly tighter than ``Split(0.2)``: a smaller selection part makes the
-        event choice noisier (the comparison is in benchmarks/README.md).
+        event choice noisier (benchmarks/README.md, 'N-dependent selection split').
         """
         m = cls.selection_size(n, base=base, pivot=pivot, exponent=exponent)
         return cls((m + 0.5) / n)

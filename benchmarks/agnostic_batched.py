@@ -10,7 +10,7 @@ Run: ``python benchmarks/agnostic_batched.py [--quick]``. Prints two tables:
 2. Remark 2: the smallest n (doubling grid) at which the mean ||m~ - m_T|| of Algorithm 2's release is <= 0.1,
    for eps in {alpha, 2 alpha, 4 alpha} against eps = inf (d = 2, p = 2, alpha = 0.2, delta = 1e-5).
 
-Two more parts, for the "checks with teeth" section of benchmarks/README.md:
+Two more parts, for benchmarks/README.md, 'Agnostic halfspaces: checks with teeth':
 
 * ``--mutants [--profile P]``: every check of the paper run with each of its mutants
   (:func:`privbound.bounds.run_mutants`; at each mutant's own profile unless ``--profile`` is given): detected or

@@ -2,7 +2,8 @@
 
 Prints (A) every check's registered mutants and whether the check detects each (at the mutant's own profile, or
 at ``--profile``), with the stated power, (B) the worst-case instances' observed/bound ratios, and (C) the errata
-pairs (printed check -> status, corrected check -> status). Results are recorded in benchmarks/README.md.
+pairs (printed check -> status, corrected check -> status). Results:
+benchmarks/README.md, 'Robust halfspaces: checks with teeth'.
 
 Run: ``python benchmarks/robust_halfspaces_teeth.py [--profile smoke|default|full] [--parts A B C]``.
 """

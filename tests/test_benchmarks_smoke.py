@@ -1,5 +1,7 @@
 """Smoke tests for the benchmark scripts: they run, print their table
-and reach lines, and the exact single-threshold limit they report is right.
+and reach lines, and the exact single-threshold limit they report is right; and every
+citation of benchmarks/README.md in the code, the tests and the Markdown files names a
+section that exists.
 
 The scripts are run as subprocesses with ``--quick`` (as a user would run them), and
 the limit computation is imported from the script file to be checked against hand
@@ -10,6 +12,7 @@ from __future__ import annotations
 
 import importlib.util
 import math
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -147,3 +150,76 @@ def test_learner_tightness_runs(capsys):
     assert "| sphere-em-d2 " in out and "0.6966" in out and "0.6673" in out
     assert "- sphere-em-d2: exact hockey-stick divergence" in out
     assert lt.markdown_table([["a", "bb"]], ["x", "y"]).splitlines() == ["| x | y  |", "|---|----|", "| a | bb |"]
+
+
+# Citations of benchmarks/README.md: code and tests cite a section as "benchmarks/README.md, 'Section'",
+# the Markdown files may link it as "(benchmarks/README.md#anchor)". Deterministic.
+REPO = BENCH.parent
+CITED_FOLDERS = ("audit", "benchmarks", "bounds", "learners", "privbound", "reports", "tests")
+CITATION = re.compile(r"benchmarks/README\.md(?:, '([^']+)'|#([\w-]+))?")
+
+
+def _headings(markdown: str) -> set[str]:
+    """Heading texts of a Markdown file, outside fenced code."""
+    found, fenced = set(), False
+    for line in markdown.splitlines():
+        if line.startswith("```"):
+            fenced = not fenced
+        elif not fenced and (m := re.match(r"#{1,6} (.+?)\s*$", line)):
+            found.add(m.group(1))
+    return found
+
+
+def _anchor(heading: str) -> str:
+    """GitHub's anchor of a heading: lower case, punctuation other than '-' dropped, spaces to '-'."""
+    return re.sub(r"[^\w\- ]", "", heading.lower()).replace(" ", "-")
+
+
+def citation_problems(root: Path) -> list[str]:
+    """Every citation of benchmarks/README.md under ``root`` that names no existing section, one line each
+    (``path:line: what is wrong``); in Python files a citation must name its section."""
+    readme = root / "benchmarks" / "README.md"
+    headings = _headings(readme.read_text())
+    anchors = {_anchor(h) for h in headings}
+    files = [p for folder in CITED_FOLDERS for p in sorted((root / folder).rglob("*.py"))]
+    files += sorted(root.glob("*.md")) + [readme]
+    files = [p for p in files if p.resolve() != Path(__file__).resolve()]  # this file's examples are wrong on purpose
+    problems = []
+    for path in files:
+        for number, line in enumerate(path.read_text().splitlines(), 1):
+            where = f"{path.relative_to(root)}:{number}"
+            for m in CITATION.finditer(line):
+                name, anchor = m.groups()
+                if name is not None and name not in headings:
+                    problems.append(f"{where}: no section '{name}'")
+                elif anchor is not None and anchor not in anchors:
+                    problems.append(f"{where}: no anchor #{anchor}")
+                elif name is None and anchor is None and path.suffix == ".py":
+                    problems.append(f"{where}: names no section")
+            if path == readme:
+                problems += [f"{where}: no anchor #{a}" for a in re.findall(r"\]\(#([\w-]+)\)", line)
+                             if a not in anchors]
+    return problems
+
+
+def test_every_citation_of_the_benchmarks_readme_names_an_existing_section():
+    assert citation_problems(REPO) == []
+
+
+def test_citation_check_reports_a_wrong_section_name_and_a_bare_citation(tmp_path):
+    # A copy of the README beside one Python file with a good, a wrong and a bare citation, and a Markdown
+    # file with a good and a wrong link: exactly the three wrong ones are reported.
+    (tmp_path / "benchmarks").mkdir()
+    (tmp_path / "benchmarks" / "README.md").write_text((BENCH / "README.md").read_text())
+    (tmp_path / "audit").mkdir()
+    (tmp_path / "audit" / "m.py").write_text(
+        "# see benchmarks/README.md, 'Attack power'\n"
+        "# see benchmarks/README.md, 'Attack powers'\n"
+        "# see benchmarks/README.md\n")
+    (tmp_path / "NOTES.md").write_text(
+        "[a](benchmarks/README.md#attack-power) [b](benchmarks/README.md#attack-powers)\n")
+    assert citation_problems(tmp_path) == [
+        "audit/m.py:2: no section 'Attack powers'",
+        "audit/m.py:3: names no section",
+        "NOTES.md:1: no anchor #attack-powers",
+    ]

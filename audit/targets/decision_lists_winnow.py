@@ -39,7 +39,7 @@ inclusion bit is one step of the learner's neighbouring relation, so that the le
   a function of the released sequence only (update rounds and counts), as the audit requires.
   The firings rank above the counts because the counts are diluted over the d = m + 1
   coordinates (each sample hits coordinate i with probability about 1/d); ranked by counts
-  first, noise hits crowd out the firings (measured in benchmarks/README.md).
+  first, noise hits crowd out the firings (benchmarks/README.md, 'Decision lists and DP-Winnow: measured values').
   Planted bugs, claiming the correct learner's guarantee: ``release="shadow"`` (the hidden
   weights are released; evidence = (ln w_i - median_j ln w_j)/(2 eta) of the last released
   shadow vector), ``query_every_round=False`` (AddQuery only on mistake rounds: a firing at

@@ -19,7 +19,7 @@ Families (each target's description states its threat model):
 * ``dpsgd-input-canary`` -- black-box, last iterate: an out-of-distribution record (10 e_j, label 1) on the inert
   feature; the adversary sees only the final parameters; score = minus the canary's logistic loss. Targets
   ``dpsgd-input-eps{2,4,8}``, ``dpsgd-mlp-input-eps4`` and the bug ``dpsgd-input-clip-skipped`` (the other bugs
-  are not flagged by this design at ~10 s of trials; benchmarks/README.md).
+  are not flagged by this design at ~10 s of trials; benchmarks/README.md, 'DP-SGD planted bugs').
 
 Planted bugs (claims unchanged):
 
@@ -509,7 +509,7 @@ def _register_input_targets() -> None:
 
 def _input_trials(model, bug: bool) -> int:
     """Trials of a black-box target: the last iterate shows the clipping bug only faintly, so the bug runs
-    at 5e4 trials (measurements in benchmarks/README.md)."""
+    at 5e4 trials (benchmarks/README.md, 'DP-SGD planted bugs')."""
     if bug:
         return 50_000
     return 5_000 if model is not None else 10_000

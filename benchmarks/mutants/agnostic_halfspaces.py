@@ -1,7 +1,8 @@
 """Source mutants of "Differentially private agnostic learning of halfspaces under Gaussian marginals" (paper id
 ``agnostic-halfspaces``): one-line bugs in its learners' calibrations, grids and selection, and in the bounds its
 checks compare with. ``python benchmarks/mutation_score.py --only <names>`` applies each and reports whether the
-default suite (and the smoke nightly) kills it; the score is in benchmarks/README.md ("checks with teeth").
+default suite (and the smoke nightly) kills it; the score is in
+benchmarks/README.md, 'Agnostic halfspaces source mutants'.
 """
 
 from __future__ import annotations

@@ -2,9 +2,10 @@
 learners (DP Batch Perceptron, the perceptrons, the sphere exponential mechanism, Observation 8's boosting, the
 instances, robust risk and certified radii) and in the formulas its checks use.
 
-The first three once survived the default suite and the smoke nightly (the stopping test's batched Laplace noise halved,
+The first three are killed by pinned values (the stopping test's batched Laplace noise halved,
 ``gdp_mu_of_pure_dp`` without its factor 2, the theory variant's accounting ignoring the Laplace stopping test);
-``python benchmarks/mutation_score.py --only <names> --no-nightly`` applies them (results in benchmarks/README.md).
+``python benchmarks/mutation_score.py --only <names> --no-nightly`` applies them (results in
+benchmarks/README.md, 'Robust halfspaces source mutants').
 """
 
 from __future__ import annotations

@@ -385,7 +385,8 @@ _register(Claim(
     exponents={"d": 1.0, "eta": -2.0, "epsilon": -1.0},
     regime=(_cond("eta", 0, 0.5, hi_open=True), _cond("epsilon", 0, 1, hi_open=True), _int_ge("d", 1)),
     errata=("The step size lambda = e^{pi^2/2} s is printed so in Algorithm 3; unconfirmed against [17]. "
-            "On Gaussian data it overshoots (measured in benchmarks/README.md); DPSAS uses lambda = s.",),
+            "On Gaussian data it overshoots (benchmarks/README.md, 'Agnostic halfspaces: measured values'); "
+            "DPSAS uses lambda = s.",),
     checks=(Check("error-vs-eta", "probabilistic", semi_agnostic.check_prop42_dpsas,
                   "Pr[err > C eta] <= beta with C = 2, OPT = 0.1 <= eta = 0.11, d = 5"),),
 ))

@@ -81,7 +81,8 @@ def check_thm21_accuracy_applicable_degree(ctx: CheckContext) -> CheckResult:
     (D_p = 91) with Remark 3's clipping radius T = sqrt(D_p/(c alpha)), under which Theorem 2.1 holds for every
     d >= 1. (The dimension condition of the T = 2 sqrt(D_p) form, d >= 2p^2/(c alpha) = 3840, is out of reach:
     D_p would be ~1e32.) alpha = 0.3 is below the trivial excess 0.4 of a constant classifier here, so the
-    check can fail. Instance (the hardest of those measured, benchmarks/README.md): offset t = 0 (the halfspace
+    check can fail. Instance (the hardest of those measured,
+    benchmarks/README.md, 'Agnostic halfspaces worst-case instances'): offset t = 0 (the halfspace
     whose L^1 approximation is worst) and 10% random classification noise (OPT = 0.1 exactly), n = 10,000,
     eps = 0.5, delta = 1e-5, beta = 0.1; err by 100,000 fresh points (sd <= 0.0016). At this n the excess is
     0.4-0.8 of alpha (details: mean/max excess over alpha) -- smaller n than the theorem's (explicit-constant n

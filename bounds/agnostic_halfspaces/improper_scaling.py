@@ -137,7 +137,8 @@ def check_thm21_scaling(ctx: CheckContext) -> CheckResult:
     OLS of log n* on log(1/alpha) (statsmodels via :func:`privbound.bounds.checks.scaling`, ``sense="at-most"``):
     Theorem 2.1 is an O upper bound, so n* may grow more slowly than alpha^-2 but not faster; the check
     passes unless the one-sided 95% lower confidence limit of the slope exceeds 2. The measured slopes stay
-    below 2 (benchmarks/README.md), consistent with the upper bound, so a two-sided test would fail on
+    below 2 (benchmarks/README.md, 'Agnostic halfspaces: measured values'), consistent with the upper bound, so a
+    two-sided test would fail on
     some seeds for that reason alone. ``details['slope_ci_two_sided']`` and
     ``details['ci_excludes_private_exponent']`` show that the fit still separates the statistical
     exponent 2 from the privacy term's exponent 1. The check is seeded (deterministic); under the power-law

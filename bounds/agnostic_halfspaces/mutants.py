@@ -7,7 +7,7 @@ a constant or log base changed, a factor dropped, a union bound shrunk. Each ``a
 the module where the check (or the learner it runs) looks it up, with ``unittest.mock.patch.object``.
 
 ``profile`` is the smallest profile at which the check detects the mutant (measured; the table is in
-benchmarks/README.md, section "checks with teeth"); ``power`` states, where the statement is too loose for
+benchmarks/README.md, 'Agnostic halfspaces mutants per check'); ``power`` states, where the statement is too loose for
 a 2x deviation to be visible on any instance the check runs, the factor it can detect instead.
 
 The checks that document an erratum by failing (``claim-4.3: printed-sigma``, ``theorem-3.1: degree-printed``,

@@ -59,7 +59,8 @@ def check_remark2_table(ctx: CheckContext) -> CheckResult:
     {alpha, 2 alpha, 0.9} vs eps = inf (no noise); d = 2, p = 2, alpha = 0.2. Remark 2 predicts
     n(eps) / n(inf) = O~(1) for eps >= alpha. The O~ hides the Gaussian mechanism's sqrt(2 ln(1.25/delta))
     (= 5.1 at delta = 1e-5), so the release is "free" only up to that log factor and a constant 4 (measured
-    ratios: benchmarks/README.md); bound = 4 sqrt(2 ln(1.25/delta)), and the ratio must fall as eps grows.
+    ratios: benchmarks/README.md, 'Agnostic halfspaces: measured values'); bound = 4 sqrt(2 ln(1.25/delta)),
+    and the ratio must fall as eps grows.
     """
     rng = ctx.rng
     prob = HalfspaceProblem(2, (1.0, 0.5), t=0.2, rate=0.1)

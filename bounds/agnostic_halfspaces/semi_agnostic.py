@@ -145,7 +145,8 @@ def check_44_noisy_gradient(ctx: CheckContext) -> CheckResult:
     # Hidden constant of the O(.) in m_0, derived (not tuned): the proof needs ||z|| ~ sigma sqrt(d) <= eta with
     # sigma = 4 sqrt(d) sqrt(2 ln(2/delta))/(eps m_0), i.e. m_0 >= 4 sqrt(2) d sqrt(ln(2/delta))/(eps eta), which is
     # 4 sqrt(2) sqrt(ln(2/delta)/(ln(1/delta) ln(1/beta_0))) = 3.84 times the lemma's third term here -> C = 4.
-    # (C = 1 is too small: sigma sqrt(d) ~ 0.14 > eta; the measured failure rate is in benchmarks/README.md.)
+    # (C = 1 is too small: sigma sqrt(d) ~ 0.14 > eta; the measured failure rate is in
+    # benchmarks/README.md, 'Agnostic halfspaces: measured values'.)
     C_hidden = 4.0
     wstar = np.zeros(d)
     wstar[0] = 1.0

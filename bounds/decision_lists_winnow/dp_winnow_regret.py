@@ -360,7 +360,8 @@ def check_lemma13_pairs_union(ctx: CheckContext) -> CheckResult:
     Measured on the released samples of DP-Winnow (``run_batch(keep_shadow=True)``), not on the in-force
     rounds only: the in-force event touches each round once (N tests x 1 sample in force, ~0.004 at the
     printed m), which no oblivious stream found here pushes above beta, while the proof must control every
-    pair because which sample is in force depends on the samples (benchmarks/README.md).
+    pair because which sample is in force depends on the samples
+    (benchmarks/README.md, 'Decision lists and DP-Winnow errata').
     """
     return _lemma13_pairs_outcome(ctx, lemma13_m, "lemma13_m: ln(T^2/beta)")
 

@@ -214,7 +214,7 @@ class DPSAS(HalfspaceClassifierMixin, ClassifierMixin, BaseEstimator):
     near-constant angle), whereas the standard Riemannian-gradient scale of the ramp loss needs
     lambda ||grad|| <= theta. The default ``step_size="adaptive"`` therefore uses lambda = s (the
     paper's s without the e^{pi^2/2} factor); a float sets lambda directly. The measured comparison is
-    in benchmarks/README.md.
+    in benchmarks/README.md, 'Agnostic halfspaces: measured values'.
     Privacy: the Laplace step is eps-DP, each Gaussian step (eps, delta)-DP, all on disjoint batches ->
     (eps, delta)-DP by parallel composition (Prop. F.1 states only O(eps), O(delta)).
     """

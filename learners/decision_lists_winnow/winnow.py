@@ -882,7 +882,8 @@ class MarginAdversary:
     subset sum allows (largest weights first), and presents the best (x, y). It returns ``None`` once
     no pattern can reach mu <= tau: from then on no update can be forced.
 
-    What keeps the count below the bound (benchmarks/README.md): Hoeffding's ln(cosh eta + mu sinh eta) <=
+    What keeps the count below the bound (benchmarks/README.md, 'Decision lists and DP-Winnow worst-case instances'):
+    Hoeffding's ln(cosh eta + mu sinh eta) <=
     eta mu + eta^2/2 is tight only as eta -> 0; the potential cannot be driven to 0 (the game ends
     with KL(v||w) = ln(2/(1+tau)) for a dictator target); mu cannot always be hit exactly (integrality).
     """

@@ -52,7 +52,8 @@ def _check_outputs(s, out, n_train, n_test):
         assert len(list(csv.DictReader(f))) == 2 * len(ROBUST_EPSILONS) * 16
     # The loaders must have delivered learnable data: at the largest epsilon (8) the DP perceptron beats chance (0.1)
     # by a wide margin. Upscaling keeps the classes of the 8x8 digits separable, and 3 trials of 300 rows at
-    # epsilon = 8 give well over 0.5 (measurements in benchmarks/README.md). A loader that scrambled labels or pixels
+    # epsilon = 8 give well over 0.5
+    # (benchmarks/README.md, 'Robust halfspaces: measured values'). A loader that scrambled labels or pixels
     # would give ~0.1.
     best = [float(r["mean"]) for r in rows if r["method"] == "perceptron" and float(r["epsilon"]) == 8.0]
     assert best[0] > 0.5

@@ -140,7 +140,8 @@ def test_one_run_winnow_claim_by_hand():
 
 def test_dp_winnow_one_run_correct_learner_positive_and_below_claim():
     # Soundness (<= 5% over the seed by construction); power: the bound is positive at most seeds but not all
-    # (benchmarks/README.md), so "positive" is asserted at seed 0 only (the fixed seed makes it
+    # (benchmarks/README.md, 'Decision lists and DP-Winnow: measured values'), so "positive" is asserted at seed 0
+    # only (the fixed seed makes it
     # reproducible; it documents that the design carries evidence at these parameters).
     r = dp_winnow_canary_one_run(_one_run_winnow(), 1000, 0)
     assert not r.violation and 0.0 < r.epsilon_lower_bound < r.epsilon_claimed, r.summary()
@@ -151,6 +152,7 @@ def test_dp_winnow_one_run_parameters_flag_every_planted_bug(kw):
     # Each bug makes the top 200 scores all included canaries: the cached canaries (shadow: 2 eta boost;
     # >= 200 updates), every included canary (non-private Winnow updates on all of them), or the firings
     # (AddQuery on mistakes only: a firing happens at a mistake, i.e. an included canary; more than 200
-    # firings at these parameters, benchmarks/README.md). r = v = 200 at level 0.05/7: q^200 <= 0.00714 -> eps ~= 3.68 > 3.063.
+    # firings at these parameters, benchmarks/README.md, 'Decision lists and DP-Winnow: measured values'). r = v = 200
+    # at level 0.05/7: q^200 <= 0.00714 -> eps ~= 3.68 > 3.063.
     r = dp_winnow_canary_one_run(_one_run_winnow(), 1000, 0, **kw)
     assert r.violation and r.epsilon_lower_bound > 3.5, r.summary()

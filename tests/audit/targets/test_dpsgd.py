@@ -130,7 +130,8 @@ def test_realised_batch_llr_by_enumeration():
 
 def test_gradient_one_run_design_on_the_eps4_target():
     # One DP-SGD run with 1000 Dirac gradient canaries (claim 4): not flagged; positive bound at seed 0
-    # (measured 1.09 with 165 of 200 guesses right; other seeds in benchmarks/README.md).
+    # (measured 1.09 with 165 of 200 guesses right; other seeds in
+    # benchmarks/README.md, 'DP-SGD bounds by threat model').
     r = get_target("dpsgd-gradient-eps4").one_run_audit(1000, 0)
     assert r.details["design_chosen"] == "dpsgd-gradient-canaries"
     assert r.details["threat_model"] == "white-box-all-iterates"
@@ -141,7 +142,8 @@ def test_gradient_one_run_design_on_the_eps4_target():
 @pytest.mark.parametrize("name", [t.name for t in DPSGD_TARGETS])
 def test_one_run_designs_hold_on_every_target_at_seed_0(name):
     # m = 1000 caps the SNJ bound below ~3.9 (all 200 guesses right), so no claim of 4 or more can be refuted in
-    # one run: the one-run numbers are reported (benchmarks/README.md), and no target is flagged.
+    # one run: the one-run numbers are reported
+    # (benchmarks/README.md, 'DP-SGD bounds by threat model'), and no target is flagged.
     t = get_target(name)
     r = t.one_run_audit(1000, 0)
     assert r.epsilon_lower_bound < 4.0 and not r.violation

@@ -37,7 +37,8 @@ def test_routing_of_the_decision_list_and_winnow_families():
         "dp-winnow-release-shadow": "independent-releases",
         "winnow-release-weights": "independent-releases",
         "greedy-cover-canary": "independent-releases",
-        # at least as strong as independent releases at most seeds (benchmarks/README.md)
+        # at least as strong as independent releases at most seeds
+        # (benchmarks/README.md, 'Decision lists and DP-Winnow: measured values')
         "greedy-cover-accumulation": "greedy-cover-canary-features",
         "greedy-cover-one-round-claim": "greedy-cover-canary-features",
         # tagged one-run targets
@@ -62,7 +63,7 @@ def test_a_design_on_a_mismatched_mechanism_raises():
 def test_one_run_verdicts_on_the_batch_perceptron():
     # One training run with 1000 orthogonal unit canaries (each included w.p. 1/2). Seeded, so
     # deterministic; the bound holds with probability >= 0.95 over the seed (measured bounds in
-    # benchmarks/README.md).
+    # benchmarks/README.md, 'Robust halfspaces: measured values').
     ok = get_target("batch-perceptron-rdp").one_run_audit(1000, 0)
     assert not ok.violation and ok.epsilon_lower_bound <= 1.0
     bad = get_target("batch-perceptron-noise-div10").one_run_audit(1000, 0)
@@ -71,7 +72,8 @@ def test_one_run_verdicts_on_the_batch_perceptron():
 
 def test_dp_winnow_one_run_target_holds_with_a_positive_bound():
     # Claim 3.063 (test_decision_lists_winnow_one_run.py derives it). Positive at seed 0 (and at most seeds,
-    # benchmarks/README.md): canary rounds carry evidence for this learner.
+    # benchmarks/README.md, 'Decision lists and DP-Winnow: measured values'): canary rounds carry evidence for this
+    # learner.
     r = get_target("dp-winnow-one-run").one_run_audit(1000, 0)
     assert r.details["design_chosen"] == "dp-winnow-canary-rounds"
     assert not r.violation and 0.0 < r.epsilon_lower_bound < r.epsilon_claimed, r.summary()
@@ -91,7 +93,8 @@ def test_dp_winnow_one_run_planted_bugs_are_flagged(name):
 
 def test_greedy_cover_one_run_target_and_its_bug():
     # Correct: each canary bit is eps_step/2 = 0.2 randomised response; claim 3.535 (Theorem 7 [RECON], derived
-    # in test_decision_lists_winnow.py). The bound is small and sometimes 0 (benchmarks/README.md):
+    # in test_decision_lists_winnow.py). The bound is small and sometimes 0
+    # (benchmarks/README.md, 'Decision lists and DP-Winnow: measured values'):
     # soundness only is asserted. Bug (rounds at eps_step = 40): bits equal the labels until T, so the two-sided
     # rule r = 500 (250 + 250, earliest choices) is all correct: q^500 <= 0.05/7 -> q >= 0.99017 ->
     # eps ~= 4.6 (delta = 1e-5 lowers it to 4.53) > 3.535.

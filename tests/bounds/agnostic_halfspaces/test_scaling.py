@@ -130,7 +130,8 @@ def test_reach_improper_learner_within_opt_plus_alpha_at_predicted_n(smoke_fit):
     # error is within OPT + 0.1 at the n the fitted check predicts for alpha = 0.1, w.p. >= 1 - xi = 0.8.
     # Fit: smoke profile (seed 7); 60 fresh runs (independent seeds). One-sided exact binomial test at the
     # session budget's level (false-fail rate <= that level if the true failure rate is <= 0.2).
-    # Teeth: at n/4 the success rate must not exceed 0.8 (measured rates: benchmarks/README.md), so the
+    # Teeth: at n/4 the success rate must not exceed 0.8 (measured rates:
+    # benchmarks/README.md, 'Agnostic halfspaces: measured values'), so the
     # predicted n is not an arbitrarily oversized one. Same error rate statement.
     fit, n_pred, failures, small_successes = _reach(smoke_fit, 60, 1000)
     print(f"reach (smoke fit): n_pred = {n_pred}, failures {failures}/60, successes at n/4 {small_successes}/60")
@@ -145,7 +146,8 @@ def test_scaling_check_default_discriminates(check_context):
     # excess error is (1 - 2 OPT) x angle/pi with angle ~ sqrt(D_p/n), so n* ~ alpha^-2 at most (Theorem 2.1
     # is an upper bound, slope <= 2); the privacy-dominated regime would give slope 1 (D_p/(eps alpha)).
     # Asserted: the 95% CI excludes 1 and does not lie above 2 (a refutation of the upper bound would).
-    # The measured slopes stay below 2 (pre-asymptotic flattening near alpha = 0.1; benchmarks/README.md), so a
+    # The measured slopes stay below 2 (pre-asymptotic flattening near alpha = 0.1;
+    # benchmarks/README.md, 'Agnostic halfspaces: measured values'), so a
     # two-sided check would fail at some seeds; the registered check is one-sided.
     out = AH.check_thm21_scaling(check_context(11, "default"))
     lo, hi = out.details["slope_ci_two_sided"]

@@ -103,7 +103,8 @@ def test_decision_list_end_to_end_reports_non_vacuous_numbers_and_detects_a_quar
         assert row["median_bound"] < row["T"] / 2 and row["max_ratio"] < 1.0
         assert row["dimension"] == 2 * (DECISION_LIST_SETTING["d"] + 1)  # Lemma 15 adds the constant, the embedding doubles
     # Negative control: a bound 4x too small, (U+1)(L+alpha+1)/4, is exceeded in most runs (the mistakes
-    # reach about half of the careful bound, benchmarks/README.md), and the failure-rate test against
+    # reach about half of the careful bound,
+    # benchmarks/README.md, 'Decision lists and DP-Winnow: measured values'), and the failure-rate test against
     # 2 beta = 0.1 must fail.
     from privbound.bounds.checks import failure_rate
 

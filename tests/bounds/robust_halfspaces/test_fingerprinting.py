@@ -70,7 +70,8 @@ def test_theorem3_embedded_check_passes_and_flags_a_non_private_learner(monkeypa
 
 def test_kernel_certified_radius_check_passes_and_flags_an_inflated_radius(monkeypatch, check_context):
     # Sound certificate -> no flip strictly inside r on the polar grid. The certificate is loose (found/certified
-    # well above 1, see benchmarks/README.md), so a radius inflated 8x must be contradicted by a flip found inside it
+    # well above 1, see benchmarks/README.md, 'Robust halfspaces: measured values'), so a radius inflated 8x must be
+    # contradicted by a flip found inside it
     # on some instance.
     out = check_lemma22_kernel(check_context(3))
     assert out.status == "pass"

@@ -72,7 +72,8 @@ def test_sphere_cover():
     for k, g in ((1, 0.1), (2, 0.1), (3, 0.3)):
         V = sphere_cover(k, g)
         np.testing.assert_allclose(np.linalg.norm(V, axis=1), 1.0)
-        # covering radius on random sphere points: within g (k <= 2 exact; k = 3 Fibonacci, see benchmarks/README.md)
+        # covering radius on random sphere points: within g (k <= 2 exact; k = 3 Fibonacci, see
+        # benchmarks/README.md, 'Agnostic halfspaces: measured values')
         Z = np.random.default_rng(k).standard_normal((2000, k))
         Z /= np.linalg.norm(Z, axis=1, keepdims=True)
         assert np.max(np.min(np.linalg.norm(Z[:, None] - V[None], axis=2), axis=1)) <= g

@@ -57,7 +57,7 @@ def test_noise_multiplier_is_sigma_over_sensitivity():
 
 def test_alg2_proper_accuracy():
     # Thm 3.1: a halfspace with err <= OPT + alpha (alpha = 0.1), d = 5, 10% random noise (margin at this seed:
-    # benchmarks/README.md). Deterministic at these seeds.
+    # benchmarks/README.md, 'Agnostic halfspaces: measured values'). Deterministic at these seeds.
     rng = np.random.default_rng(0)
     prob = HalfspaceProblem.random(5, rng, t=0.3, rate=0.1)
     X, y = prob.sample(20_000, rng)

@@ -35,7 +35,7 @@ def test_alg1_privacy_accounting_is_exact_gdp():
 
 def test_alg1_accuracy_d5_random_noise():
     # Reach goal: d = 5, 10% random noise (OPT = 0.1 exactly), p = 1: err <= OPT + alpha with alpha = 0.1
-    # (n = 20000, eps = 0.5; the error at this seed is in benchmarks/README.md).
+    # (n = 20000, eps = 0.5; the error at this seed is in benchmarks/README.md, 'Agnostic halfspaces: measured values').
     rng = np.random.default_rng(0)
     prob = HalfspaceProblem.random(5, rng, t=0.3, rate=0.1)
     X, y = prob.sample(20_000, rng)
