@@ -32,7 +32,7 @@ record moved from -C to +C, i.e. the add/remove Gaussian at twice the sensitivit
 subsampled, and randomized response exactly; it refuses Laplace, discrete Laplace and subsampled
 Laplace. RDP interprets randomized response under the relation, refuses Poisson subsampling and
 computes Gaussian, Laplace and sampled-without-replacement Gaussian events as if the neighbours
-were C apart (google/differential-privacy issue 378): the RDP accountant made here refuses those
+were C apart (google/differential-privacy#378 on GitHub): the RDP accountant made here refuses those
 under ``REPLACE_ONE`` instead of understating them. dp_accounting's PLD accountant composes a
 ``RandomizedResponseDpEvent`` once whatever its count; the PLD accountant made here refuses a
 randomized response composed more than once.
