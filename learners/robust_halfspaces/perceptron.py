@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import functools
 import math
+from fractions import Fraction
 from dataclasses import dataclass
 from numbers import Integral, Real
 from typing import TYPE_CHECKING, Any
@@ -140,12 +141,14 @@ def _split_data(data: Any) -> tuple[Any, Any]:
 def lemma18_iterations(alpha: float, gamma: float) -> int:
     """Lemma 18: T = ceil(1500 / (alpha gamma_gap^2)), gamma_gap = 0.05 gamma (= ceil(6e5/(alpha gamma^2))).
 
-    The quotient is rounded to 12 significant digits before the ceiling, so that e.g. alpha = gamma = 0.1
-    gives exactly 6e8 instead of 6e8 + 1 from a rounding error.
+    The exact integer ceiling of the quotient of the parameters as written (their shortest decimal forms, in
+    rational arithmetic): alpha = gamma = 0.1 gives 6e8, and alpha = 0.007, gamma = 0.0031 gives 8919280511373,
+    where float arithmetic would give 6e8 + 1 and a 12-digit rounding 8919280511370.
     """
     alpha = check_probability(alpha, "alpha", open_low=True, open_high=True)
     gamma = check_real(gamma, "gamma", low=0.0, high=1.0, low_inclusive=False)
-    return math.ceil(float(f"{1500 / (alpha * (0.05 * gamma) ** 2):.12g}"))
+    quotient = Fraction(1500) / (Fraction(repr(alpha)) * (Fraction(1, 20) * Fraction(repr(gamma))) ** 2)
+    return math.ceil(quotient)
 
 
 def lemma19_parameters(epsilon: float, delta: float, T: int) -> tuple[float, float, float]:

@@ -99,6 +99,10 @@ def test_margin_perceptron_iterations_within_lemma18():
 def test_lemma18_and_19_parameters_by_hand():
     # T = ceil(1500/(0.1 * 0.005^2)) = ceil(6e8) at alpha = gamma = 0.1.
     assert lemma18_iterations(0.1, 0.1) == 600_000_000
+    # The exact ceiling, by hand: 6e5 / (0.007 * 0.0031^2) = 6e5 / 6.727e-8 = 8919280511372.08... (a quotient of
+    # 13 digits: rounding it to 12 significant digits first would give ...370, float division ...372.0x).
+    assert lemma18_iterations(0.007, 0.0031) == 8_919_280_511_373
+    assert lemma18_iterations(0.3, 0.5) == 8_000_000  # exact: 6e5 / (0.3 * 0.25), no rounding up
     # T = 100, eps = 1, delta = 1e-5: p = 0.1, sigma = 100 ln(1e7) = 1611.8096, b = 100 sqrt(ln 1e7) = 401.4735.
     p, s, b = lemma19_parameters(1.0, 1e-5, 100)
     assert p == pytest.approx(0.1)
