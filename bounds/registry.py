@@ -15,7 +15,8 @@ when :mod:`privbound.bounds` is imported (``bounds/robust_halfspaces/``,
 Every paper declares its claims, checks and mutants the same way: its ``claims.py`` calls
 ``register(Claim(...), mutants=MUTANTS)`` for each claim, and its ``mutants.py`` holds ``MUTANTS``,
 the :class:`Mutant` s of each check keyed by ``(claim number, check name)`` (e.g.
-``("lemma-21", "dp-accounting")``), and ``WITHOUT_MUTANTS``, each check that has none with the reason.
+``("lemma-21", "dp-accounting")``), and ``WITHOUT_MUTANTS``, each check that has none with the reason
+(:data:`PRINTED_FORM` for the check of a printed statement that fails by design).
 :class:`Mutant` (and its :func:`~privbound.mutation.patch`) live in :mod:`privbound.mutation`, shared
 by every layer; it is re-exported here.
 """
@@ -37,6 +38,7 @@ __all__ = [
     "Condition",
     "Mutant",
     "MutantTable",
+    "PRINTED_FORM",
     "Claim",
     "Check",
     "register",
@@ -196,6 +198,9 @@ _REGISTRY: dict[str, Claim] = {}
 
 MutantTable = Mapping[tuple[str, str], tuple[Mutant, ...]]
 """A paper's mutants: ``(claim number, check name) -> mutants`` (the claim number is its id without the paper)."""
+
+PRINTED_FORM = "the paper's printed form: it fails on the real code by design (an erratum; its corrected twin has mutants)"
+"""Why a check of a printed (erroneous) statement has no mutant, in a paper's ``WITHOUT_MUTANTS``."""
 
 
 def register(claim: Claim, mutants: MutantTable | None = None) -> Claim:

@@ -29,8 +29,9 @@ def test_patch_by_module_name_imports_the_module_when_applied():
     with patch("privbound.mutation", "MUTANT_PROFILES", lambda _: ("smoke",))():
         assert module.MUTANT_PROFILES == ("smoke",)
     assert module.MUTANT_PROFILES == MUTANT_PROFILES == ("smoke", "default", "full")
+    missing = patch("privbound.no_such_module", "x", lambda _: 0)  # written without importing it
     with pytest.raises(ModuleNotFoundError):
-        with patch("privbound.no_such_module", "x", lambda _: 0)():
+        with missing():
             pass
 
 

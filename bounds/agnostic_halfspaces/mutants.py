@@ -23,18 +23,16 @@ from unittest import mock
 
 import numpy as np
 
-from privbound.bounds.registry import Mutant
+from privbound.bounds.registry import PRINTED_FORM
 from privbound.learners.agnostic_halfspaces.proper import PrivateProperHalfspace
-from privbound.mutation import patch
+from privbound.mutation import Mutant, patch
 
 __all__ = ["MUTANTS", "WITHOUT_MUTANTS"]
 
-_PRINTED = "the paper's printed form: it fails on the real code by design (an erratum; its corrected twin has mutants)"
-
 WITHOUT_MUTANTS: dict[tuple[str, str], str] = {
-    ("claim-4.3", "printed-sigma"): _PRINTED,
-    ("theorem-3.1", "degree-printed"): _PRINTED,
-    ("theorem-4.1", "grid-coverage-printed-log"): _PRINTED,
+    ("claim-4.3", "printed-sigma"): PRINTED_FORM,
+    ("theorem-3.1", "degree-printed"): PRINTED_FORM,
+    ("theorem-4.1", "grid-coverage-printed-log"): PRINTED_FORM,
 }
 """The checks without a mutant, each with the reason."""
 

@@ -25,10 +25,10 @@ import numpy as np
 
 from privbound.bounds.decision_lists_winnow import dp_winnow_regret
 from privbound.bounds.decision_lists_winnow.formulas import monotone_dl_to_halfspace_printed
-from privbound.bounds.registry import Mutant
+from privbound.bounds.registry import PRINTED_FORM
 from privbound.learners.decision_lists_winnow import winnow as _w
 from privbound.learners.mechanisms import SparseVector
-from privbound.mutation import patch, together
+from privbound.mutation import Mutant, patch, together
 
 __all__ = ["MUTANTS", "WITHOUT_MUTANTS"]
 
@@ -328,7 +328,7 @@ MUTANTS: dict[tuple[str, str], tuple[Mutant, ...]] = {
 """Each check's mutants (``_TABLE``), each run on a fresh DP-Winnow simulation (:func:`_fresh`)."""
 
 WITHOUT_MUTANTS: dict[tuple[str, str], str] = {
-    **{key: "the paper's printed form: it fails on the real code by design (an erratum; its corrected twin has mutants)"
+    **{key: PRINTED_FORM
        for key in (("lemma-3", "printed-sign-utility"), ("lemma-11", "printed-two-part-grid"),
                    ("lemma-13", "printed-m-pairs-union"), ("lemma-15", "printed-recipe-margin"),
                    ("theorem-12", "window-count"))},
@@ -336,8 +336,3 @@ WITHOUT_MUTANTS: dict[tuple[str, str], str] = {
        for key in (("theorem-2", "calibrated-vacuity"), ("theorem-12", "calibrated-vacuity"))},
 }
 """The checks without a mutant, each with the reason."""
-
-
-def mutants_for(claim_number: str, check: str) -> tuple[Mutant, ...]:
-    """The mutants of check ``check`` of claim ``decision-lists-winnow/<claim_number>`` (empty if none)."""
-    return MUTANTS.get((claim_number, check), ())

@@ -125,9 +125,9 @@ def test_shared_simulations_move_with_the_run_seed(check_context):
 
 
 def test_bad_run_seeds_are_refused_with_the_argument_named():
-    with pytest.raises(ValueError, match=r"seed must be an integer in \[0, inf\], got -1"):
+    with pytest.raises(ValueError, match=r"^seed must be an integer in \[0, inf\], got -1"):
         bounds.run_checks(["robust-halfspaces/lemma-21"], profile="smoke", seed=-1)
-    with pytest.raises(ValueError, match=r"seed must be an integer in \[0, inf\], got -3"):
+    with pytest.raises(ValueError, match=r"^seed must be an integer in \[0, inf\], got -3"):
         bounds.run_mutants(["robust-halfspaces/lemma-21"], seed=-3)
-    with pytest.raises(TypeError, match="run_seed must be an integer"):
+    with pytest.raises(TypeError, match="^run_seed must be an integer"):
         C.check_seed("robust-halfspaces/lemma-21", "dp-accounting", 1.5)
