@@ -29,12 +29,15 @@ from scipy import stats
 
 from privbound.audit.result import json_safe
 from privbound._validation import check_confidence, check_int
+from privbound.mutation import MUTANT_PROFILES
 
 __all__ = [
     "PROFILES",
     "Profile",
     "CheckContext",
     "CheckResult",
+    "check_seed",
+    "derived_seed",
     "CheckStatus",
     "inequality",
     "failure_rate",
@@ -44,6 +47,7 @@ __all__ = [
     "check",
     "run_checks",
     "holm",
+    "MUTANT_PROFILES",
     "MutantResult",
     "run_mutants",
 ]
@@ -74,19 +78,58 @@ def _profile(profile: str | Profile) -> Profile:
         raise ValueError(f"profile must be one of {sorted(PROFILES)}, got {profile!r}") from None
 
 
+# Run seed S moves every seed of a run by S times this odd constant (round(2^31 / golden ratio)), modulo 2^31:
+# run seeds 0..100000 give any one check seeds at least 9056 apart, so a check that seeds its i-th stream
+# with seed + i (i small) never reuses, under one run seed, a stream of another.
+_RUN_SEED_STRIDE = 1_327_217_885
+
+
+def derived_seed(base: int, run_seed: int) -> int:
+    """``base`` moved by the run seed: ``(base + run_seed * 1327217885) mod 2**31``; run seed 0 gives ``base``."""
+    run_seed = check_int(run_seed, "run_seed", low=0)
+    return (int(base) + run_seed * _RUN_SEED_STRIDE) % 2**31
+
+
+def _stable_seed(*parts: str) -> int:
+    return zlib.crc32("/".join(parts).encode()) & 0x7FFFFFFF
+
+
+def check_seed(claim_id: str, check: str, run_seed: int = 0) -> int:
+    """The seed check ``check`` of claim ``claim_id`` runs with in a run seeded ``run_seed``.
+
+    The check's stable seed (CRC-32 of ``"<claim id>/<check>"``, 31 bits) moved by the run seed
+    (:func:`derived_seed`): run seed 0 gives the stable seed itself, so a run at seed 0 repeats the checks
+    exactly; another run seed gives every check other seeds, the same for its mutant runs.
+    """
+    return derived_seed(_stable_seed(claim_id, check), run_seed)
+
+
 @dataclass
 class CheckContext:
-    """What a check gets: a seeded generator, the integer seed, the budget and n_jobs."""
+    """What a check gets: a seeded generator, the integer seed, the run's seed, the budget and n_jobs.
+
+    ``seed`` is the check's own seed (:func:`check_seed`) and ``rng`` a generator seeded with it;
+    ``run_seed`` is the seed of the whole run, for randomness shared by several checks
+    (:meth:`shared_seed`).
+    """
 
     rng: np.random.Generator
     seed: int
     profile: Profile
     n_jobs: int | None = 1
+    run_seed: int = 0
 
     @classmethod
-    def seeded(cls, seed: int, profile: str | Profile = "smoke", n_jobs: int | None = 1) -> "CheckContext":
-        """The context the runner gives a check run with ``seed`` under ``profile``."""
-        return cls(rng=np.random.default_rng(seed), seed=seed, profile=_profile(profile), n_jobs=n_jobs)
+    def seeded(cls, seed: int, profile: str | Profile = "smoke", n_jobs: int | None = 1,
+               run_seed: int = 0) -> "CheckContext":
+        """The context the runner gives a check run with ``seed`` under ``profile``, in a run seeded ``run_seed``."""
+        return cls(rng=np.random.default_rng(seed), seed=seed, profile=_profile(profile), n_jobs=n_jobs,
+                   run_seed=check_int(run_seed, "run_seed", low=0))
+
+    def shared_seed(self, base: int) -> int:
+        """The seed of a simulation several checks share (or a check fixes): ``base`` at run seed 0, moved by the
+        run seed as each check's own seed is (:func:`derived_seed`)."""
+        return derived_seed(base, self.run_seed)
 
     def trials(self, default: int, *, minimum: int = 10) -> int:
         """The number of trials for this profile: ``default`` times the profile's scale."""
@@ -317,14 +360,11 @@ def inconclusive(observed: float, bound: float, kind: str, reason: str, **detail
 # ----------------------------------------------------------------------- running
 
 
-def _stable_seed(*parts: str) -> int:
-    return zlib.crc32("/".join(parts).encode()) & 0x7FFFFFFF
-
-
-def _run_one(claim, chk, *, seed: int | None, profile: Profile, n_jobs) -> CheckResult:
+def _run_one(claim, chk, *, seed: int | None, profile: Profile, n_jobs, run_seed: int = 0) -> CheckResult:
+    """Run one check at ``seed`` (by default its :func:`check_seed` in a run seeded ``run_seed``)."""
     if seed is None:
-        seed = _stable_seed(claim.id, chk.name)
-    ctx = CheckContext.seeded(seed, profile, n_jobs)
+        seed = check_seed(claim.id, chk.name, run_seed)
+    ctx = CheckContext.seeded(seed, profile, n_jobs, run_seed)
     start = time.perf_counter()
     outcome = chk.run(ctx)
     wall = time.perf_counter() - start
@@ -337,8 +377,8 @@ def _run_one(claim, chk, *, seed: int | None, profile: Profile, n_jobs) -> Check
 def check(claim_id: str, *, rng: np.random.Generator | None = None, profile: str | Profile = "default", n_jobs: int | None = 1) -> CheckResult:
     """Run every check of one claim; several checks are combined (worst status wins).
 
-    With ``rng`` given, the seed is drawn from it; otherwise a stable seed derived
-    from the claim id and check name is used, so runs are reproducible.
+    With ``rng`` given, the seed is drawn from it; otherwise each check runs at its :func:`check_seed`
+    (run seed 0), so runs are reproducible.
     """
     from privbound.bounds.registry import get
 
@@ -370,6 +410,13 @@ def holm(p_values: Sequence[float], alpha: float) -> list[bool]:
     return reject
 
 
+def _cache_key(kind: str, *parts: Any) -> str:
+    """The cache entry of a finished check or mutant run: ``kind`` and a SHA-256 digest of what determines it."""
+    from privbound.audit.cache import fingerprint
+
+    return f"{kind}-{fingerprint(*parts)[:32]}"
+
+
 def _bounds_code_version() -> str:
     """Digest of the bounds, learners and audit sources: part of every cached check's key."""
     from privbound import audit, bounds, learners
@@ -382,11 +429,15 @@ def run_checks(
     ids: Iterable[str] | None = None,
     *,
     profile: str | Profile = "default",
+    seed: int = 0,
     n_jobs: int | None = 1,
     progress: Any = None,
     cache: Any = None,
 ) -> list[CheckResult]:
-    """Run the checks of the given claims (all checkable claims by default).
+    """Run the checks of the given claims (all checkable claims by default), in a run seeded ``seed``.
+
+    Each check runs at :func:`check_seed` of its claim, its name and ``seed`` (``CheckResult.seed``
+    records it); seed 0 repeats the checks' stable seeds.
 
     Statistical checks (probabilistic and scaling, by their p-values) are re-judged
     together by Holm's correction at family-wise level ``1 - profile.confidence``: a run of many correct
@@ -394,25 +445,26 @@ def run_checks(
     ``details['holm']`` records the adjusted decision.
 
     ``cache`` (an :class:`privbound.audit.cache.ResultCache`) keeps each finished check, keyed by
-    claim, check, profile and a digest of the sources, so an interrupted run resumes
+    claim, check, profile, run seed and a digest of the sources, so an interrupted run resumes
     without rerunning finished checks (Holm is applied afterwards, to all of them).
     """
     from privbound.bounds.registry import claims as all_claims, get
 
     prof = _profile(profile)
+    seed = check_int(seed, "seed", low=0)
     selected = [get(i) for i in ids] if ids is not None else [c for c in all_claims() if c.checks]
     results: list[CheckResult] = []
     version = _bounds_code_version() if cache is not None else ""
     for claim in selected:
         for chk in claim.checks:
-            key = _stable_seed(claim.id, chk.name, prof.name, version) if cache is not None else None
-            cached = cache.load(f"check-{key}") if cache is not None else None
+            key = _cache_key("check", claim.id, chk.name, prof.name, seed, version) if cache is not None else None
+            cached = cache.load(key) if cache is not None else None
             if cached is not None:
                 results.append(CheckResult.from_dict(cached))
             else:
-                results.append(_run_one(claim, chk, seed=None, profile=prof, n_jobs=n_jobs))
+                results.append(_run_one(claim, chk, seed=None, profile=prof, n_jobs=n_jobs, run_seed=seed))
                 if cache is not None:
-                    cache.store(f"check-{key}", results[-1].to_dict())
+                    cache.store(key, results[-1].to_dict())
             if progress is not None:
                 progress(results[-1])
     return _holm_adjusted(results, 1 - prof.confidence)
@@ -458,6 +510,8 @@ class MutantResult:
         Wall time of the run.
     error : str or None
         The exception the check raised under the mutant, if any.
+    seed : int or None
+        The seed the check ran with (:func:`check_seed` of the run seed).
     """
 
     claim_id: str
@@ -472,6 +526,7 @@ class MutantResult:
     power: str = ""
     wall_seconds: float = 0.0
     error: str | None = None
+    seed: int | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return json_safe(asdict(self))
@@ -485,11 +540,7 @@ class MutantResult:
         return cls(**d)
 
 
-# The profiles in increasing order of budget: a mutant's ``profile`` is one of them.
-MUTANT_PROFILES = ("smoke", "default", "full")
-
-
-def run_mutants(ids: Iterable[str] | None = None, *, profile: str | Profile | None = None,
+def run_mutants(ids: Iterable[str] | None = None, *, profile: str | Profile | None = None, seed: int = 0,
                 n_jobs: int | None = 1, progress: Any = None, checks: Iterable[str] | None = None,
                 mutants: Iterable[str] | None = None, up_to: str | None = None,
                 cache: Any = None) -> list[MutantResult]:
@@ -498,10 +549,11 @@ def run_mutants(ids: Iterable[str] | None = None, *, profile: str | Profile | No
     ``profile=None`` runs each mutant at its own ``Mutant.profile`` (the smallest profile
     expected to detect it); a profile given runs them all there. ``up_to`` (a profile name)
     skips the mutants whose own profile is larger. ``checks`` and ``mutants`` restrict the run
-    to those check and mutant names. The seeds are the checks' usual stable seeds, so a mutant
-    changes nothing but the code it patches. ``cache`` keeps each finished row as
-    :func:`run_checks` keeps checks.
+    to those check and mutant names. Each check runs at the seed :func:`run_checks` gives it in a run
+    seeded ``seed`` (:func:`check_seed`), so a mutant changes nothing but the code it patches.
+    ``cache`` keeps each finished row as :func:`run_checks` keeps checks.
     """
+    seed = check_int(seed, "seed", low=0)
     check_names = None if checks is None else set(checks)
     mutant_names = None if mutants is None else set(mutants)
     ceiling = None if up_to is None else MUTANT_PROFILES.index(_profile(up_to).name)
@@ -520,28 +572,30 @@ def run_mutants(ids: Iterable[str] | None = None, *, profile: str | Profile | No
                 if ceiling is not None and MUTANT_PROFILES.index(mutant.profile) > ceiling:
                     continue
                 prof = _profile(mutant.profile if profile is None else profile)
-                key = _stable_seed(claim.id, chk.name, mutant.name, prof.name, version) if cache is not None else None
-                cached = cache.load(f"mutant-{key}") if cache is not None else None
-                row = MutantResult.from_dict(cached) if cached is not None else _run_mutant(claim, chk, mutant, prof,
-                                                                                              n_jobs)
+                key = (_cache_key("mutant", claim.id, chk.name, mutant.name, prof.name, seed, version)
+                       if cache is not None else None)
+                cached = cache.load(key) if cache is not None else None
+                row = (MutantResult.from_dict(cached) if cached is not None
+                       else _run_mutant(claim, chk, mutant, prof, n_jobs, seed))
                 if cache is not None and cached is None:
-                    cache.store(f"mutant-{key}", row.to_dict())
+                    cache.store(key, row.to_dict())
                 out.append(row)
                 if progress is not None:
                     progress(row)
     return out
 
 
-def _run_mutant(claim, chk, mutant, prof: Profile, n_jobs) -> MutantResult:
+def _run_mutant(claim, chk, mutant, prof: Profile, n_jobs, run_seed: int) -> MutantResult:
     start = time.perf_counter()
+    seed = check_seed(claim.id, chk.name, run_seed)
     try:
         with mutant.apply():
-            res = _run_one(claim, chk, seed=None, profile=prof, n_jobs=n_jobs)
+            res = _run_one(claim, chk, seed=seed, profile=prof, n_jobs=n_jobs, run_seed=run_seed)
         return MutantResult(claim.id, chk.name, mutant.name, mutant.description, prof.name,
                             res.status is CheckStatus.FAIL, res.status, res.observed, res.bound,
-                            mutant.power, time.perf_counter() - start)
+                            mutant.power, time.perf_counter() - start, seed=seed)
     except Exception as exc:  # the check could not run with the bug in place
         return MutantResult(claim.id, chk.name, mutant.name, mutant.description, prof.name, False, None,
                             float("nan"), float("nan"), mutant.power, time.perf_counter() - start,
-                            f"{type(exc).__name__}: {exc}")
+                            f"{type(exc).__name__}: {exc}", seed=seed)
 

@@ -9,9 +9,16 @@ errata notes, and its checks (or an ``uncheckable_reason``).
 Ids are ``<paper>/<kind>-<number>`` in lower case, e.g.
 ``robust-halfspaces/lemma-21``, ``agnostic-halfspaces/lemma-b.10``,
 ``decision-lists-winnow/theorem-12``. One subpackage per paper registers its claims
-with :func:`register` when :mod:`privbound.bounds` is imported
-(``bounds/robust_halfspaces/``, ``bounds/agnostic_halfspaces/``, ``bounds/decision_lists_winnow/``);
-this module imports none of them.
+when :mod:`privbound.bounds` is imported (``bounds/robust_halfspaces/``,
+``bounds/agnostic_halfspaces/``, ``bounds/decision_lists_winnow/``); this module imports none of them.
+
+Every paper declares its claims, checks and mutants the same way: its ``claims.py`` calls
+``register(Claim(...), mutants=MUTANTS)`` for each claim, and its ``mutants.py`` holds ``MUTANTS``,
+the :class:`Mutant` s of each check keyed by ``(claim number, check name)`` (e.g.
+``("lemma-21", "dp-accounting")``), and ``WITHOUT_MUTANTS``, each check that has none with the reason
+(:data:`PRINTED_FORM` for the check of a printed statement that fails by design).
+:class:`Mutant` (and its :func:`~privbound.mutation.patch`) live in :mod:`privbound.mutation`, shared
+by every layer; it is re-exported here.
 """
 
 from __future__ import annotations
@@ -19,10 +26,11 @@ from __future__ import annotations
 import inspect
 import math
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from enum import Enum
 from typing import Any, Callable, Mapping
 
+from privbound.mutation import Mutant
 from privbound.registry import Registry
 
 __all__ = [
@@ -30,6 +38,8 @@ __all__ = [
     "ClaimKind",
     "Condition",
     "Mutant",
+    "MutantTable",
+    "PRINTED_FORM",
     "Claim",
     "Check",
     "register",
@@ -70,34 +80,10 @@ class Condition:
 
 
 @dataclass(frozen=True)
-class Mutant:
-    """A broken version of what a check guards; the check must fail while it is applied.
-
-    ``apply()`` returns a context manager that installs the bug and removes it on exit
-    (``unittest.mock.patch.object(module, "name", broken)`` is the usual one): a learner that
-    makes twice the mistakes, a noise scale halved, a constant or log base changed, a sign
-    flipped, a union bound shrunk -- broken the way a real bug would break it.
-    ``profile`` is the smallest profile at which the check is expected to detect it.
-    ``power`` states, when the statement is too loose for a 2x deviation to be visible on any
-    instance, the factor the check can detect instead (e.g. "detects 4x the mistakes").
-    """
-
-    name: str
-    description: str
-    apply: Callable[[], Any] = field(repr=False)
-    profile: str = "smoke"
-    power: str = ""
-
-    def __post_init__(self) -> None:
-        if self.profile not in ("smoke", "default", "full"):
-            raise ValueError(f"Mutant.profile must be 'smoke', 'default' or 'full', got {self.profile!r}")
-
-
-@dataclass(frozen=True)
 class Check:
     """A check of a claim.
 
-    ``run(rng, profile) -> CheckResult`` does the work (see :mod:`privbound.bounds.checks`);
+    ``run(ctx: CheckContext) -> CheckResult`` does the work (see :mod:`privbound.bounds.checks`);
     ``kind`` is one of ``deterministic``, ``probabilistic``, ``scaling``, ``exact``.
     Probabilistic checks report a p-value so that :func:`bounds.run_checks` can apply
     Holm's correction across a run. ``mutants`` are broken versions of what the check
@@ -218,8 +204,23 @@ _REGISTRY: Registry[Claim] = Registry(
     hint=_claim_hint)
 
 
-def register(claim: Claim) -> Claim:
-    """Add ``claim`` to the registry; an id may be registered once."""
+MutantTable = Mapping[tuple[str, str], tuple[Mutant, ...]]
+"""A paper's mutants: ``(claim number, check name) -> mutants`` (the claim number is its id without the paper)."""
+
+PRINTED_FORM = "the paper's printed form: it fails on the real code by design (an erratum; its corrected twin has mutants)"
+"""Why a check of a printed (erroneous) statement has no mutant, in a paper's ``WITHOUT_MUTANTS``."""
+
+
+def register(claim: Claim, mutants: MutantTable | None = None) -> Claim:
+    """Add ``claim`` to the registry, each check with its mutants from ``mutants``; an id may be registered once.
+
+    Each paper registers every claim the same way, ``register(Claim(...), mutants=MUTANTS)``, with the table of
+    its ``mutants.py``; a check gets the entry under ``(claim.number, check.name)`` (none when it has no entry).
+    Returns the claim as registered.
+    """
+    if mutants and isinstance(claim, Claim):
+        claim = replace(claim, checks=tuple(replace(c, mutants=c.mutants + tuple(mutants.get((claim.number, c.name), ())))
+                                            for c in claim.checks))
     return _REGISTRY.register(claim)
 
 

@@ -142,7 +142,11 @@ def _add_nightly(sub) -> None:
                          "(default <parent of --out>/history.sqlite)")
     ni.add_argument("--wait", type=_wait_seconds, nargs="?", const=float("inf"), default=0.0, metavar="SECONDS",
                     help="when another run holds --out, wait for it (for ever, or SECONDS) instead of failing")
-    ni.add_argument("--seed", type=_nonneg_int("seed"), default=0)
+    ni.add_argument("--seed", type=_nonneg_int("seed"), default=0,
+                    help="the night's seed (default 0): it fixes the audits' trials, the bound checks' and their "
+                         "mutant runs' draws (each check's own seed is derived from it and the check's name; 0 "
+                         "repeats the checks' stable seeds) and the membership audits; not the draws of targets "
+                         "with their own generator (the OpenDP targets)")
     ni.add_argument("--n-jobs", type=_n_jobs, default=1)
     ni.add_argument("--dask-scheduler", default=None, metavar="ADDRESS")
 

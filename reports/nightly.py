@@ -322,10 +322,11 @@ def _counts(audits: list[dict], checks: list[dict], mutants: list[dict] = ()) ->
     return c
 
 
-def run_mutant_phase(prof: NightlyProfile, claim_ids: list[str] | None, *, n_jobs=1, stream=None,
+def run_mutant_phase(prof: NightlyProfile, claim_ids: list[str] | None, *, seed: int = 0, n_jobs=1, stream=None,
                      progress: bool = False, cache=None) -> list[dict[str, Any]]:
-    """Each check run on each of its mutants up to the profile's ``mutants`` (none when it is None):
-    a check must be seen to fail on the bugs it guards against, every night."""
+    """Each check run on each of its mutants up to the profile's ``mutants`` (none when it is None), at the
+    seeds the night's checks run with (run seed ``seed``): a check must be seen to fail on the bugs it guards
+    against, every night."""
     if prof.mutants is None:
         return []
     from privbound.bounds.checks import MUTANT_PROFILES, run_mutants
@@ -339,7 +340,8 @@ def run_mutant_phase(prof: NightlyProfile, claim_ids: list[str] | None, *, n_job
     def on_row(row):
         bar.done(f"{row.claim_id}:{row.check}/{row.mutant}", "detected" if row.detected else "NOT detected")
 
-    rows = run_mutants([c.id for c in selected], up_to=prof.mutants, n_jobs=n_jobs, progress=on_row, cache=cache)
+    rows = run_mutants([c.id for c in selected], up_to=prof.mutants, seed=seed, n_jobs=n_jobs, progress=on_row,
+                       cache=cache)
     bar.close()
     return [r.to_dict() for r in rows]
 
@@ -574,11 +576,11 @@ def _do_run(prof: NightlyProfile, paths: NightlyPaths, *, seed, n_jobs, target_n
 
     if planned:
         cbar.start(planned[0])
-    check_results: list[CheckResult] = run_checks(claim_ids, profile=prof.checks, n_jobs=n_jobs, cache=check_cache,
-                                                  progress=on_check)
+    check_results: list[CheckResult] = run_checks(claim_ids, profile=prof.checks, seed=seed, n_jobs=n_jobs,
+                                                  cache=check_cache, progress=on_check)
     cbar.close()
     t_checks = time.perf_counter() - t0 - t_audits
-    mutants = run_mutant_phase(prof, claim_ids, n_jobs=n_jobs, stream=stream, progress=progress,
+    mutants = run_mutant_phase(prof, claim_ids, seed=seed, n_jobs=n_jobs, stream=stream, progress=progress,
                                cache=None if check_cache is None else check_cache)
     t_mutants = time.perf_counter() - t0 - t_audits - t_checks
     checks = [r.to_dict() for r in check_results]

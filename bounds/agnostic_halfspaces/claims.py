@@ -24,8 +24,9 @@ uses sqrt(log(1/delta)); Lemma 3.4's middle term; Prop. F.1 proves (O(eps), O(de
 1 - beta; Eq. (11) is a sufficient condition; Lemma 3.4's eps is in (0, 1); and the explicit constants of
 the sample-size formulas (Lemma B.5's explicit m, C_n0 >= 2, the base-2 grid of Algorithm 4).
 
-Each check declares its mutants (:mod:`.mutants`, attached at registration by :func:`_register`): the bugs it
-must be seen to fail on. Logarithms are natural unless stated (k = ceil(log2(2/beta)) and Algorithm 4's K use base 2).
+Each check's mutants, the bugs it must be seen to fail on, are declared in :mod:`.mutants` and attached at
+registration (``register(Claim(...), mutants=MUTANTS)``). Logarithms are natural unless stated
+(k = ceil(log2(2/beta)) and Algorithm 4's K use base 2).
 Hidden constants are keyword arguments listed in each claim's ``hidden_constants``; where the
 proof forces a lower bound on a hidden constant, the default is that lower bound (C_n0 = 2,
 R_0 = 2), otherwise 1. The checks live in one module per part of the paper (:mod:`.auxiliary`,
@@ -36,7 +37,6 @@ R_0 = 2), otherwise 1. The checks live in one module per part of the paper (:mod
 from __future__ import annotations
 
 import math
-from dataclasses import replace
 
 from privbound.bounds.agnostic_halfspaces import (
     auxiliary,
@@ -65,7 +65,7 @@ from privbound.bounds.agnostic_halfspaces.formulas import (
     lemma_b_9_kernel,
     lemma_c_2_tail,
 )
-from privbound.bounds.agnostic_halfspaces.mutants import mutants_of
+from privbound.bounds.agnostic_halfspaces.mutants import MUTANTS
 from privbound.bounds.registry import Check, Claim, ClaimKind, Condition, register
 from privbound.learners.agnostic_halfspaces.common import gaussian_clip_radius, remark3_clip_radius
 from privbound.learners.agnostic_halfspaces.dpsas import dpsas_sigma
@@ -85,15 +85,6 @@ NUMBERED_STATEMENTS: tuple[str, ...] = tuple(P + s for s in (
     "lemma-c.2", "lemma-d.3", "lemma-f.3", "lemma-f.4",
     "remark-1", "remark-2", "remark-3",
 ))
-
-
-# ============================================================== registration
-
-
-def _register(claim: Claim) -> Claim:
-    """Register ``claim`` with the mutants of each check (:mod:`.mutants`, keyed by claim number and check name)."""
-    checks = tuple(replace(c, mutants=c.mutants or mutants_of(claim.number, c.name)) for c in claim.checks)
-    return register(replace(claim, checks=checks))
 
 
 # ============================================================== regime conditions
@@ -146,7 +137,7 @@ def _dim_ok_alg1(p):
 
 _PRIV_HALF = (_cond("alpha", 0, 0.5), _cond("beta", 0, 0.5), _cond("epsilon", 0, 0.5), _cond("delta", 0, 0.5))
 
-_register(Claim(
+register(Claim(
     id=P + "theorem-2.1",
     statement=("Let alpha, beta, eps_DP, delta_DP in (0, 1/2], p = ceil(C alpha^-2), D_p = C(d+p, p), and "
                "d >= C_dim alpha^-5. For P on R^d x {+-1} with marginal N(0, I_d), Algorithm 1 is "
@@ -176,7 +167,7 @@ _register(Claim(
             Check("accuracy-applicable-degree", "probabilistic", improper_learner.check_thm21_accuracy_applicable_degree,
                   "at the prescribed degree p = ceil(C_p/alpha^2) = 12 (alpha = 0.3, C_p = 1), d = 2, Remark 3's T, "
                   "t = 0, 10% noise: Pr[err > OPT + alpha] <= beta; 250 runs at full detect a rate of 2 beta")),
-))
+), mutants=MUTANTS)
 
 
 # ============================================================== Section 3: proper learner
@@ -199,7 +190,7 @@ def _dim_ok_alg2(p):
     return p["d"] >= 2 * q * q / (p["c"] * p["alpha"])
 
 
-_register(Claim(
+register(Claim(
     id=P + "theorem-3.1",
     statement=("Let alpha, beta, delta_DP in (0, 1/2), eps_DP in (0, 1), p = ceil(C_0/(c alpha)^2), d >= C_dim alpha^-5, "
                "mu = N(0, I_d). Algorithm 2 is (eps_DP, delta_DP)-DP and, given n = O~(D_p/alpha^2 + D_p/(eps_DP alpha) + "
@@ -231,7 +222,7 @@ _register(Claim(
             Check("degree-printed", "exact", proper_learner.check_alg2_degree_printed,
                   "the box's printed p = ceil(C_0/(c alpha)): no degree-p polynomial is c alpha-accurate "
                   "(LP lower bound) -- documented erratum")),
-))
+), mutants=MUTANTS)
 
 
 def lemma_3_2_log_cover(alpha, C=1.0):
@@ -239,7 +230,7 @@ def lemma_3_2_log_cover(alpha, C=1.0):
     return C * alpha**-4 * math.log(1 / alpha)
 
 
-_register(Claim(
+register(Claim(
     id=P + "lemma-3.2",
     statement=("There are universal C_0, C, c_0 > 0 such that: if X ~ N(0, I_d), |U| <= 1, alpha in (0, 1/2), "
                "p = ceil(C_0 alpha^-2) and q in P_p satisfies E(U - q(X))^2 <= inf_Q E(U - Q(X))^2 + c_0^2 alpha^2 (8), "
@@ -255,9 +246,9 @@ _register(Claim(
     regime=(_cond("alpha", 0, 0.5, hi_open=True),),
     checks=(Check("subspace-dimension", "deterministic", proper_learner.check_32_subspace_dimension,
                   "#{eig(M) >= alpha^2/C_0} <= C_0 p ||q||^2/alpha^2 and tr M <= p ||w||^2 (closed-form M)"),),
-))
+), mutants=MUTANTS)
 
-_register(Claim(
+register(Claim(
     id=P + "lemma-3.3",
     statement=("Let X ~ N(0, I_d), |U| <= 1 and m_T = E[U psi_p(X)]. Then q_{m_T}(x) = <m_T, psi_p(x)> minimises "
                "L_s(Q) = E(U - Q(X))^2 over P_p; for q_w = <w, psi_p>, L_s(q_w) = E U^2 - ||m_T||^2 + ||w - m_T||^2 (9)."),
@@ -266,7 +257,7 @@ _register(Claim(
     source="Sec. 3, Lemma 3.3, Eq. (9)",
     checks=(Check("identity-9-quadrature", "exact", proper_learner.check_33_identity,
                   "Eq. (9), minimality and the clipping-bias bound, exactly on a Gauss-Hermite measure"),),
-))
+), mutants=MUTANTS)
 
 
 def lemma_3_4_n(d, p, alpha, beta, epsilon, delta, K=1.0):
@@ -276,7 +267,7 @@ def lemma_3_4_n(d, p, alpha, beta, epsilon, delta, K=1.0):
     return K * (D * ell / alpha**2 + D * ell * math.sqrt(Ld) / (epsilon * alpha))
 
 
-_register(Claim(
+register(Claim(
     id=P + "lemma-3.4",
     statement=("(alpha, beta, delta_DP in (0, 1/2), eps_DP in (0, 1) [corrected from (0, 1]].) The polynomial q computed from the n/2 "
                "samples S_1 of Algorithm 2 is (eps_DP, delta_DP)-DP and ||q||_{L2(mu)} <= 1. If n/2 = Omega~(D_p/alpha^2 + "
@@ -303,7 +294,7 @@ _register(Claim(
                   "the same tail by simulation, failure rate vs e^-l"),
             Check("accuracy-scaling", "scaling", proper_learner.check_34_accuracy_scaling,
                   "||m~ - m_T|| of the release against n, log-log slope vs -1/2")),
-))
+), mutants=MUTANTS)
 
 
 def lemma_3_5_excess(alpha, c, C=1.0):
@@ -311,7 +302,7 @@ def lemma_3_5_excess(alpha, c, C=1.0):
     return (C / 2 + 1) * c * alpha
 
 
-_register(Claim(
+register(Claim(
     id=P + "lemma-3.5",
     statement=("Assume d >= C_dim alpha^-5, let C be the constant of Lemma 3.2 and build H(q) with accuracy c alpha. "
                "On the event (10), min_{h in H(q)} err_P(h) <= OPT + (C/2 + 1) c alpha."),
@@ -324,7 +315,7 @@ _register(Claim(
     regime=(_cond("alpha", 0, 0.5, hi_open=True), _pos("c")),
     checks=(Check("accuracy-small-d", "probabilistic", proper_learner.check_thm31_accuracy,
                   "the selected member of H(q) has err <= OPT + alpha w.p. >= 1 - beta (d = 5, p = 2)"),),
-))
+), mutants=MUTANTS)
 
 
 # ============================================================== Section 4: semi-agnostic
@@ -335,7 +326,7 @@ def theorem_4_1_n(d, alpha, beta, epsilon, delta, C_n=1.0):
     return C_n * (d / alpha**2 + d / (epsilon * alpha))
 
 
-_register(Claim(
+register(Claim(
     id=P + "theorem-4.1",
     statement=("Let alpha, beta, eps_DP, delta_DP in (0, 1), mu = N(0, I_d). Algorithm 4 is (eps_DP, delta_DP)-DP and, given "
                "n = O~(d/alpha^2 + d/(eps_DP alpha)) samples with d >= 16 log(n/beta), outputs a halfspace h with "
@@ -363,7 +354,7 @@ _register(Claim(
                   "the learner's base-2 grid reaches eta_K >= 1/2 >= OPT for alpha in [1e-4, 0.45]"),
             Check("grid-coverage-printed-log", "deterministic", semi_agnostic.check_alg4_grid_coverage_printed,
                   "the printed K = ceil(C_K log(1/alpha)) read with the natural log: eta_K < 1/2 -- documented erratum")),
-))
+), mutants=MUTANTS)
 
 
 def proposition_4_2_m0(d, eta, epsilon, C_m=1.0):
@@ -371,7 +362,7 @@ def proposition_4_2_m0(d, eta, epsilon, C_m=1.0):
     return C_m * (d / eta**2 + d / (epsilon * eta))
 
 
-_register(Claim(
+register(Claim(
     id=P + "proposition-4.2",
     statement=("Let eta in (0, 1/2), beta, eps_DP, delta_DP in (0, 1), mu = N(0, I_d) and OPT <= eta. Algorithm 3 (DPSAS) is "
                "(eps_DP, delta_DP)-DP and, given m_0 = O~(d/eta^2 + d/(eps_DP eta)) samples per batch (n_0 = (T+2) m_0) and "
@@ -389,7 +380,7 @@ _register(Claim(
             "DPSAS uses lambda = s.",),
     checks=(Check("error-vs-eta", "probabilistic", semi_agnostic.check_prop42_dpsas,
                   "Pr[err > C eta] <= beta with C = 2, OPT = 0.1 <= eta = 0.11, d = 5"),),
-))
+), mutants=MUTANTS)
 
 
 def claim_4_3_sigma(L, epsilon, delta, m_0):
@@ -397,7 +388,7 @@ def claim_4_3_sigma(L, epsilon, delta, m_0):
     return dpsas_sigma(L, epsilon, delta, m_0)
 
 
-_register(Claim(
+register(Claim(
     id=P + "claim-4.3",
     statement=("For any unit w, the update is w' = (w - lambda grad L~_t(w)) / ||w - lambda grad L~_t(w)|| with "
                "grad L~_t(w) = E_{D_t}[-y 1{|w.x - b_t| <= a_t} grad_w (w.x/||w||)] + z_{t+1}, "
@@ -417,10 +408,10 @@ _register(Claim(
                   "the printed sigma (no L) at d = 10: not (eps, delta)-DP -- documented erratum"),
             Check("perp-noise-norm", "deterministic", semi_agnostic.check_claim43_norm,
                   "noise and gradient in w-perp keep ||w - lambda grad|| >= 1")),
-))
+), mutants=MUTANTS)
 
 
-_register(Claim(
+register(Claim(
     id=P + "lemma-4.4",
     statement=("Let q = Pr_mu[w.x in B_phi]. If m_0 >= O(d q log(1/beta_0)/eta^2 + log(d/beta_0)/q^2 + "
                "d sqrt(log(1/delta_DP) log(1/beta_0))/(eta eps_DP)), then w.p. >= 1 - beta_0, for all unit u with "
@@ -438,7 +429,7 @@ _register(Claim(
     errata=("q depends on the iteration (q_t shrinks with phi_t); use a lower bound over all t.",),
     checks=(Check("noisy-gradient-event", "probabilistic", semi_agnostic.check_44_noisy_gradient,
                   "at m_0 = the bound with C = 4 (derived) and exact q: Pr[the two inequalities fail for some u] <= beta_0, O(eta) = eta"),),
-))
+), mutants=MUTANTS)
 
 
 def claim_4_5_m0(d, eta, epsilon, delta, C=1.0):
@@ -446,7 +437,7 @@ def claim_4_5_m0(d, eta, epsilon, delta, C=1.0):
     return C * (d / eta**2 + math.sqrt(d * math.log(1 / delta)) / (epsilon * eta))
 
 
-_register(Claim(
+register(Claim(
     id=P + "claim-4.5",
     statement=("Suppose e^{-tau_hat^2/2}/|tau_hat| >= c eta. Then w.p. 1 - O(beta), if m_0 >= O~(d/eta^2 + "
                "sqrt(d log(1/delta_DP))/(eps_DP eta)), the private initializer satisfies w*.w_hat_0 > 0. (In the "
@@ -464,7 +455,7 @@ _register(Claim(
             "Algorithm 3 never branches on it.",),
     checks=(Check("sign-preservation", "probabilistic", semi_agnostic.check_45_initializer,
                   "Pr[w*.w_0 <= 0] <= beta for the private initializer (d = 5, m_0 = 2000)"),),
-))
+), mutants=MUTANTS)
 
 
 def claim_4_6_m0(eta, epsilon, beta_0, C=1.0):
@@ -472,7 +463,7 @@ def claim_4_6_m0(eta, epsilon, beta_0, C=1.0):
     return C * (math.log(1 / beta_0) / eta**2 + math.log(1 / beta_0) / (epsilon * eta))
 
 
-_register(Claim(
+register(Claim(
     id=P + "claim-4.6",
     statement=("Let eta, beta_0 in (0, 1/2), w* unit and tau with Pr_P[sign(w*.x + tau) != y] <= eta; "
                "tau_hat = Phi^{-1}(clip_[kappa, 1-kappa]([1 + E_D[y] + z_tau]/2)), kappa = O(eta), z_tau ~ Lap(2/(m_0 eps)). "
@@ -494,13 +485,13 @@ _register(Claim(
                   "|clip(p~) - p| <= |p~ - p| + kappa over random instances"),
             Check("threshold-error", "probabilistic", semi_agnostic.check_46_threshold,
                   "Pr[err(sign(w*.x + tau^)) > C eta] <= beta_0, exact error given tau^, C = 2")),
-))
+), mutants=MUTANTS)
 
 
 # ============================================================== Appendix B
 
 
-_register(Claim(
+register(Claim(
     id=P + "lemma-b.1",
     statement=("Let U_1..U_n in R^d be [independent, mean zero] with ||U_i||_2 <= B and sum_i E||U_i||^2 <= v. Then w.p. "
                ">= 1 - beta, ||(1/n) sum_i U_i||_2 <= sqrt(2 v log(2/beta))/n + 2 B log(2/beta)/(3n)."),
@@ -514,9 +505,9 @@ _register(Claim(
     reconstructed=True,
     checks=(Check("bernstein-failure-rate", "probabilistic", auxiliary.check_b1_bernstein,
                   "two bounded mean-zero families (d = 1 Rademacher, d = 5 sphere), failure rate vs beta = 0.1"),),
-))
+), mutants=MUTANTS)
 
-_register(Claim(
+register(Claim(
     id=P + "definition-b.2",
     statement=("(Differential privacy.) A: Z^n -> Y is (eps_DP, delta_DP)-DP if Pr[A(S) in E] <= e^{eps_DP} Pr[A(S') in E] "
                "+ delta_DP for all measurable E and all S, S' differing in one element (replace-one)."),
@@ -524,9 +515,9 @@ _register(Claim(
     kind=ClaimKind.PRIVACY,
     source="App. B, Definition B.2",
     uncheckable_reason="a definition, not a claim; it is what every privacy check of this module tests",
-))
+), mutants=MUTANTS)
 
-_register(Claim(
+register(Claim(
     id=P + "lemma-b.3",
     statement="If M is (eps_DP, delta_DP)-DP and f is any (randomised) map, then f o M is (eps_DP, delta_DP)-DP.",
     latex=r"\mathcal M\ (\varepsilon,\delta)\text{-DP}\Rightarrow f\circ\mathcal M\ (\varepsilon,\delta)\text{-DP}",
@@ -534,7 +525,7 @@ _register(Claim(
     source="App. B, Lemma B.3 (post-processing, Dwork and Roth [20])",
     checks=(Check("hockey-stick-data-processing", "exact", auxiliary.check_b3_postprocessing,
                   "finite mechanisms and random Markov kernels: delta_eps never increases"),),
-))
+), mutants=MUTANTS)
 
 
 def lemma_b_4_excess(T, R, D, n, epsilon, delta, C=1.0):
@@ -542,7 +533,7 @@ def lemma_b_4_excess(T, R, D, n, epsilon, delta, C=1.0):
     return C * T * R * math.sqrt(D * math.log(1 / delta)) / (n * epsilon)
 
 
-_register(Claim(
+register(Claim(
     id=P + "lemma-b.4",
     statement=("Let Omega in R^D be [convex with diameter] R, l(.; z) [convex and] T-Lipschitz, n >= 2, 0 < eps_DP, delta_DP "
                "<= 1/2. There is an (eps_DP, delta_DP)-DP algorithm with E[L^_S(v^)] - min_Omega L^_S <= "
@@ -560,10 +551,10 @@ _register(Claim(
     reconstructed=True,
     checks=(Check("implemented-erm-rate", "deterministic", improper_learner.check_b4_rate,
                   "the DP-ERM's mean excess over a non-private reference stays below its reported rate bound"),),
-))
+), mutants=MUTANTS)
 
 
-_register(Claim(
+register(Claim(
     id=P + "lemma-b.5",
     statement=("Candidates h_1..h_K, S_val ~ P^m independent of them; sample j^ w.p. proportional to "
                "exp(-eps_DP m err^_{S_val}(h_j)/2) (eps_DP-DP). For 0 < eta < 1, w.p. >= 1 - eta, err_P(h_j^) <= "
@@ -581,12 +572,12 @@ _register(Claim(
                   "rate vs eta = 0.1 (observed ~0.4 eta)"),
             Check("exp-mech-privacy", "deterministic", auxiliary.check_b5_privacy,
                   "exact log-probability ratios over random neighbouring score vectors <= eps")),
-))
+), mutants=MUTANTS)
 
 
 
 
-_register(Claim(
+register(Claim(
     id=P + "fact-b.6",
     statement="For tau ~ Unif[-1, 1], z in R and y in {-1, 1}: Pr_tau[sign(z - tau) != y] <= |z - y| / 2.",
     latex=r"\Pr_\tau[\operatorname{sign}(z-\tau)\ne y]\le\tfrac12\lvert z-y\rvert",
@@ -596,12 +587,12 @@ _register(Claim(
     quantity="bound on the misclassification probability",
     regime=(Condition("y in {-1, 1}", lambda p: p["y"] in (-1, 1)),),
     checks=(Check("quadrature", "exact", auxiliary.check_b6_threshold, "integral over tau on a grid of z, both labels"),),
-))
+), mutants=MUTANTS)
 
 
 
 
-_register(Claim(
+register(Claim(
     id=P + "lemma-b.7",
     statement=("For a feature map phi with E||phi(X)||^2 <= D and L_P(v) = E|<v, phi(X)> - Y|: "
                "E_{S ~ P^n} sup_{||v||_2 <= R} (L_P(v) - L^_S(v)) <= 2 R sqrt(D/n)."),
@@ -614,9 +605,9 @@ _register(Claim(
     regime=(_pos("R"), _pos("D"), Condition("n >= 1", lambda p: p["n"] >= 1)),
     checks=(Check("lower-bound-sanity", "deterministic", auxiliary.check_b7_rademacher,
                   "Gaussian features, closed-form L_P; a lower bound on the supremum must stay below the bound"),),
-))
+), mutants=MUTANTS)
 
-_register(Claim(
+register(Claim(
     id=P + "lemma-b.8",
     statement=("With h_m defined by e^{tx - t^2/2} = sum_m h_m(x) t^m / sqrt(m!), the products h_kappa(x) = prod_j "
                "h_{kappa_j}(x_j), |kappa| <= p, form an orthonormal basis of the polynomials of degree <= p in "
@@ -629,10 +620,10 @@ _register(Claim(
     regime=(_int_ge("d", 1), _int_ge("p", 0)),
     checks=(Check("gram-quadrature", "exact", auxiliary.check_b8_orthonormal,
                   "Gram matrix = I by exact Gauss-Hermite quadrature; count = C(d+p, p)"),),
-))
+), mutants=MUTANTS)
 
 
-_register(Claim(
+register(Claim(
     id=P + "lemma-b.9",
     statement=("For rho in (-1, 1): sum_kappa rho^{|kappa|} h_kappa(x) h_kappa(y) = (1 - rho^2)^{-d/2} "
                "exp((2 rho <x, y> - rho^2 (||x||^2 + ||y||^2)) / (2 (1 - rho^2)))."),
@@ -646,7 +637,7 @@ _register(Claim(
     checks=(Check("series", "exact", auxiliary.check_b9_mehler_series, "truncated series vs closed form, d = 1, 2"),
             Check("quadrature", "exact", auxiliary.check_b9_mehler_quadrature,
                   "int K_rho(x, y) h_m(y) dN(y) = rho^m h_m(x) by adaptive quadrature")),
-))
+), mutants=MUTANTS)
 
 
 def lemma_b_10_degree(alpha, C=1.0):
@@ -654,7 +645,7 @@ def lemma_b_10_degree(alpha, C=1.0):
     return C * alpha**-2
 
 
-_register(Claim(
+register(Claim(
     id=P + "lemma-b.10",
     statement=("There is C > 0 such that for every d >= 1, alpha in (0, 1) and halfspace c there is q = sum_{|kappa|<=p} "
                "w_kappa h_kappa with p <= C alpha^-2, ||w||_2 <= 1 and ||c - q||_{L1(N(0, I_d))} <= alpha."),
@@ -670,12 +661,12 @@ _register(Claim(
                         "a finite computation with one construction gives only an upper bound on the best error, and "
                         "the plain projection Pi_p f_theta does not reach C/sqrt(p) (its err*sqrt(p) grows with p), "
                         "so it can neither confirm nor refute the lemma"),
-))
+), mutants=MUTANTS)
 
 
 
 
-_register(Claim(
+register(Claim(
     id=P + "fact-b.11",
     statement="For k >= 1 and gamma in (0, 1), the [unit ball of] R^k has a gamma-cover in l_2 of size (C/gamma)^k.",
     latex=r"N(B_2^k,\gamma)\le(C/\gamma)^k",
@@ -688,9 +679,9 @@ _register(Claim(
     reconstructed=True,
     checks=(Check("greedy-net", "deterministic", auxiliary.check_b11_cover,
                   "greedy gamma-separated nets of sampled balls: size <= (3/gamma)^k and cover radius <= gamma"),),
-))
+), mutants=MUTANTS)
 
-_register(Claim(
+register(Claim(
     id=P + "fact-b.12",
     statement=("Let X ~ N(0, I_d) and h_{u,t}(x) = sign(<u, x> + t) for unit u, v. Then E|h_{u,t1} - h_{v,t1}| = O(||u - v||_2), "
                "E|h_{u,t1} - h_{u,t2}| = O(|t1 - t2|), and if |t| >= C sqrt(log(1/gamma)) then E|h_{v,t} - sign(t)| = O(gamma)."),
@@ -701,12 +692,12 @@ _register(Claim(
     reconstructed=True,
     checks=(Check("explicit-constants", "exact", auxiliary.check_b12_discretisation,
                   "disagreement probabilities in closed form vs ||u-v||/2, |t1-t2|/sqrt(2 pi), gamma/2 (C = sqrt 2)"),),
-))
+), mutants=MUTANTS)
 
 
 
 
-_register(Claim(
+register(Claim(
     id=P + "fact-b.13",
     statement="An [isotropic] log-concave density g on R satisfies g(x) <= e * e^{-|x|/16}.",
     latex=r"g(x)\le e\cdot e^{-\lvert x\rvert/16}",
@@ -716,7 +707,7 @@ _register(Claim(
     quantity="density upper bound at x",
     checks=(Check("isotropic-examples", "deterministic", auxiliary.check_b13_density,
                   "Gaussian, Laplace, logistic, uniform, exponential (all standardised)"),),
-))
+), mutants=MUTANTS)
 
 
 def lemma_b_14_factor(p, C=1.0):
@@ -724,7 +715,7 @@ def lemma_b_14_factor(p, C=1.0):
     return C * math.log(p + 1)
 
 
-_register(Claim(
+register(Claim(
     id=P + "lemma-b.14",
     statement="With W(x) = e^{-|x|} and q of degree p >= 1: ||q W||_{L^inf} <= C log(p+1) ||q W||_{L^1}.",
     latex=r"\lVert qW\rVert_{L^\infty}\le C\log(p+1)\lVert qW\rVert_{L^1}",
@@ -737,7 +728,7 @@ _register(Claim(
     errata=("Attributed to Lubinsky [40] in the statement but to Mhaskar-Saff [42] in D.3's proof.",),
     uncheckable_reason=("a supremum over all polynomials of degree p with an unspecified universal C: sampled "
                         "polynomials only lower-bound the implied constant and cannot refute a bound with unknown C"),
-))
+), mutants=MUTANTS)
 
 
 def lemma_b_15_error(p, C=1.0):
@@ -745,7 +736,7 @@ def lemma_b_15_error(p, C=1.0):
     return C / math.log(p + 1)
 
 
-_register(Claim(
+register(Claim(
     id=P + "lemma-b.15",
     statement=("For f_theta = sign(. - theta) and p >= 2 there is q of degree p with ||(q - f_theta) W||_{L^1} <= C/log(p+1); "
                "the proof bounds it by C[sup_{|h|<=1/log p} ||H(.+h) - H||_1 + ||H||_1/log p + int_{|z|>=sqrt p}|H|] with "
@@ -759,13 +750,13 @@ _register(Claim(
     regime=(_int_ge("p", 2),),
     checks=(Check("proof-steps-quadrature", "exact", auxiliary.check_b15_pieces,
                   "the explicit-constant steps of the proof by quadrature"),),
-))
+), mutants=MUTANTS)
 
 
 # ============================================================== Appendix C / D
 
 
-_register(Claim(
+register(Claim(
     id=P + "proposition-c.1",
     statement=("Algorithm 1 is (eps_DP, delta_DP)-DP: the loss is T-Lipschitz, each ERM run is DP on a disjoint block "
                "(parallel composition), thresholding is post-processing, the exponential mechanism on S_val is eps-DP."),
@@ -774,10 +765,10 @@ _register(Claim(
     source="App. C, Proposition C.1",
     checks=(Check("selection-exact-and-accounting", "exact", improper_learner.check_c1_privacy,
                   "the selection on a fitted learner's counts (exact log ratios <= eps) and PLD eps of its ERM <= eps"),),
-))
+), mutants=MUTANTS)
 
 
-_register(Claim(
+register(Claim(
     id=P + "lemma-c.2",
     statement="For d, p >= 1 and alpha in (0, 1) with d >= 2p^2/alpha: P[||psi_p(X)||_2 > 2 sqrt(D_p)] <= alpha.",
     latex=r"\mathbb P\big[\lVert\psi_p(X)\rVert_2>2\sqrt{D_p}\big]\le\frac{e^{2p^2/d}-1}{9}\le\alpha",
@@ -793,7 +784,7 @@ _register(Claim(
             Check("tail-mc", "probabilistic", improper_learner.check_c2_tail_mc, "feature-norm tail by simulation vs alpha"),
             Check("tail-mc-chebyshev", "probabilistic", improper_learner.check_c2_tail_chebyshev,
                   "the same tail vs the registered Chebyshev bound (e^{2p^2/d} - 1)/9 at d = 16, p = 2")),
-))
+), mutants=MUTANTS)
 
 
 def theorem_d_1_n(d, alpha, beta, epsilon, delta, T, c=0.25, C_p=1.0, C=2.0, R_0=2.0, C_M=1.0):
@@ -812,7 +803,7 @@ def _t_range(p):
     return 1 - p["c"] * p["alpha"] <= p["T"] <= remark3_clip_radius(D_p(p["d"], q), p["c"], p["alpha"])
 
 
-_register(Claim(
+register(Claim(
     id=P + "theorem-d.1",
     statement=("Let alpha, beta in (0, 1), eps_DP, delta_DP in (0, 1/2], p = ceil(exp(C/alpha)), T as in (25), mu a known "
                "full-dimensional log-concave marginal. [Algorithm 1 with the G_p^{-1/2} basis] is (eps, delta)-DP and, given "
@@ -834,9 +825,9 @@ _register(Claim(
     reconstructed=True,
     checks=(Check("accuracy-log-concave", "probabilistic", log_concave.check_d1_accuracy,
                   "Laplace/logistic/uniform marginals, d = 3, p = 2, T from Eq. (25): Pr[err > OPT + alpha] <= beta"),),
-))
+), mutants=MUTANTS)
 
-_register(Claim(
+register(Claim(
     id=P + "proposition-d.2",
     statement="The modified Algorithm 1 of Theorem D.1 is (eps_DP, delta_DP)-DP, by the argument of Proposition C.1.",
     latex=r"\text{Algorithm 1 (log-concave variant) is }(\varepsilon_{\rm DP},\delta_{\rm DP})\text{-DP}",
@@ -844,7 +835,7 @@ _register(Claim(
     source="App. D, Proposition D.2",
     checks=(Check("premises-exact-and-accounting", "exact", log_concave.check_d2_privacy,
                   "clipped norms <= T, exact selection log ratios <= eps, PLD eps of the ERM <= eps (G_p^{-1/2} basis)"),),
-))
+), mutants=MUTANTS)
 
 
 def lemma_d_3_degree(alpha, C=1.0):
@@ -852,7 +843,7 @@ def lemma_d_3_degree(alpha, C=1.0):
     return float(math.ceil(math.exp(C / alpha)))
 
 
-_register(Claim(
+register(Claim(
     id=P + "lemma-d.3",
     statement=("There are universal C, R_0 >= 1 such that for every full-dimensional log-concave mu on R^d, every p >= 2 and "
                "halfspace c there is q of degree <= p with ||q - c||_{L1(mu)} <= C/log(p+1) and ||q||_{L2(mu)} <= R_0; "
@@ -866,13 +857,13 @@ _register(Claim(
     regime=(_cond("alpha", 0, 1, hi_open=True),),
     uncheckable_reason=("existence over every log-concave measure and every halfspace with unspecified universal C, R_0; "
                         "its explicit ingredients are checked under fact-b.13 (density bound) and lemma-b.15 (Jackson steps)"),
-))
+), mutants=MUTANTS)
 
 
 # ============================================================== Appendix F
 
 
-_register(Claim(
+register(Claim(
     id=P + "proposition-f.1",
     statement="Algorithm 4 is (O(eps_DP), O(delta_DP))-DP.",
     latex=r"\text{Algorithm 4 is }(O(\varepsilon_{\rm DP}),O(\delta_{\rm DP}))\text{-DP}",
@@ -881,12 +872,12 @@ _register(Claim(
     errata=("Erratum: Theorem 4.1 states (eps, delta) while this proves (O(eps), O(delta)).",),
     checks=(Check("part-accounting", "exact", semi_agnostic.check_f1_privacy,
                   "PLD epsilon of every DPSAS Gaussian part <= eps (so Alg. 4 is (eps, delta) by parallel composition)"),),
-))
+), mutants=MUTANTS)
 
 
 
 
-_register(Claim(
+register(Claim(
     id=P + "lemma-f.3",
     statement=("Let X ~ N(0, I) and Sigma = A^T A. Then Pr[||AX||^2 > tr Sigma + 2 sqrt(tr(Sigma^2) t) + 2 t ||Sigma||] <= e^{-t} "
                "and Pr[||AX||^2 < tr Sigma - 2 sqrt(tr(Sigma^2) t)] <= e^{-t}."),
@@ -901,7 +892,7 @@ _register(Claim(
     checks=(Check("chi2-exact", "exact", semi_agnostic.check_f3_laurent_massart_exact, "A = I: both tails exactly via chi^2"),
             Check("anisotropic-mc", "probabilistic", semi_agnostic.check_f3_laurent_massart_mc,
                   "fixed anisotropic A, both tails, failure rate vs e^{-t}")),
-))
+), mutants=MUTANTS)
 
 
 def lemma_f_4_probability(d, n, beta):
@@ -909,7 +900,7 @@ def lemma_f_4_probability(d, n, beta):
     return 1 - beta
 
 
-_register(Claim(
+register(Claim(
     id=P + "lemma-f.4",
     statement=("For X_1..X_n ~ N(0, I_d) under Assumption F.2 (d >= 16 log(n/beta)): "
                "Pr[for all i: ||X_i|| in [sqrt(d)/2, 2 sqrt(d)]] >= 1 - beta."),
@@ -924,7 +915,7 @@ _register(Claim(
             "gives the stated 1 - beta for d >= 9 (smaller d forces n = 1, beta > 0.6).",),
     checks=(Check("chi2-exact", "exact", semi_agnostic.check_f4_norms_exact,
                   "exact failure probability 1 - (F(4d) - F(d/4))^n over a grid at the smallest allowed d"),),
-))
+), mutants=MUTANTS)
 
 
 # ============================================================== Remarks
@@ -932,7 +923,7 @@ _register(Claim(
 
 
 
-_register(Claim(
+register(Claim(
     id=P + "remark-1",
     statement="d^{O(1/alpha^2)} * 1/alpha^c = d^{O(1/alpha^2)}: any poly(1/alpha) factor is absorbed into the power of d.",
     latex=r"d^{O(1/\alpha^2)}\cdot\alpha^{-c}=d^{O(1/\alpha^2)}",
@@ -943,12 +934,12 @@ _register(Claim(
     hidden_constants={"C": 1.0},
     regime=(_cond("alpha", 0, 1, hi_open=True), Condition("c >= 0", lambda p: p["c"] >= 0)),
     checks=(Check("grid", "deterministic", remarks.check_remark1, "c ln(1/alpha) <= (c/alpha^2) ln d on a grid, d >= 2"),),
-))
+), mutants=MUTANTS)
 
 
 
 
-_register(Claim(
+register(Claim(
     id=P + "remark-2",
     statement=("The added cost in the sample complexity due to DP matches the non-private sample complexity when "
                "eps_DP = Omega(alpha): privacy comes for free."),
@@ -962,7 +953,7 @@ _register(Claim(
                   "privacy terms <= statistical terms for eps >= alpha (Thms 2.1, 3.1, 4.1); Thm D.1 reported"),
             Check("measured-table", "deterministic", remarks.check_remark2_table,
                   "n needed at eps in {alpha, 2 alpha, 0.9} vs eps = inf for Algorithm 2's release")),
-))
+), mutants=MUTANTS)
 
 
 def remark_3_T(d, p, c, alpha):
@@ -970,7 +961,7 @@ def remark_3_T(d, p, c, alpha):
     return remark3_clip_radius(D_p(d, p), c, alpha)
 
 
-_register(Claim(
+register(Claim(
     id=P + "remark-3",
     statement=("The dimension assumption of Theorem 2.1 allows T = 2 sqrt(D_p). Without it use T = sqrt(D_p/(c alpha)); "
                "Markov gives Pr_mu(||psi_p(X)||_2 > T) <= D_p/T^2 = c alpha (7), and Theorem 2.1 holds for every d >= 1 "
@@ -985,4 +976,4 @@ _register(Claim(
             "which is registered.",),
     checks=(Check("markov-tail-mc", "probabilistic", improper_learner.check_remark3_markov,
                   "Pr[||psi_p|| > T] vs c alpha by simulation at d = 2, p = 3"),),
-))
+), mutants=MUTANTS)

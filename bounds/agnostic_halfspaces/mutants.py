@@ -1,62 +1,40 @@
 """Mutants of the checks of "Differentially private agnostic learning of halfspaces under Gaussian marginals".
 
 Paper id ``agnostic-halfspaces``. Every check of the paper declares here the bugs it must be seen to fail on
-(:class:`privbound.bounds.registry.Mutant`; :func:`privbound.bounds.run_mutants` runs them): the learner or
+(:class:`privbound.mutation.Mutant`; :func:`privbound.bounds.run_mutants` runs them): the learner or
 formula the check guards, broken the way a real bug would break it -- a noise scale halved, a sign flipped,
-a constant or log base changed, a factor dropped, a union bound shrunk. Each ``apply()`` patches the name in
-the module where the check (or the learner it runs) looks it up, with ``unittest.mock.patch.object``.
+a constant or log base changed, a factor dropped, a union bound shrunk. ``MUTANTS[(claim number, check name)]``
+holds the mutants :mod:`.claims` attaches to that check. Each patches the name in the module where the check
+(or the learner it runs) looks it up, with :func:`privbound.mutation.patch`.
 
 ``profile`` is the smallest profile at which the check detects the mutant (measured; the table is in
 benchmarks/README.md, 'Agnostic halfspaces mutants per check'); ``power`` states, where the statement is too loose for
 a 2x deviation to be visible on any instance the check runs, the factor it can detect instead.
 
 The checks that document an erratum by failing (``claim-4.3: printed-sigma``, ``theorem-3.1: degree-printed``,
-``theorem-4.1: grid-coverage-printed-log``) have no mutant: they fail on the real code by design, and their
-corrected twins carry the mutant that reintroduces the printed form.
+``theorem-4.1: grid-coverage-printed-log``) have no mutant (``WITHOUT_MUTANTS``): they fail on the real code by
+design, and their corrected twins carry the mutant that reintroduces the printed form.
 """
 
 from __future__ import annotations
 
 import math
-from typing import Callable
 from unittest import mock
 
 import numpy as np
 
-from privbound.bounds.registry import Mutant
+from privbound.bounds.registry import PRINTED_FORM
+from privbound.learners.agnostic_halfspaces.proper import PrivateProperHalfspace
+from privbound.mutation import Mutant, patch
 
-__all__ = ["MUTANTS", "mutants_of", "WITHOUT_MUTANTS"]
+__all__ = ["MUTANTS", "WITHOUT_MUTANTS"]
 
-# Checks that fail on the real code by design (documented errata of the paper).
-WITHOUT_MUTANTS = {
-    ("claim-4.3", "printed-sigma"),
-    ("theorem-3.1", "degree-printed"),
-    ("theorem-4.1", "grid-coverage-printed-log"),
+WITHOUT_MUTANTS: dict[tuple[str, str], str] = {
+    ("claim-4.3", "printed-sigma"): PRINTED_FORM,
+    ("theorem-3.1", "degree-printed"): PRINTED_FORM,
+    ("theorem-4.1", "grid-coverage-printed-log"): PRINTED_FORM,
 }
-
-
-def _patch(module_path: str, name: str, make: Callable[[Callable], Callable]) -> Callable[[], object]:
-    """``apply`` for a mutant that replaces ``module.name`` by ``make(original)`` (resolved at apply time)."""
-
-    def apply():
-        import importlib
-
-        module = importlib.import_module(module_path)
-        return mock.patch.object(module, name, make(getattr(module, name)))
-
-    return apply
-
-
-def _patch_attr(module_path: str, owner: str, name: str, make: Callable[[Callable], Callable]):
-    """``apply`` for a mutant that replaces the attribute ``module.owner.name`` (e.g. a method)."""
-
-    def apply():
-        import importlib
-
-        cls = getattr(importlib.import_module(module_path), owner)
-        return mock.patch.object(cls, name, make(getattr(cls, name)))
-
-    return apply
+"""The checks without a mutant, each with the reason."""
 
 
 B = "privbound.bounds.agnostic_halfspaces."
@@ -302,248 +280,257 @@ def _registered_exponent(value: float):
 
 # ------------------------------------------------------------------ the table: (claim number, check name) -> mutants
 
-M = Mutant
 _SEL_SIGN = "the exponential mechanism scored by +errors (a sign flipped): it selects the worst candidate"
 
 MUTANTS: dict[tuple[str, str], tuple[Mutant, ...]] = {
     ("claim-4.3", "gaussian-mechanism-calibration"): (
-        M("sigma-halved", "Algorithm 3's sigma halved (dpsas_sigma / 2)", _patch(B + "semi_agnostic", "dpsas_sigma", _halved)),
-        M("sigma-without-L", "the factor L dropped from dpsas_sigma (Claim 4.3's printed form, as a bug)",
-          _patch(B + "semi_agnostic", "dpsas_sigma", _sigma_without_L)),
+        Mutant("sigma-halved", "Algorithm 3's sigma halved (dpsas_sigma / 2)",
+               patch(B + "semi_agnostic", "dpsas_sigma", _halved)),
+        Mutant("sigma-without-L", "the factor L dropped from dpsas_sigma (Claim 4.3's printed form, as a bug)",
+               patch(B + "semi_agnostic", "dpsas_sigma", _sigma_without_L)),
     ),
     ("claim-4.3", "perp-noise-norm"): (
-        M("noise-not-projected", "the gradient noise z not projected onto w-perp in dpsas_gradient_release",
-          _patch(B + "semi_agnostic", "dpsas_gradient_release", _unprojected_noise)),
+        Mutant("noise-not-projected", "the gradient noise z not projected onto w-perp in dpsas_gradient_release",
+               patch(B + "semi_agnostic", "dpsas_gradient_release", _unprojected_noise)),
     ),
     ("claim-4.5", "sign-preservation"): (
-        M("initial-direction-sign-flipped", "the private initializer averages -x y (labels negated: a sign flipped)",
-          _patch(B + "semi_agnostic", "dpsas_initial_direction", _labels_negated)),
+        Mutant("initial-direction-sign-flipped",
+               "the private initializer averages -x y (labels negated: a sign flipped)",
+               patch(B + "semi_agnostic", "dpsas_initial_direction", _labels_negated)),
     ),
     ("claim-4.6", "laplace-tail-exact"): (
-        M("log-base-10", "the tail threshold b log10(1/beta_0) instead of b ln(1/beta_0)",
-          _patch(B + "semi_agnostic", "laplace_tail_threshold", _log10_threshold)),
+        Mutant("log-base-10", "the tail threshold b log10(1/beta_0) instead of b ln(1/beta_0)",
+               patch(B + "semi_agnostic", "laplace_tail_threshold", _log10_threshold)),
     ),
     ("claim-4.6", "laplace-tail-mc"): (
-        M("log-base-10", "the tail threshold b log10(1/beta_0) instead of b ln(1/beta_0)",
-          _patch(B + "semi_agnostic", "laplace_tail_threshold", _log10_threshold)),
+        Mutant("log-base-10", "the tail threshold b log10(1/beta_0) instead of b ln(1/beta_0)",
+               patch(B + "semi_agnostic", "laplace_tail_threshold", _log10_threshold)),
     ),
     ("claim-4.6", "clipping-step"): (
-        M("kappa-doubled", "Algorithm 3's clip to [2 kappa, 1 - 2 kappa] (a constant changed)",
-          _patch(B + "semi_agnostic", "dpsas_clip_probability", _kappa_doubled)),
+        Mutant("kappa-doubled", "Algorithm 3's clip to [2 kappa, 1 - 2 kappa] (a constant changed)",
+               patch(B + "semi_agnostic", "dpsas_clip_probability", _kappa_doubled)),
     ),
     ("claim-4.6", "threshold-error"): (
-        M("label-mean-sign-flipped", "tau^ = Phi^-1(clip((1 - y^)/2)): the label mean's sign flipped",
-          _patch(B + "semi_agnostic", "dpsas_threshold", _threshold_sign_flipped),
-          power=("noise: the Laplace scale 2/(eps m_0) = 0.002 must grow ~50x (to >= 0.11) before "
-                 "|z| > 0.17 happens w.p. > beta_0; a noise bug of 2x is invisible at any instance with m_0 >= 100")),
+        Mutant("label-mean-sign-flipped", "tau^ = Phi^-1(clip((1 - y^)/2)): the label mean's sign flipped",
+               patch(B + "semi_agnostic", "dpsas_threshold", _threshold_sign_flipped),
+               power=("noise: the Laplace scale 2/(eps m_0) = 0.002 must grow ~50x (to >= 0.11) before |z| > 0.17 "
+                      "happens w.p. > beta_0; a noise bug of 2x is invisible at any instance with m_0 >= 100")),
     ),
     ("fact-b.11", "greedy-net"): (
-        M("volumetric-constant-halved", "Fact B.11's constant C = 3 halved ((1.5/gamma)^k)",
-          _patch(B + "auxiliary", "fact_b_11_size", _constant_halved_kwarg)),
+        Mutant("volumetric-constant-halved", "Fact B.11's constant C = 3 halved ((1.5/gamma)^k)",
+               patch(B + "auxiliary", "fact_b_11_size", _constant_halved_kwarg)),
     ),
     ("fact-b.12", "explicit-constants"): (
-        M("far-constant-1", "Fact B.12 (iii)'s constant C = sqrt 2 replaced by 1",
-          _patch(B + "auxiliary", "fact_b_12_far_threshold", _far_constant_one)),
+        Mutant("far-constant-1", "Fact B.12 (iii)'s constant C = sqrt 2 replaced by 1",
+               patch(B + "auxiliary", "fact_b_12_far_threshold", _far_constant_one)),
     ),
     ("fact-b.13", "isotropic-examples"): (
-        M("factor-e-dropped", "Fact B.13's bound e^{-|x|/16} (the factor e dropped)",
-          _patch(B + "auxiliary", "fact_b_13_density", _factor_e_dropped)),
+        Mutant("factor-e-dropped", "Fact B.13's bound e^{-|x|/16} (the factor e dropped)",
+               patch(B + "auxiliary", "fact_b_13_density", _factor_e_dropped)),
     ),
     ("fact-b.6", "quadrature"): (
-        M("bound-halved", "Fact B.6's bound |z - y|/4 (a constant changed)",
-          _patch(B + "auxiliary", "fact_b_6_bound", _halved)),
+        Mutant("bound-halved", "Fact B.6's bound |z - y|/4 (a constant changed)",
+               patch(B + "auxiliary", "fact_b_6_bound", _halved)),
     ),
     ("lemma-3.2", "subspace-dimension"): (
-        M("gradient-matrix-unnormalised", "M_ij with (kappa'_i + 1) for sqrt(kappa'_i + 1) (a square root dropped)",
-          _patch(B + "proper_learner", "gradient_matrix", _gradient_matrix_unnormalised)),
+        Mutant("gradient-matrix-unnormalised",
+               "M_ij with (kappa'_i + 1) for sqrt(kappa'_i + 1) (a square root dropped)",
+               patch(B + "proper_learner", "gradient_matrix", _gradient_matrix_unnormalised)),
     ),
     ("lemma-3.3", "identity-9-quadrature"): (
-        M("hermite-unnormalised", "He_kappa for h_kappa (the 1/sqrt(kappa!) normalisation dropped)",
-          _patch(B + "proper_learner", "hermite_features_independent", _hermite_features_unnormalised)),
+        Mutant("hermite-unnormalised", "He_kappa for h_kappa (the 1/sqrt(kappa!) normalisation dropped)",
+               patch(B + "proper_learner", "hermite_features_independent", _hermite_features_unnormalised)),
     ),
     ("lemma-3.4", "gaussian-mechanism-calibration"): (
-        M("noise-multiplier-halved", "Algorithm 2's noise multiplier halved",
-          _patch(B + "proper_learner", "alg2_noise_multiplier", _halved)),
-        M("sensitivity-2T", "alg2_sigma calibrated to sensitivity 2T/n instead of 4T/n",
-          _patch(B + "proper_learner", "alg2_sigma", _sensitivity_2T)),
+        Mutant("noise-multiplier-halved", "Algorithm 2's noise multiplier halved",
+               patch(B + "proper_learner", "alg2_noise_multiplier", _halved)),
+        Mutant("sensitivity-2T", "alg2_sigma calibrated to sensitivity 2T/n instead of 4T/n",
+               patch(B + "proper_learner", "alg2_sigma", _sensitivity_2T)),
     ),
     ("lemma-3.4", "gaussian-norm-tail"): (
-        M("deviation-sqrt-l", "||Z|| <= sigma (sqrt D + sqrt l): the 2 under the root dropped",
-          _patch(B + "proper_learner", "gaussian_norm_tail_radius", _deviation_sqrt_l)),
+        Mutant("deviation-sqrt-l", "||Z|| <= sigma (sqrt D + sqrt l): the 2 under the root dropped",
+               patch(B + "proper_learner", "gaussian_norm_tail_radius", _deviation_sqrt_l)),
     ),
     ("lemma-3.4", "gaussian-norm-tail-mc"): (
-        M("deviation-dropped", "||Z|| <= sigma sqrt D: the deviation term sqrt(2 l) dropped",
-          _patch(B + "proper_learner", "gaussian_norm_tail_radius", _deviation_dropped),
-          power=("the chi_D tail is far below e^-l (0.0005 vs 0.05 at D = 56): the deviation term must shrink "
-                 "below ~0.4x (sqrt(2l) -> sqrt(l) is not visible: 0.007 < 0.05); the exact check sees 2x")),
+        Mutant("deviation-dropped", "||Z|| <= sigma sqrt D: the deviation term sqrt(2 l) dropped",
+               patch(B + "proper_learner", "gaussian_norm_tail_radius", _deviation_dropped),
+               power=("the chi_D tail is far below e^-l (0.0005 vs 0.05 at D = 56): the deviation term must shrink "
+                      "below ~0.4x (sqrt(2l) -> sqrt(l) is not visible: 0.007 < 0.05); the exact check sees 2x")),
     ),
     ("lemma-3.4", "accuracy-scaling"): (
-        M("mean-not-normalised", "Algorithm 2's release sums Y psi_bar instead of averaging (the factor 2/n dropped)",
-          _patch(B + "proper_learner", "coefficient_release", _mean_not_normalised)),
+        Mutant("mean-not-normalised",
+               "Algorithm 2's release sums Y psi_bar instead of averaging (the factor 2/n dropped)",
+               patch(B + "proper_learner", "coefficient_release", _mean_not_normalised)),
     ),
     ("lemma-3.5", "accuracy-small-d"): (
-        M("subspace-smallest-eigenvalues", "V spanned by the eigenvectors of the smallest eigenvalues of M",
-          _patch_attr(L + "proper", "PrivateProperHalfspace", "_fit_subspace", _subspace_smallest)),
-        M("selection-sign-flipped", _SEL_SIGN, _patch(L + "proper", "exp_mech_select", _selection_sign_flipped)),
+        Mutant("subspace-smallest-eigenvalues", "V spanned by the eigenvectors of the smallest eigenvalues of M",
+               patch(PrivateProperHalfspace, "_fit_subspace", _subspace_smallest)),
+        Mutant("selection-sign-flipped", _SEL_SIGN, patch(L + "proper", "exp_mech_select", _selection_sign_flipped)),
     ),
     ("lemma-4.4", "noisy-gradient-event"): (
-        M("gradient-sign-flipped", "the released ramp gradient with its sign flipped (labels negated)",
-          _patch(B + "semi_agnostic", "dpsas_gradient_release", _labels_negated)),
+        Mutant("gradient-sign-flipped", "the released ramp gradient with its sign flipped (labels negated)",
+               patch(B + "semi_agnostic", "dpsas_gradient_release", _labels_negated)),
     ),
     ("lemma-b.1", "bernstein-failure-rate"): (
-        M("bound-halved", "Lemma B.1's bound halved", _patch(B + "auxiliary", "lemma_b_1_bound", _halved)),
+        Mutant("bound-halved", "Lemma B.1's bound halved", patch(B + "auxiliary", "lemma_b_1_bound", _halved)),
     ),
     ("lemma-b.15", "proof-steps-quadrature"): (
-        M("modulus-constant-2", "||H(. + h) - H||_1 <= 2|h| for 4|h| (a constant changed)",
-          _patch(B + "auxiliary", "lemma_b_15_modulus_bound", _modulus_constant_2)),
+        Mutant("modulus-constant-2", "||H(. + h) - H||_1 <= 2|h| for 4|h| (a constant changed)",
+               patch(B + "auxiliary", "lemma_b_15_modulus_bound", _modulus_constant_2)),
     ),
     ("lemma-b.3", "hockey-stick-data-processing"): (
-        M("hockey-stick-weights-dropped", "delta_eps as sum_o (1 - e^eps Q_o/P_o)_+ (the weight P_o dropped)",
-          _patch(B + "auxiliary", "hockey_stick", _hockey_weights_dropped)),
+        Mutant("hockey-stick-weights-dropped", "delta_eps as sum_o (1 - e^eps Q_o/P_o)_+ (the weight P_o dropped)",
+               patch(B + "auxiliary", "hockey_stick", _hockey_weights_dropped)),
     ),
     ("lemma-b.4", "implemented-erm-rate"): (
-        M("rate-without-T", "the DP-ERM's reported rate without the Lipschitz constant T",
-          _patch(L + "regression", "alg1_erm_rate_bound", _rate_without_T),
-          power=("the observed excess is 0.19-0.23 of the reported rate: learner bugs that raise the excess less "
-                 "than ~4x are not visible (the update's sign flipped gives 0.58 < 0.80)")),
+        Mutant("rate-without-T", "the DP-ERM's reported rate without the Lipschitz constant T",
+               patch(L + "regression", "alg1_erm_rate_bound", _rate_without_T),
+               power=("the observed excess is 0.19-0.23 of the reported rate: learner bugs that raise the excess less "
+                      "than ~4x are not visible (the update's sign flipped gives 0.58 < 0.80)")),
     ),
     ("lemma-b.5", "selection-failure-rate"): (
-        M("union-over-K-dropped", "Lemma B.5's bound without the union over the K candidates (ln(4/eta), ln(2/eta))",
-          _patch(B + "auxiliary", "lemma_b_5_bound", _union_over_K_dropped)),
-        M("selection-sign-flipped", _SEL_SIGN, _patch(B + "auxiliary", "exp_mech_select_rows",
-                                                     _selection_rows_sign_flipped)),
+        Mutant("union-over-K-dropped",
+               "Lemma B.5's bound without the union over the K candidates (ln(4/eta), ln(2/eta))",
+               patch(B + "auxiliary", "lemma_b_5_bound", _union_over_K_dropped)),
+        Mutant("selection-sign-flipped", _SEL_SIGN,
+               patch(B + "auxiliary", "exp_mech_select_rows", _selection_rows_sign_flipped)),
     ),
     ("lemma-b.5", "exp-mech-privacy"): (
-        M("eps-not-halved", "the selection law exp(-eps err) (the 1/2 of exp(-eps err/2) dropped)",
-          _patch(B + "auxiliary", "exp_mech_log_probabilities", _eps_not_halved)),
+        Mutant("eps-not-halved", "the selection law exp(-eps err) (the 1/2 of exp(-eps err/2) dropped)",
+               patch(B + "auxiliary", "exp_mech_log_probabilities", _eps_not_halved)),
     ),
     ("lemma-b.7", "lower-bound-sanity"): (
-        M("sqrt-misplaced", "Lemma B.7's bound 2R sqrt(D)/n for 2R sqrt(D/n) (a square root misplaced)",
-          _patch(B + "auxiliary", "lemma_b_7_bound", _sqrt_misplaced),
-          power=("only a lower bound on the supremum is computed (0.27-0.28 of the bound): a bound shrunk by "
-                 "less than ~3.5x is not visible")),
+        Mutant("sqrt-misplaced", "Lemma B.7's bound 2R sqrt(D)/n for 2R sqrt(D/n) (a square root misplaced)",
+               patch(B + "auxiliary", "lemma_b_7_bound", _sqrt_misplaced),
+               power=("only a lower bound on the supremum is computed (0.27-0.28 of the bound): a bound shrunk by "
+                      "less than ~3.5x is not visible")),
     ),
     ("lemma-b.8", "gram-quadrature"): (
-        M("hermite-recurrence-m", "the Hermite recurrence with m for sqrt(m)",
-          _patch(B + "common", "hermite_1d", _hermite_recurrence_m)),
+        Mutant("hermite-recurrence-m", "the Hermite recurrence with m for sqrt(m)",
+               patch(B + "common", "hermite_1d", _hermite_recurrence_m)),
     ),
     ("lemma-b.9", "series"): (
-        M("hermite-recurrence-m", "the Hermite recurrence with m for sqrt(m)",
-          _patch(B + "auxiliary", "hermite_1d", _hermite_recurrence_m)),
+        Mutant("hermite-recurrence-m", "the Hermite recurrence with m for sqrt(m)",
+               patch(B + "auxiliary", "hermite_1d", _hermite_recurrence_m)),
     ),
     ("lemma-b.9", "quadrature"): (
-        M("hermite-recurrence-m", "the Hermite recurrence with m for sqrt(m)",
-          _patch(B + "auxiliary", "hermite_1d", _hermite_recurrence_m)),
+        Mutant("hermite-recurrence-m", "the Hermite recurrence with m for sqrt(m)",
+               patch(B + "auxiliary", "hermite_1d", _hermite_recurrence_m)),
     ),
     ("lemma-c.2", "second-moment-quadrature"): (
-        M("second-moment-2k", "E[K_p^2] with 2^k for 4^k (a constant changed)",
-          _patch(B + "improper_learner", "lemma_c_2_second_moment", _second_moment_2k)),
+        Mutant("second-moment-2k", "E[K_p^2] with 2^k for 4^k (a constant changed)",
+               patch(B + "improper_learner", "lemma_c_2_second_moment", _second_moment_2k)),
     ),
     ("lemma-c.2", "variance-bound"): (
-        M("exponent-halved", "Var bound e^{p^2/d} - 1 for e^{2p^2/d} - 1",
-          _patch(B + "improper_learner", "lemma_c_2_variance_bound", _variance_exponent_halved)),
+        Mutant("exponent-halved", "Var bound e^{p^2/d} - 1 for e^{2p^2/d} - 1",
+               patch(B + "improper_learner", "lemma_c_2_variance_bound", _variance_exponent_halved)),
     ),
     ("lemma-c.2", "tail-mc"): (
-        M("clip-radius-d-for-Dp", "T = 2 sqrt(d) for 2 sqrt(D_p) (d confused with D_p; d = 16, D_p = 171)",
-          _patch(B + "improper_learner", "gaussian_clip_radius", _clip_radius_d_for_Dp),
-          power=("alpha = 0.5 is 100x above the tail (0.005): T = sqrt(D_p) (factor 2 dropped, tail ~0.3) is not "
-                 "visible here; the 'tail-mc-chebyshev' check, against the registered Chebyshev bound, sees it")),
+        Mutant("clip-radius-d-for-Dp", "T = 2 sqrt(d) for 2 sqrt(D_p) (d confused with D_p; d = 16, D_p = 171)",
+               patch(B + "improper_learner", "gaussian_clip_radius", _clip_radius_d_for_Dp),
+               power=("alpha = 0.5 is 100x above the tail (0.005): T = sqrt(D_p) (factor 2 dropped, tail ~0.3) is not "
+                      "visible here; the 'tail-mc-chebyshev' check, against the registered Chebyshev bound, sees it")),
     ),
     ("lemma-c.2", "tail-mc-chebyshev"): (
-        M("clip-radius-factor-2-dropped", "T = sqrt(D_p) for 2 sqrt(D_p) (the factor 2 dropped)",
-          _patch(B + "improper_learner", "gaussian_clip_radius", _clip_radius_factor_dropped)),
+        Mutant("clip-radius-factor-2-dropped", "T = sqrt(D_p) for 2 sqrt(D_p) (the factor 2 dropped)",
+               patch(B + "improper_learner", "gaussian_clip_radius", _clip_radius_factor_dropped)),
     ),
     ("remark-3", "markov-tail-mc"): (
-        M("c-alpha-multiplied", "T = sqrt(D_p c alpha) for sqrt(D_p / (c alpha))",
-          _patch(B + "improper_learner", "remark3_clip_radius", _remark3_multiplied),
-          power=("Markov is ~10x loose here (0.009 vs c alpha = 0.1): a radius shrunk by less than ~1.6x is not "
-                 "visible (the printed sqrt(D_p)/(c alpha) is larger, hence safe)")),
+        Mutant("c-alpha-multiplied", "T = sqrt(D_p c alpha) for sqrt(D_p / (c alpha))",
+               patch(B + "improper_learner", "remark3_clip_radius", _remark3_multiplied),
+               power=("Markov is ~10x loose here (0.009 vs c alpha = 0.1): a radius shrunk by less than ~1.6x is not "
+                      "visible (the printed sqrt(D_p)/(c alpha) is larger, hence safe)")),
     ),
     ("lemma-f.3", "chi2-exact"): (
-        M("2t-to-t", "Lemma F.3's upper threshold with t ||Sigma|| for 2 t ||Sigma||",
-          _patch(B + "semi_agnostic", "lemma_f_3_upper", _f3_2t_to_t)),
+        Mutant("2t-to-t", "Lemma F.3's upper threshold with t ||Sigma|| for 2 t ||Sigma||",
+               patch(B + "semi_agnostic", "lemma_f_3_upper", _f3_2t_to_t)),
     ),
     ("lemma-f.3", "anisotropic-mc"): (
-        M("log-dropped", "Lemma F.3's upper threshold at t = 0.05 (the probability) for t = ln 20 (its log)",
-          _patch(B + "semi_agnostic", "lemma_f_3_upper", _f3_log_dropped),
-          power=("the upper tail is 45x below e^-t at this instance (0.0011 vs 0.05; the lower threshold is "
-                 "negative): 2t -> t (0.006) is not visible, a threshold cut by >= 3x is; the exact check sees 2t -> t")),
+        Mutant("log-dropped", "Lemma F.3's upper threshold at t = 0.05 (the probability) for t = ln 20 (its log)",
+               patch(B + "semi_agnostic", "lemma_f_3_upper", _f3_log_dropped),
+               power=("the upper tail is 45x below e^-t at this instance (0.0011 vs 0.05; the lower threshold is "
+                      "negative): 2t -> t (0.006) is not visible, a threshold cut by >= 3x is; the exact check sees "
+                      "2t -> t")),
     ),
     ("lemma-f.4", "chi2-exact"): (
-        M("assumption-f2-union-dropped", "Assumption F.2 as d >= 16 ln(1/beta) (the union over n examples dropped)",
-          _patch(B + "semi_agnostic", "assumption_f2_min_d", _f2_union_dropped),
-          power=("the exact failure probability is <= 0.022 beta on the grid (45x loose): d = 16 log10(n/beta) "
-                 "(a 2.3x smaller d) still passes (0.16 beta)")),
+        Mutant("assumption-f2-union-dropped",
+               "Assumption F.2 as d >= 16 ln(1/beta) (the union over n examples dropped)",
+               patch(B + "semi_agnostic", "assumption_f2_min_d", _f2_union_dropped),
+               power=("the exact failure probability is <= 0.022 beta on the grid (45x loose): d = 16 log10(n/beta) "
+                      "(a 2.3x smaller d) still passes (0.16 beta)")),
     ),
     ("proposition-4.2", "error-vs-eta"): (
-        M("gradient-ascent", "DPSAS's ramp gradient with its sign flipped (labels negated in the step)",
-          _patch(L + "dpsas", "dpsas_gradient_release", _labels_negated)),
+        Mutant("gradient-ascent", "DPSAS's ramp gradient with its sign flipped (labels negated in the step)",
+               patch(L + "dpsas", "dpsas_gradient_release", _labels_negated)),
     ),
     ("proposition-c.1", "selection-exact-and-accounting"): (
-        M("erm-noise-one-step", "Algorithm 1's ERM noise calibrated for one step (composition over K forgotten)",
-          _patch(L + "regression", "alg1_erm_schedule", _erm_noise_one_step)),
-        M("selection-eps-not-halved", "the selection law exp(-eps err) (the 1/2 dropped)",
-          _patch(B + "common", "exp_mech_log_probabilities", _eps_not_halved)),
+        Mutant("erm-noise-one-step", "Algorithm 1's ERM noise calibrated for one step (composition over K forgotten)",
+               patch(L + "regression", "alg1_erm_schedule", _erm_noise_one_step)),
+        Mutant("selection-eps-not-halved", "the selection law exp(-eps err) (the 1/2 dropped)",
+               patch(B + "common", "exp_mech_log_probabilities", _eps_not_halved)),
     ),
     ("proposition-d.2", "premises-exact-and-accounting"): (
-        M("erm-noise-one-step", "Algorithm 1's ERM noise calibrated for one step (composition over K forgotten)",
-          _patch(L + "regression", "alg1_erm_schedule", _erm_noise_one_step)),
-        M("clip-at-2T", "features clipped at 2T for T", _patch(B + "log_concave", "clip_features", _clip_at_2T)),
+        Mutant("erm-noise-one-step", "Algorithm 1's ERM noise calibrated for one step (composition over K forgotten)",
+               patch(L + "regression", "alg1_erm_schedule", _erm_noise_one_step)),
+        Mutant("clip-at-2T", "features clipped at 2T for T", patch(B + "log_concave", "clip_features", _clip_at_2T)),
     ),
     ("proposition-f.1", "part-accounting"): (
-        M("sigma-halved", "DPSAS's sigma halved", _patch(L + "dpsas", "dpsas_sigma", _halved)),
-        M("sigma-without-L", "the factor L dropped from DPSAS's sigma (Claim 4.3's printed form)",
-          _patch(L + "dpsas", "dpsas_sigma", _sigma_without_L)),
+        Mutant("sigma-halved", "DPSAS's sigma halved", patch(L + "dpsas", "dpsas_sigma", _halved)),
+        Mutant("sigma-without-L", "the factor L dropped from DPSAS's sigma (Claim 4.3's printed form)",
+               patch(L + "dpsas", "dpsas_sigma", _sigma_without_L)),
     ),
     ("remark-1", "grid"): (
-        M("exponent-over-alpha", "Remark 1's exponent (C + c)/alpha for (C + c)/alpha^2",
-          _patch(B + "remarks", "remark_1_exponent", _exponent_over_alpha)),
+        Mutant("exponent-over-alpha", "Remark 1's exponent (C + c)/alpha for (C + c)/alpha^2",
+               patch(B + "remarks", "remark_1_exponent", _exponent_over_alpha)),
     ),
     ("remark-2", "grid"): (
-        M("ratio-inverted", "Remark 2's ratio eps/alpha for alpha/eps", _patch(B + "remarks", "remark_2_ratio", _ratio_inverted)),
+        Mutant("ratio-inverted", "Remark 2's ratio eps/alpha for alpha/eps",
+               patch(B + "remarks", "remark_2_ratio", _ratio_inverted)),
     ),
     ("remark-2", "measured-table"): (
-        M("sigma-with-half-n", "Algorithm 2's sigma computed with |S_1| = n/2 for n (twice the noise)",
-          _patch(B + "remarks", "alg2_sigma", _sigma_half_n)),
+        Mutant("sigma-with-half-n", "Algorithm 2's sigma computed with |S_1| = n/2 for n (twice the noise)",
+               patch(B + "remarks", "alg2_sigma", _sigma_half_n)),
     ),
     ("theorem-2.1", "accuracy-small-d"): (
-        M("selection-sign-flipped", _SEL_SIGN, _patch(L + "regression", "exp_mech_select", _selection_sign_flipped)),
+        Mutant("selection-sign-flipped", _SEL_SIGN,
+               patch(L + "regression", "exp_mech_select", _selection_sign_flipped)),
     ),
     ("theorem-2.1", "accuracy-applicable-degree"): (
-        M("selection-sign-flipped", _SEL_SIGN, _patch(L + "regression", "exp_mech_select", _selection_sign_flipped)),
-        M("remark3-printed-radius", "Algorithm 1 clipping at Remark 3's printed sqrt(D_p)/(c alpha) (3.6x the corrected "
-          "radius, so 3.6x the ERM noise)", _patch(L + "regression", "remark3_clip_radius", _remark3_printed),
-          profile="full", power=("raises the failure rate to ~2 beta (6 of 25 at default, 45 of 250 at full): 25 "
-                                 "default runs need 9 failures to reject at 0.001, the 250 full runs 42 (power at "
-                                 "2 beta: 0.91; at this seed 3 failures of margin)")),
+        Mutant("selection-sign-flipped", _SEL_SIGN,
+               patch(L + "regression", "exp_mech_select", _selection_sign_flipped)),
+        Mutant("remark3-printed-radius",
+               "Algorithm 1 clipping at Remark 3's printed sqrt(D_p)/(c alpha) (3.6x the corrected radius, so 3.6x "
+               "the ERM noise)",
+               patch(L + "regression", "remark3_clip_radius", _remark3_printed),
+               profile="full",
+               power=("raises the failure rate to ~2 beta (6 of 25 at default, 45 of 250 at full): 25 default runs "
+                      "need 9 failures to reject at 0.001, the 250 full runs 42 (power at 2 beta: 0.91; at this seed 3 "
+                      "failures of margin)")),
     ),
     ("theorem-2.1", "n-star-scaling"): (
-        M("registered-exponent-1", "Theorem 2.1's registered exponent of alpha -1 for -2 (the privacy term's)",
-          _registered_exponent(-1.0), profile="default"),
+        Mutant("registered-exponent-1", "Theorem 2.1's registered exponent of alpha -1 for -2 (the privacy term's)",
+               _registered_exponent(-1.0), profile="default"),
     ),
     ("theorem-3.1", "accuracy-small-d"): (
-        M("selection-sign-flipped", _SEL_SIGN, _patch(L + "proper", "exp_mech_select", _selection_sign_flipped)),
-        M("subspace-smallest-eigenvalues", "V spanned by the eigenvectors of the smallest eigenvalues of M",
-          _patch_attr(L + "proper", "PrivateProperHalfspace", "_fit_subspace", _subspace_smallest)),
+        Mutant("selection-sign-flipped", _SEL_SIGN, patch(L + "proper", "exp_mech_select", _selection_sign_flipped)),
+        Mutant("subspace-smallest-eigenvalues", "V spanned by the eigenvectors of the smallest eigenvalues of M",
+               patch(PrivateProperHalfspace, "_fit_subspace", _subspace_smallest)),
     ),
     ("theorem-3.1", "degree-corrected"): (
-        M("degree-square-dropped", "Algorithm 2's degree ceil(C_0/(c alpha)) (the box's printed form, as a bug)",
-          _patch(B + "proper_learner", "alg2_degree", _degree_square_dropped)),
+        Mutant("degree-square-dropped", "Algorithm 2's degree ceil(C_0/(c alpha)) (the box's printed form, as a bug)",
+               patch(B + "proper_learner", "alg2_degree", _degree_square_dropped)),
     ),
     ("theorem-4.1", "ratio-bounded"): (
-        M("selection-sign-flipped", _SEL_SIGN, _patch(L + "semi_agnostic", "exp_mech_select", _selection_sign_flipped)),
+        Mutant("selection-sign-flipped", _SEL_SIGN,
+               patch(L + "semi_agnostic", "exp_mech_select", _selection_sign_flipped)),
     ),
     ("theorem-4.1", "grid-coverage"): (
-        M("grid-natural-log", "Algorithm 4's K = ceil(C_K ln(1/alpha)) (log base changed)",
-          _patch(L + "semi_agnostic", "alg4_grid_size", _grid_natural_log)),
+        Mutant("grid-natural-log", "Algorithm 4's K = ceil(C_K ln(1/alpha)) (log base changed)",
+               patch(L + "semi_agnostic", "alg4_grid_size", _grid_natural_log)),
     ),
     ("theorem-d.1", "accuracy-log-concave"): (
-        M("selection-sign-flipped", _SEL_SIGN, _patch(L + "regression", "exp_mech_select", _selection_sign_flipped),
-          profile="default", power="smoke runs one learner (1 failure of 1 has p = 0.1); default runs 12"),
+        Mutant("selection-sign-flipped", _SEL_SIGN, patch(L + "regression", "exp_mech_select", _selection_sign_flipped),
+               profile="default", power="smoke runs one learner (1 failure of 1 has p = 0.1); default runs 12"),
     ),
 }
 
-
-def mutants_of(claim_number: str, check: str) -> tuple[Mutant, ...]:
-    """The mutants declared for check ``check`` of claim ``agnostic-halfspaces/<claim_number>``."""
-    return MUTANTS.get((claim_number, check), ())

@@ -56,7 +56,6 @@ formula it guards, broken, which the check must be seen to fail on.
 from __future__ import annotations
 
 import math
-from dataclasses import replace
 
 from privbound.bounds.decision_lists_winnow import (
     confident_winnow,
@@ -74,7 +73,7 @@ from privbound.bounds.decision_lists_winnow.formulas import (
     theorem2_mistakes,
     theorem12_corrected_bound,
 )
-from privbound.bounds.decision_lists_winnow.mutants import mutants_for
+from privbound.bounds.decision_lists_winnow.mutants import MUTANTS
 from privbound.bounds.registry import Check, Claim, ClaimKind, Condition, register
 from privbound.learners.decision_lists_winnow.winnow import lemma13_m, winnow_update_bound
 from privbound.learners.mechanisms import above_threshold_alpha
@@ -176,15 +175,10 @@ def _lemma15_margin(r, D, C_15=1.0):
     return C_15 / r**D
 
 
-def _with_mutants(claim: Claim) -> Claim:
-    """``claim`` with each check's mutants (:mod:`.mutants`) attached."""
-    return replace(claim, checks=tuple(replace(c, mutants=mutants_for(claim.number, c.name)) for c in claim.checks))
-
-
 # ------------------------------------------------------------------- claims
 
 
-register(_with_mutants(Claim(
+register(Claim(
     id="decision-lists-winnow/theorem-1",
     statement=("Let F be a set of features and F-decision lists the class of decision lists whose conditional "
                "rules are members of F. There is an (epsilon, delta)-differentially private learner for "
@@ -203,9 +197,9 @@ register(_with_mutants(Claim(
             "O~(|F| log(1/delta)/(alpha epsilon)).",),
     checks=(Check("sample-size-scaling", "scaling", greedy_cover.check_theorem1_scaling,
                   "needed n of DPGreedyCover vs |F| (O~(|F|)) and vs epsilon_step (exponent -1), OLS fits"),),
-)))
+), mutants=MUTANTS)
 
-register(_with_mutants(Claim(
+register(Claim(
     id="decision-lists-winnow/theorem-2",
     statement=("Let C be the class of halfspaces over {-1,1}^d with margin rho. There is an (epsilon, delta)-"
                "differentially private online learner for C incurring regret O(polylog(d, T, 1/delta)/"
@@ -234,9 +228,9 @@ register(_with_mutants(Claim(
             Check("calibrated-vacuity", "deterministic", dp_winnow_regret.check_calibrated_vacuity,
                   "calibrated value vs T (inconclusive: vacuous at practical sizes)")),
     # The empirical (parametric) check of the mistake bound is registered under theorem-12.
-)))
+), mutants=MUTANTS)
 
-register(_with_mutants(Claim(
+register(Claim(
     id="decision-lists-winnow/lemma-3",
     statement=("Let q be a sensitivity-1 score function. The Exponential Mechanism samples each h with "
                "probability proportional to exp(epsilon q(S,h)/2) [printed: exp(-epsilon q(S,h)/2)]. It is "
@@ -259,9 +253,9 @@ register(_with_mutants(Claim(
                   "exact tail mass of bad candidates <= e^-tau over a family of score vectors"),
             Check("printed-sign-utility", "exact", exponential_mechanism.check_lemma3_printed_sign,
                   "erratum: the same utility check with the printed weight exp(-eps q/2) fails")),
-)))
+), mutants=MUTANTS)
 
-register(_with_mutants(Claim(
+register(Claim(
     id="decision-lists-winnow/proposition-6",
     statement=("Let S be a sample labeled by a decision list c* = [(f_1,b_1),...,(f_m,b_m),(T,b_{m+1})] with "
                "m <= M. For every iteration of running DP-GreedyCover over S, there exists a decision list c_j "
@@ -274,9 +268,9 @@ register(_with_mutants(Claim(
                   "the proof's witness lists are consistent for random and adversarial choice sequences"),
             Check("em-choices", "deterministic", greedy_cover.check_prop6_em_choices,
                   "max score 0 in every round along DPGreedyCover's own exponential-mechanism choices")),
-)))
+), mutants=MUTANTS)
 
-register(_with_mutants(Claim(
+register(Claim(
     id="decision-lists-winnow/theorem-7",
     statement=("[Reconstructed] DP-GreedyCover with per-round EM parameter epsilon_step is (eps_AR, delta)-DP "
                "under add/remove with eps_AR = (e^{eps_step/2}-1)(e^{eps_step/2} ln(1/delta)+1) and "
@@ -308,9 +302,9 @@ register(_with_mutants(Claim(
                   "true error <= alpha w.p. >= 1 - beta at the reconstructed n (exact error on {0,1}^4)"),
             Check("error-identity", "exact", greedy_cover.check_theorem7_error_identity,
                   "training errors of the output = sum over rounds of -q(S_j, h_j)")),
-)))
+), mutants=MUTANTS)
 
-register(_with_mutants(Claim(
+register(Claim(
     id="decision-lists-winnow/lemma-9",
     statement=("Let x^(1..T) in {-1,1}^d be arbitrary points and b^(1..T) arbitrary update instructions. If "
                "some v >= 0 with ||v||_1 = 1 and margin rho >= 0 satisfy y^(t)(v . x^(t)) >= rho for all t, then "
@@ -331,9 +325,9 @@ register(_with_mutants(Claim(
             Check("intro-consequences", "deterministic", confident_winnow.check_intro_consequences,
                   "k-disjunction margin 1/(2k-1) exhaustively; Winnow O(k^2 log d) on disjunctions "
                   "(i.i.d. and greedy) and O(r^{2D} log d) on decision lists")),
-)))
+), mutants=MUTANTS)
 
-register(_with_mutants(Claim(
+register(Claim(
     id="decision-lists-winnow/lemma-10",
     statement=("[Reconstructed hypotheses] AboveThreshold initialised with (epsilon, L, beta) and run on at "
                "most T sensitivity-1 queries is epsilon-DP, and with probability >= 1 - beta, where k is the "
@@ -354,9 +348,9 @@ register(_with_mutants(Claim(
                   "failure rate of conclusions (1)-(2) over adversarial sequences vs beta (SparseVector)"),
             Check("quadrature-dp", "exact", sparse_vector.check_lemma10_dp,
                   "exact firing-time distribution by quadrature; max log-ratio over neighbours <= epsilon")),
-)))
+), mutants=MUTANTS)
 
-register(_with_mutants(Claim(
+register(Claim(
     id="decision-lists-winnow/lemma-11",
     statement=("Let epsilon, delta in (0,1). If eps_hat = epsilon/(4 sqrt(2K log(2/delta))) and "
                "eta = epsilon/(8 sqrt(2mK log(2/delta))), then DP-Winnow is (epsilon, delta)-differentially private."),
@@ -384,9 +378,9 @@ register(_with_mutants(Claim(
                   "RDP and PLD accountants on a randomized-response model of the composition"),
             Check("audit", "deterministic", dp_winnow_privacy.check_lemma11_audit,
                   "white-box replay audit of the released weights (relaxed parameters) <= own accounting")),
-)))
+), mutants=MUTANTS)
 
-register(_with_mutants(Claim(
+register(Claim(
     id="decision-lists-winnow/theorem-12",
     statement=("[Reconstructed statement; proof in text] For an oblivious sequence consistent with a rho-margin "
                "halfspace with v >= 0, c in (0,1/2), m = ceil(2 ln(T^2/beta)/(c^2 rho^2)), "
@@ -414,9 +408,9 @@ register(_with_mutants(Claim(
                   "mistakes <= (U+1)(L+alpha+1) w.p. >= 1 - 2 beta, relaxed parameters, >= 1000 runs"),
             Check("parametric-tight", "probabilistic", dp_winnow_regret.check_theorem12_parametric_tight,
                   "the same at L = 4 alpha, where the worst run reaches ~0.75 of the bound")),
-)))
+), mutants=MUTANTS)
 
-register(_with_mutants(Claim(
+register(Claim(
     id="decision-lists-winnow/lemma-13",
     statement=("[Reconstructed] Against an oblivious sequence, if m >= 2 ln(T min(K,T)/beta)/(c^2 rho^2) "
                "(use m = ceil(2 ln(T^2/beta)/(c^2 rho^2))), then with probability >= 1 - beta, for all t: "
@@ -444,9 +438,9 @@ register(_with_mutants(Claim(
                   "(sample, round) pairs), constructed stream, rate vs beta at the registered m"),
             Check("printed-m-pairs-union", "probabilistic", dp_winnow_regret.check_lemma13_printed_m_pairs_union,
                   "erratum: the same at the printed m = 2 ln(T/beta)/(c^2 rho^2) fails")),
-)))
+), mutants=MUTANTS)
 
-register(_with_mutants(Claim(
+register(Claim(
     id="decision-lists-winnow/lemma-14",
     statement=("For any (obliviously chosen) sequence of examples consistent with a rho-margin halfspace, with "
                "probability at least 1 - beta, DP-Winnow performs fewer than log d/((1-c) eta rho - eta^2/2) "
@@ -467,9 +461,9 @@ register(_with_mutants(Claim(
                   "runs with >= K updates (or the cap reached), rate vs beta"),
             Check("coupling", "exact", dp_winnow_regret.check_lemma14_coupling,
                   "ConfidentWinnow (b = 1) replayed on the update examples reproduces the shadow weights")),
-)))
+), mutants=MUTANTS)
 
-register(_with_mutants(Claim(
+register(Claim(
     id="decision-lists-winnow/lemma-15",
     statement=("(Blum--Singh; Dhagat--Hellerstein; Valiant) Every monotone 1-decision list over d variables with "
                "length r and D alternations can be represented by a halfspace over d+1 variables with margin "
@@ -494,4 +488,4 @@ register(_with_mutants(Claim(
             Check("dp-winnow-end-to-end", "probabilistic", decision_lists_via_winnow.check_decision_list_dp_winnow,
                   "DP-Winnow on encoded decision-list streams (dimension 2(d+1)), parametric Theorem 12 "
                   "bound with rho = realised margin, failure rate vs 2 beta")),
-)))
+), mutants=MUTANTS)

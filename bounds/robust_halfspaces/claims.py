@@ -26,10 +26,7 @@ from __future__ import annotations
 
 import math
 
-from dataclasses import replace
-
-from privbound.bounds.registry import Check, Claim, ClaimKind, Condition
-from privbound.bounds.registry import register as _register_claim
+from privbound.bounds.registry import Check, Claim, ClaimKind, Condition, register
 from privbound.bounds.robust_halfspaces import (
     approx_dp_lower_bound,
     batch_perceptron,
@@ -52,7 +49,7 @@ from privbound.bounds.robust_halfspaces.formulas import (
     theorem5_sample_size,
     theorem6_sample_size,
 )
-from privbound.bounds.robust_halfspaces.mutants import mutants_of
+from privbound.bounds.robust_halfspaces.mutants import MUTANTS
 from privbound.learners.robust_halfspaces.instances import theorem4_dimension
 from privbound.learners.robust_halfspaces.perceptron import lemma18_iterations
 
@@ -85,12 +82,6 @@ _LOWER_BOUND_REASON = (
     "lower bound over all {what} learners: it cannot be verified by running particular algorithms; "
     "the registered checks only demonstrate it on the paper's hard instance with the learners available (illustrations)"
 )
-
-
-def register(claim: Claim) -> Claim:
-    """Register ``claim`` with the mutants of each of its checks (:mod:`.mutants`)."""
-    checks = tuple(replace(c, mutants=mutants_of(claim.id, c.name)) for c in claim.checks)
-    return _register_claim(replace(claim, checks=checks))
 
 
 def _opt(name: str, test):
@@ -226,7 +217,7 @@ register(Claim(
                   "greedy sign packing, needed n >= ln(0.1 K)/eps, needed n linear in d (illustration)"),),
     uncheckable_reason=_LOWER_BOUND_REASON.format(what="epsilon-DP robust")
     + "; its ingredients are checked in lemma-9 and claim-10",
-))
+), mutants=MUTANTS)
 
 register(Claim(
     id=P + "theorem-3",
@@ -257,7 +248,7 @@ register(Claim(
       "instance is easy for the DP Batch Perceptron (no 0.9 gamma-robust errors from a few hundred samples at d = 4096), "
       "so the growth of the required n like sqrt(d)/gamma is not demonstrated on this instance (its constant-margin core, "
       "n ~ sqrt(d), is illustrated by lemma-13's check; theorem-6's scaling checks show the matching upper-bound growth)",
-))
+), mutants=MUTANTS)
 
 register(Claim(
     id=P + "theorem-4",
@@ -286,7 +277,7 @@ register(Claim(
                   "slope test; two-sided CI reported) "
                   "and the measured error never below the corrected Lemma 15 chain bound (illustration)")),
     uncheckable_reason=_LOWER_BOUND_REASON.format(what="(epsilon, delta)-DP non-robust"),
-))
+), mutants=MUTANTS)
 register(Claim(
     id=P + "theorem-5",
     statement="There is an epsilon-DP (gamma, 0.9 gamma)-robust learner with sample complexity O_alpha(max{d, 1/gamma^2}/epsilon) "
@@ -310,7 +301,7 @@ register(Claim(
             Check("em-accuracy-scaled", "probabilistic", exponential_mechanism.check_theorem5_scaled,
                   "SphereExponentialMechanism in d = 2 (exact angular sampler), n = 4 max{d, 1/gamma^2} ln(1/alpha)/(alpha eps): "
                   "err^X_{0.95 gamma} <= 0.5 alpha with probability >= 0.99 (scaled constants)")),
-))
+), mutants=MUTANTS)
 
 register(Claim(
     id=P + "theorem-6",
@@ -344,7 +335,7 @@ register(Claim(
             Check("as-printed-good-events", "exact", batch_perceptron.check_theorem6_good_events_as_printed,
                   "per-iteration events with the printed n (constant 1000): violated w.p. ~1 at epsilon <= 0.1 "
                   "(an erratum) -- expected to fail")),
-))
+), mutants=MUTANTS)
 
 register(Claim(
     id=P + "lemma-7",
@@ -355,7 +346,7 @@ register(Claim(
     checks=(Check("brute-force-2d", "exact", preliminaries.check_lemma7,
                   "robust risk by a grid adversary over the perturbation disc vs normalised margin error"),),
     errata=("Ignores the domain restriction z in X; the check perturbs in R^d.",),
-))
+), mutants=MUTANTS)
 
 register(Claim(
     id=P + "observation-8",
@@ -380,7 +371,7 @@ register(Claim(
                   "rate <= xi' = 0.01 (accuracy 1.1 alpha)"),
             Check("as-printed-boosting", "probabilistic", preliminaries.check_obs8_boosting_as_printed,
                   "the same with the printed T = 3: fails w.p. ~0.73 (an erratum) -- expected to fail")),
-))
+), mutants=MUTANTS)
 
 register(Claim(
     id=P + "lemma-9",
@@ -396,7 +387,7 @@ register(Claim(
     errata=("Proof of Lemma 9: it prints <= 0.01 d; the code gives <= 0.001.",),
     checks=(Check("random-sign-packing", "probabilistic", pure_dp_lower_bound.check_lemma9_random_signs,
                   "random +-1/sqrt(d) vectors: failure rate vs the Hoeffding union bound K(K-1) e^{-d t^2/2}"),),
-))
+), mutants=MUTANTS)
 
 register(Claim(
     id=P + "claim-10",
@@ -407,7 +398,7 @@ register(Claim(
     source="App. B, Claim 10",
     checks=(Check("intersection-point", "deterministic", pure_dp_lower_bound.check_claim10,
                   "z = 0.505 gamma (w_i - w_j) is within 0.9 gamma of 1.01 gamma w_i and -1.01 gamma w_j"),),
-))
+), mutants=MUTANTS)
 
 register(Claim(
     id=P + "theorem-11",
@@ -426,7 +417,7 @@ register(Claim(
                   "Perceptron (replace-one (1, zeta/n)-DP) stays under zeta sqrt(d), the non-private perceptron exceeds it"),),
     uncheckable_reason="cited fingerprinting lower bound over all (1, zeta/n)-DP algorithms; the registered check is evidence "
                        "for one specific mechanism, not a verification",
-))
+), mutants=MUTANTS)
 
 register(Claim(
     id=P + "lemma-12",
@@ -449,7 +440,7 @@ register(Claim(
                   "proof step, corrected threshold ||q'|| >= 0.2: Pr_x[<q', x> < 0.01] = o(1/d), exact binomial, d <= 6400"),
             Check("as-printed-proof-threshold", "exact", approx_dp_lower_bound.check_lemma12_proof_threshold_as_printed,
                   "the printed threshold 0.1: the probability stays ~1/2 (an erratum) -- expected to fail")),
-))
+), mutants=MUTANTS)
 
 register(Claim(
     id=P + "lemma-13",
@@ -469,7 +460,7 @@ register(Claim(
                   "least like sqrt(d) (one-sided slope test, d = 256..4096; two-sided CI reported), the non-private "
                   "perceptron's stays flat"),),
     uncheckable_reason=_LOWER_BOUND_REASON.format(what="(1, o(1/n))-DP"),
-))
+), mutants=MUTANTS)
 
 register(Claim(
     id=P + "lemma-14",
@@ -487,7 +478,7 @@ register(Claim(
     checks=(Check("reduction-parameters", "deterministic", approx_dp_lower_bound.check_lemma14_reduction,
                   "proof step: beta = 2 beta_0, gamma = gamma_0 sqrt(beta_0/2) satisfy Lemma 13's gamma > 2 beta"),),
     uncheckable_reason=_LOWER_BOUND_REASON.format(what="(1, o(1/n))-DP"),
-))
+), mutants=MUTANTS)
 
 register(Claim(
     id=P + "lemma-15",
@@ -507,7 +498,7 @@ register(Claim(
                   "sgn(c + Lap(1/eps)) attains 1 - e^{-k eps}/2 (add/remove adjacency)"),
             Check("as-printed", "deterministic", non_robust_lower_bound.check_lemma15_as_printed,
                   "the printed delta admits a counterexample (an erratum) -- expected to fail")),
-))
+), mutants=MUTANTS)
 
 register(Claim(
     id=P + "lemma-16",
@@ -524,7 +515,7 @@ register(Claim(
             Condition("0 < xi_hat <= 1", lambda p: 0 < p["xi_hat"] <= 1)),
     checks=(Check("finite-support-simulation", "probabilistic", exponential_mechanism.check_lemma16,
                   "exact err^D on a finite support, multinomial samples at n = 4e7, failure rate vs xi_hat; looseness reported"),),
-))
+), mutants=MUTANTS)
 
 register(Claim(
     id=P + "lemma-17",
@@ -538,7 +529,7 @@ register(Claim(
     regime=(Condition("epsilon > 0", lambda p: p["epsilon"] > 0), Condition("t >= 0", lambda p: p["t"] >= 0),
             Condition("0 < mu <= 1", lambda p: 0 < p["mu"] <= 1)),
     checks=(Check("exact-circle", "exact", exponential_mechanism.check_lemma17, "exact arc integration of the EM in d = 2"),),
-))
+), mutants=MUTANTS)
 
 register(Claim(
     id=P + "lemma-18",
@@ -560,7 +551,7 @@ register(Claim(
             Check("noiseless-margin-perceptron", "deterministic", batch_perceptron.check_lemma18_noiseless,
                   "MarginPerceptron (sigma = 0, b -> 0) stops within T iterations with err_{gamma'} <= 0.5 alpha, on "
                   "random margin data and on tilted instances that need ~20-50 updates")),
-))
+), mutants=MUTANTS)
 
 register(Claim(
     id=P + "lemma-19",
@@ -587,7 +578,7 @@ register(Claim(
                   "T >= 2 or delta <= 0.5, delta up to 0.99: the proof's classic-Gaussian step and epsilon' <= epsilon hold"),
             Check("as-printed-any-T", "deterministic", batch_perceptron_privacy.check_lemma19_any_T_as_printed,
                   "'for any T in N': at T = 1, delta >= 0.65 the classic-Gaussian step fails (an erratum) -- expected to fail")),
-))
+), mutants=MUTANTS)
 
 register(Claim(
     id=P + "lemma-20",
@@ -604,7 +595,7 @@ register(Claim(
     checks=(Check("tight-amplification", "exact", batch_perceptron_privacy.check_lemma20_exact, "2 p eps0 >= ln(1 + p (e^eps0 - 1)) over a grid"),
             Check("dp-accounting", "deterministic", batch_perceptron_privacy.check_lemma20_accountants,
                   "PLD (RDP reported) on Poisson-subsampled Laplace / calibrated Gaussian")),
-))
+), mutants=MUTANTS)
 
 register(Claim(
     id=P + "lemma-21",
@@ -620,7 +611,7 @@ register(Claim(
             Condition("0 < delta_0 < 1", lambda p: 0 < p["delta_0"] < 1)),
     checks=(Check("dp-accounting", "deterministic", batch_perceptron_privacy.check_lemma21_accountants,
                   "optimal composition (PLD of the worst (eps0, delta0) mechanism), Laplace and Gaussian PLD/RDP"),),
-))
+), mutants=MUTANTS)
 
 register(Claim(
     id=P + "lemma-22",
@@ -636,7 +627,7 @@ register(Claim(
             Check("kernel-rff-brute-force", "exact", certified_radius.check_lemma22_kernel,
                   "unit-norm random Fourier features; the kernel certified radius of App. G.2.1 is never "
                   "larger than the brute-force minimal adversarial distance (dense polar grid, d = 2)")),
-))
+), mutants=MUTANTS)
 
 register(Claim(
     id=P + "fact-novikoff",
@@ -653,4 +644,4 @@ register(Claim(
     checks=(Check("perceptron-runs", "deterministic", batch_perceptron.check_novikoff,
                   "Perceptron on the orthogonal sequences x_j = e_j (which attain (R/gamma)^2 exactly) and on random "
                   "gamma-margin data, natural and adversarial orders: mistakes <= (R/gamma)^2"),),
-))
+), mutants=MUTANTS)

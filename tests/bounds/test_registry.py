@@ -224,3 +224,42 @@ def test_mutant_profile_is_validated():
 
     with pytest.raises(ValueError, match="Mutant.profile must be"):
         Mutant("m", "d", lambda: None, profile="huge")
+
+
+# ------------------------------------------------------------------------- one convention in every paper
+
+
+@pytest.mark.parametrize("paper", ["robust-halfspaces", "agnostic-halfspaces", "decision-lists-winnow"])
+def test_every_paper_declares_its_mutants_the_same_way(paper):
+    # mutants.py holds MUTANTS and WITHOUT_MUTANTS keyed by (claim number, check name); register attaches
+    # MUTANTS[key] to the check, and every check has mutants or a documented reason, never both.
+    import importlib
+
+    from privbound.mutation import Mutant
+
+    module = importlib.import_module(f"privbound.bounds.{paper.replace('-', '_')}.mutants")
+    assert set(module.__all__) >= {"MUTANTS", "WITHOUT_MUTANTS"}
+    declared = {(c.number, k.name): k for c in bounds.claims(paper) for k in c.checks}
+    assert set(module.MUTANTS) <= set(declared) and set(module.WITHOUT_MUTANTS) <= set(declared)
+    assert not set(module.MUTANTS) & set(module.WITHOUT_MUTANTS)
+    for key, chk in declared.items():
+        assert chk.mutants == module.MUTANTS.get(key, ()), key
+        assert bool(chk.mutants) != (key in module.WITHOUT_MUTANTS), key
+        assert all(isinstance(m, Mutant) for m in chk.mutants), key
+        assert len({m.name for m in chk.mutants}) == len(chk.mutants), key
+    assert all(isinstance(reason, str) and reason for reason in module.WITHOUT_MUTANTS.values())
+
+
+def test_register_attaches_the_mutants_of_each_check_by_claim_number():
+    from privbound.bounds.registry import Mutant
+
+    m = Mutant("m", "d", lambda: None)
+    cid = "robust-halfspaces/fact-convention"
+    claim = register(Claim(id=cid, statement="fixture", latex="", kind=ClaimKind.STRUCTURAL_IDENTITY,
+                           source="test fixture", checks=(Check("a", "exact", _check_guarded),
+                                                          Check("b", "exact", _check_guarded))),
+                     mutants={("fact-convention", "a"): (m,), (cid, "b"): (m,)})
+    try:
+        assert bounds.get(cid) is claim and [k.mutants for k in claim.checks] == [(m,), ()]
+    finally:
+        unregister(cid)

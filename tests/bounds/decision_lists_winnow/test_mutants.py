@@ -16,7 +16,7 @@ import pytest
 
 from privbound import bounds
 from privbound.bounds import registry
-from privbound.bounds.decision_lists_winnow.mutants import MUTANTS
+from privbound.bounds.decision_lists_winnow.mutants import MUTANTS, WITHOUT_MUTANTS
 
 P = "decision-lists-winnow/"
 
@@ -64,6 +64,7 @@ def test_every_inequality_probabilistic_and_scaling_check_has_a_mutant():
     assert missing == []
     assert set(MUTANTS) == {(c.number, k.name) for c in bounds.claims("decision-lists-winnow") for k in c.checks
                             if k.mutants}
+    assert {check for _, check in WITHOUT_MUTANTS} == exempt
 
 
 def test_mutants_are_removed_after_use(monkeypatch, check_context):
