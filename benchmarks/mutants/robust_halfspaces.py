@@ -42,8 +42,8 @@ MUTANTS: list[SourceMutant] = [
         "Lemma 19's sigma = 50 ln(T/delta)/eps (noise halved)"),
     SourceMutant(
         "rh-lemma18-T-constant", _P,
-        'return math.ceil(float(f"{1500 / (alpha * (0.05 * gamma) ** 2):.12g}"))',
-        'return math.ceil(float(f"{1000 / (alpha * (0.05 * gamma) ** 2):.12g}"))',
+        "quotient = Fraction(1500) / (Fraction(repr(alpha))",
+        "quotient = Fraction(1000) / (Fraction(repr(alpha))",
         "Lemma 18's T with 1000 instead of 1500"),
     SourceMutant(
         "rh-stopping-threshold-x2", _P,
