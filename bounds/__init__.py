@@ -6,7 +6,7 @@ of every paper (one subpackage per paper; the registry itself imports none of th
 """
 
 from privbound.bounds.checks import PROFILES, CheckContext, CheckResult, CheckStatus, MutantResult, check, run_checks, run_mutants
-from privbound.bounds.registry import Check, Claim, ClaimKind, Condition, Mutant, claims, evaluate, get, register
+from privbound.bounds.registry import Check, Claim, ClaimKind, Condition, Mutant, OutsideProofRegime, claims, evaluate, get, register
 
 from privbound.bounds import agnostic_halfspaces, decision_lists_winnow, robust_halfspaces  # noqa: E402,F401  (register)
 
@@ -19,6 +19,7 @@ __all__ = [
     "Claim",
     "ClaimKind",
     "Condition",
+    "OutsideProofRegime",
     "Mutant",
     "MutantResult",
     "check",

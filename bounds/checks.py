@@ -370,8 +370,14 @@ def _run_one(claim, chk, *, seed: int | None, profile: Profile, n_jobs, run_seed
     wall = time.perf_counter() - start
     if not isinstance(outcome, CheckResult):
         raise TypeError(f"check {claim.id}:{chk.name} returned {type(outcome).__name__}, expected CheckResult")
+    if "erratum" in outcome.details and not chk.erratum_form:
+        from privbound.bounds.registry import ERRATUM_FORMS
+
+        raise TypeError(f"check {claim.id}:{chk.name} reports an erratum but declares no erratum_form "
+                        f"(one of {ERRATUM_FORMS[1:]})")
+    details = outcome.details if not chk.erratum_form else {**outcome.details, "erratum_form": chk.erratum_form}
     return replace(outcome, claim_id=claim.id, check=chk.name, seed=seed, wall_seconds=wall,
-                   errata=tuple(claim.errata))
+                   errata=tuple(claim.errata), details=details)
 
 
 def check(claim_id: str, *, rng: np.random.Generator | None = None, profile: str | Profile = "default", n_jobs: int | None = 1) -> CheckResult:

@@ -26,6 +26,7 @@ from __future__ import annotations
 import inspect
 import math
 import re
+import warnings
 from dataclasses import dataclass, field, replace
 from enum import Enum
 from typing import Any, Callable, Mapping
@@ -37,6 +38,7 @@ __all__ = [
     "PAPERS",
     "ClaimKind",
     "Condition",
+    "OutsideProofRegime",
     "Mutant",
     "MutantTable",
     "PRINTED_FORM",
@@ -72,11 +74,23 @@ class Condition:
     """One condition of a claim's regime: ``holds(params) -> bool`` and its text.
 
     ``text`` is the condition as a reader would write it (``"0 < eta < 2 (1 - c) rho"``);
-    it is quoted in the ``ValueError`` raised when the condition is violated.
+    it is quoted in the ``ValueError`` raised when the condition is violated. A condition with
+    ``refuses=False`` marks a regime where the claim is still true but its proof (or the paper's
+    argument) does not reach: :meth:`Claim.evaluate` then warns (:class:`OutsideProofRegime`)
+    instead of refusing, and :meth:`Claim.regime_marks` lists it.
     """
 
     text: str
     holds: Callable[[Mapping[str, float]], bool]
+    refuses: bool = True
+
+
+class OutsideProofRegime(UserWarning):
+    """A claim evaluated where it holds but its proof does not reach (a :class:`Condition` with ``refuses=False``)."""
+
+
+ERRATUM_FORMS = ("", "printed", "reconstructed")
+"""What the failing form of an erratum check is: none, the paper's printed text, or a reconstruction of it."""
 
 
 @dataclass(frozen=True)
@@ -88,6 +102,9 @@ class Check:
     Probabilistic checks report a p-value so that :func:`bounds.run_checks` can apply
     Holm's correction across a run. ``mutants`` are broken versions of what the check
     guards, each of which it must be seen to fail on (:func:`privbound.bounds.checks.run_mutants`).
+    ``erratum_form`` marks a check that demonstrates an erratum by failing on the erroneous form:
+    ``"printed"`` when that form is the paper's text, ``"reconstructed"`` when the text does not print it
+    and the form is the reading of what the text implies (the reading notes' [RECON] items).
     """
 
     name: str
@@ -95,8 +112,11 @@ class Check:
     run: Callable[..., Any]
     description: str = ""
     mutants: tuple[Mutant, ...] = ()
+    erratum_form: str = ""
 
     def __post_init__(self) -> None:
+        if self.erratum_form not in ERRATUM_FORMS:
+            raise ValueError(f"Check.erratum_form must be one of {ERRATUM_FORMS}, got {self.erratum_form!r}")
         if self.kind not in ("deterministic", "probabilistic", "scaling", "exact"):
             raise ValueError(
                 "Check.kind must be one of 'deterministic', 'probabilistic', 'scaling', 'exact', "
@@ -182,16 +202,30 @@ class Claim:
                 raise TypeError(f"{self.id}: parameter {name} must be a real number, got {value!r}")
             if math.isnan(value):
                 raise ValueError(f"{self.id}: parameter {name} is NaN")
-        full = dict(params)
-        sig = inspect.signature(self.formula)
-        for name, p in sig.parameters.items():
-            if name not in full and p.default is not inspect.Parameter.empty:
-                full[name] = p.default
+        full = self._with_defaults(params)
+        shown = ", ".join(f"{k}={v!r}" for k, v in params.items())
         for cond in self.regime:
-            if not cond.holds(full):
-                shown = ", ".join(f"{k}={v!r}" for k, v in params.items())
+            if cond.refuses and not cond.holds(full):
                 raise ValueError(f"{self.id}: outside the regime, violated condition: {cond.text} (got {shown})")
+        for text in self._marks(full):
+            warnings.warn(OutsideProofRegime(f"{self.id}: {text} does not hold (got {shown}); the claim still does"),
+                          stacklevel=2)
         return float(self.formula(**params))
+
+    def _with_defaults(self, params: Mapping[str, float]) -> dict[str, float]:
+        full = dict(params)
+        if self.formula is not None:
+            for name, p in inspect.signature(self.formula).parameters.items():
+                if name not in full and p.default is not inspect.Parameter.empty:
+                    full[name] = p.default
+        return full
+
+    def _marks(self, full: Mapping[str, float]) -> list[str]:
+        return [cond.text for cond in self.regime if not cond.refuses and not cond.holds(full)]
+
+    def regime_marks(self, **params: float) -> list[str]:
+        """The texts of the non-refusing conditions (:class:`Condition`) that ``params`` violate."""
+        return self._marks(self._with_defaults(params))
 
 
 def _claim_hint(close: list[str], names: list[str]) -> str:

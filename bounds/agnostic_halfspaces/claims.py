@@ -221,7 +221,7 @@ register(Claim(
                   "in L^1 with ||w|| <= 1 (Lemma B.10, as Lemma 3.2 needs)"),
             Check("degree-printed", "exact", proper_learner.check_alg2_degree_printed,
                   "the box's printed p = ceil(C_0/(c alpha)): no degree-p polynomial is c alpha-accurate "
-                  "(LP lower bound) -- documented erratum")),
+                  "(LP lower bound) -- documented erratum", erratum_form='printed')),
 ), mutants=MUTANTS)
 
 
@@ -353,7 +353,7 @@ register(Claim(
             Check("grid-coverage", "deterministic", semi_agnostic.check_alg4_grid_coverage,
                   "the learner's base-2 grid reaches eta_K >= 1/2 >= OPT for alpha in [1e-4, 0.45]"),
             Check("grid-coverage-printed-log", "deterministic", semi_agnostic.check_alg4_grid_coverage_printed,
-                  "the printed K = ceil(C_K log(1/alpha)) read with the natural log: eta_K < 1/2 -- documented erratum")),
+                  "the printed K = ceil(C_K log(1/alpha)) read with the natural log: eta_K < 1/2 -- documented erratum", erratum_form='printed')),
 ), mutants=MUTANTS)
 
 
@@ -405,7 +405,7 @@ register(Claim(
     checks=(Check("gaussian-mechanism-calibration", "exact", semi_agnostic.check_alg3_gaussian_mechanism,
                   "corrected sigma with sensitivity 2L/m_0: exact privacy curve <= delta"),
             Check("printed-sigma", "exact", semi_agnostic.check_claim43_printed_sigma,
-                  "the printed sigma (no L) at d = 10: not (eps, delta)-DP -- documented erratum"),
+                  "the printed sigma (no L) at d = 10: not (eps, delta)-DP -- documented erratum", erratum_form='printed'),
             Check("perp-noise-norm", "deterministic", semi_agnostic.check_claim43_norm,
                   "noise and gradient in w-perp keep ||w - lambda grad|| >= 1")),
 ), mutants=MUTANTS)

@@ -252,7 +252,7 @@ register(Claim(
             Check("exact-utility", "exact", exponential_mechanism.check_lemma3_utility,
                   "exact tail mass of bad candidates <= e^-tau over a family of score vectors"),
             Check("printed-sign-utility", "exact", exponential_mechanism.check_lemma3_printed_sign,
-                  "erratum: the same utility check with the printed weight exp(-eps q/2) fails")),
+                  "erratum: the same utility check with the printed weight exp(-eps q/2) fails", erratum_form='printed')),
 ), mutants=MUTANTS)
 
 register(Claim(
@@ -373,7 +373,7 @@ register(Claim(
     checks=(Check("calibration-grid", "deterministic", dp_winnow_privacy.check_lemma11_grid,
                   "reconstructed totals <= epsilon over a grid of (epsilon, delta, K, m)"),
             Check("printed-two-part-grid", "deterministic", dp_winnow_privacy.check_lemma11_printed_two_part,
-                  "erratum: the two-part total over a grid with delta -> 1 exceeds epsilon from delta ~ 0.47"),
+                  "erratum: the two-part total over a grid with delta -> 1 exceeds epsilon from delta ~ 0.47", erratum_form='reconstructed'),
             Check("dp-accounting", "deterministic", dp_winnow_privacy.check_lemma11_accountants,
                   "RDP and PLD accountants on a randomized-response model of the composition"),
             Check("audit", "deterministic", dp_winnow_privacy.check_lemma11_audit,
@@ -401,7 +401,8 @@ register(Claim(
             "The calibrated bound is vacuous (>> T) at practical sizes."),
     reconstructed=True,
     checks=(Check("window-count", "deterministic", dp_winnow_regret.check_theorem12_window_count,
-                  "worst case consistent with Lemmas 10 and 14 vs the printed count (erratum)"),
+                  "worst case consistent with Lemmas 10 and 14 vs the count the proof implies (erratum; the "
+                  "statement is missing from the text)", erratum_form='reconstructed'),
             Check("calibrated-vacuity", "deterministic", dp_winnow_regret.check_calibrated_vacuity,
                   "calibrated value vs T (inconclusive)"),
             Check("parametric", "probabilistic", dp_winnow_regret.check_theorem12_parametric,
@@ -437,7 +438,7 @@ register(Claim(
                   "some released sample errs on a round with shadow margin > c rho (the proof's union over "
                   "(sample, round) pairs), constructed stream, rate vs beta at the registered m"),
             Check("printed-m-pairs-union", "probabilistic", dp_winnow_regret.check_lemma13_printed_m_pairs_union,
-                  "erratum: the same at the printed m = 2 ln(T/beta)/(c^2 rho^2) fails")),
+                  "erratum: the same at the printed m = 2 ln(T/beta)/(c^2 rho^2) fails", erratum_form='reconstructed')),
 ), mutants=MUTANTS)
 
 register(Claim(
@@ -484,7 +485,7 @@ register(Claim(
     checks=(Check("exhaustive-construction", "exact", decision_lists_via_winnow.check_lemma15_construction,
                   "exact representation and margin >= (1/3)(D/(r+D-1))^D on all inputs, d <= 11; 2d transform"),
             Check("printed-recipe-margin", "exact", decision_lists_via_winnow.check_lemma15_printed_recipe,
-                  "erratum: the recipe without the final-run deletion falls below the margin bound"),
+                  "erratum: the recipe without the final-run deletion falls below the margin bound", erratum_form='reconstructed'),
             Check("dp-winnow-end-to-end", "probabilistic", decision_lists_via_winnow.check_decision_list_dp_winnow,
                   "DP-Winnow on encoded decision-list streams (dimension 2(d+1)), parametric Theorem 12 "
                   "bound with rho = realised margin, failure rate vs 2 beta")),

@@ -334,7 +334,7 @@ register(Claim(
                   "per-iteration union with constant 4000 both fail w.p. <= 0.01"),
             Check("as-printed-good-events", "exact", batch_perceptron.check_theorem6_good_events_as_printed,
                   "per-iteration events with the printed n (constant 1000): violated w.p. ~1 at epsilon <= 0.1 "
-                  "(an erratum) -- expected to fail")),
+                  "(an erratum) -- expected to fail", erratum_form='printed')),
 ), mutants=MUTANTS)
 
 register(Claim(
@@ -365,12 +365,12 @@ register(Claim(
             "App. A.2 has lower/upper bounds reversed."),
     checks=(Check("corrected", "exact", preliminaries.check_obs8_corrected, "xi^T <= 0.5 xi' with the corrected T"),
             Check("as-printed", "exact", preliminaries.check_obs8_as_printed,
-                  "the printed T fails (an erratum) -- expected to fail"),
+                  "the printed T fails (an erratum) -- expected to fail", erratum_form='printed'),
             Check("boosting-corrected", "probabilistic", preliminaries.check_obs8_boosting,
                   "BoostedLearner with the corrected T = 51 on a base learner failing w.p. xi = 0.9: boosted failure "
                   "rate <= xi' = 0.01 (accuracy 1.1 alpha)"),
             Check("as-printed-boosting", "probabilistic", preliminaries.check_obs8_boosting_as_printed,
-                  "the same with the printed T = 3: fails w.p. ~0.73 (an erratum) -- expected to fail")),
+                  "the same with the printed T = 3: fails w.p. ~0.73 (an erratum) -- expected to fail", erratum_form='printed')),
 ), mutants=MUTANTS)
 
 register(Claim(
@@ -439,7 +439,7 @@ register(Claim(
             Check("proof-threshold-corrected", "exact", approx_dp_lower_bound.check_lemma12_proof_threshold,
                   "proof step, corrected threshold ||q'|| >= 0.2: Pr_x[<q', x> < 0.01] = o(1/d), exact binomial, d <= 6400"),
             Check("as-printed-proof-threshold", "exact", approx_dp_lower_bound.check_lemma12_proof_threshold_as_printed,
-                  "the printed threshold 0.1: the probability stays ~1/2 (an erratum) -- expected to fail")),
+                  "the printed threshold 0.1: the probability stays ~1/2 (an erratum) -- expected to fail", erratum_form='printed')),
 ), mutants=MUTANTS)
 
 register(Claim(
@@ -497,7 +497,7 @@ register(Claim(
             Check("laplace-tightness", "exact", non_robust_lower_bound.check_lemma15_tightness,
                   "sgn(c + Lap(1/eps)) attains 1 - e^{-k eps}/2 (add/remove adjacency)"),
             Check("as-printed", "deterministic", non_robust_lower_bound.check_lemma15_as_printed,
-                  "the printed delta admits a counterexample (an erratum) -- expected to fail")),
+                  "the printed delta admits a counterexample (an erratum) -- expected to fail", erratum_form='printed')),
 ), mutants=MUTANTS)
 
 register(Claim(
@@ -566,10 +566,12 @@ register(Claim(
     regime=(Condition("0 < epsilon < 1", lambda p: 0 < p["epsilon"] < 1),
             Condition("0 < delta < 1", lambda p: 0 < p["delta"] < 1),
             Condition("T >= 1", lambda p: p["T"] >= 1),
-            Condition("T >= 2 or delta <= 0.5 (corrected)", lambda p: p["T"] >= 2 or p["delta"] <= 0.5)),
+            Condition("T >= 2 or delta <= 0.5 (the proof's classic Gaussian step)",
+                      lambda p: p["T"] >= 2 or p["delta"] <= 0.5, refuses=False)),
     errata=("Proof of Lemma 19: the composition uses ln(1/(p delta_0)), printed ln(1/(p delta)).",
             "Lemma 19: 'any T in N' -- with the cited classic Gaussian calibration it fails at T = 1, delta >~ 0.65 "
-            "(the analytic Gaussian still gives privacy); regime restricted to T >= 2 or delta <= 0.5."),
+            "(the analytic Gaussian still gives privacy, so the lemma holds): the proof's regime, T >= 2 or delta <= 0.5, "
+            "is marked, not refused."),
     checks=(Check("accounting-arithmetic", "deterministic", batch_perceptron_privacy.check_lemma19_arithmetic,
                   "epsilon' <= epsilon, delta' <= delta, exact Gaussian and Laplace calibration over a grid"),
             Check("dp-accounting", "deterministic", batch_perceptron_privacy.check_lemma19_accountants,
@@ -577,7 +579,7 @@ register(Claim(
             Check("corrected-regime", "deterministic", batch_perceptron_privacy.check_lemma19_corrected_regime,
                   "T >= 2 or delta <= 0.5, delta up to 0.99: the proof's classic-Gaussian step and epsilon' <= epsilon hold"),
             Check("as-printed-any-T", "deterministic", batch_perceptron_privacy.check_lemma19_any_T_as_printed,
-                  "'for any T in N': at T = 1, delta >= 0.65 the classic-Gaussian step fails (an erratum) -- expected to fail")),
+                  "'for any T in N': at T = 1, delta >= 0.65 the classic-Gaussian step fails (an erratum) -- expected to fail", erratum_form='printed')),
 ), mutants=MUTANTS)
 
 register(Claim(

@@ -263,3 +263,45 @@ def test_register_attaches_the_mutants_of_each_check_by_claim_number():
         assert bounds.get(cid) is claim and [k.mutants for k in claim.checks] == [(m,), ()]
     finally:
         unregister(cid)
+
+
+def _check_reporting_an_erratum(ctx):
+    out = C.inequality(2.0, 1.0, sense="<=")
+    out.details["erratum"] = "fixture erratum"
+    return out
+
+
+@pytest.mark.parametrize("form", ["printed", "reconstructed"])
+def test_an_erratum_check_carries_its_form_into_the_result(form):
+    cid = "robust-halfspaces/fact-9999"
+    register(Claim(id=cid, statement="fixture", latex="", kind=ClaimKind.STRUCTURAL_IDENTITY, source="test fixture",
+                   checks=(Check("as-printed", "exact", _check_reporting_an_erratum, erratum_form=form),)))
+    try:
+        (result,) = bounds.run_checks([cid], profile="smoke")
+        assert result.status == "fail" and result.details["erratum_form"] == form
+    finally:
+        unregister(cid)
+
+
+def test_an_erratum_check_without_a_form_is_refused():
+    cid = "robust-halfspaces/fact-9999"
+    register(Claim(id=cid, statement="fixture", latex="", kind=ClaimKind.STRUCTURAL_IDENTITY, source="test fixture",
+                   checks=(Check("as-printed", "exact", _check_reporting_an_erratum),)))
+    try:
+        with pytest.raises(TypeError, match="declares no erratum_form"):
+            bounds.run_checks([cid], profile="smoke")
+    finally:
+        unregister(cid)
+    with pytest.raises(ValueError, match="erratum_form must be one of"):
+        Check("x", "exact", _check_reporting_an_erratum, erratum_form="paper")
+
+
+def test_errata_whose_printed_form_is_not_in_the_text_are_labelled_reconstructed():
+    # The reading notes mark these as reconstructions: Lemma 11's two-part accounting, Lemma 13's ln(T/beta),
+    # Lemma 15's recipe without the deletion, and Theorem 12 (its statement is missing; the count is the proof's).
+    forms = {(c.number, k.name): k.erratum_form for c in bounds.claims("decision-lists-winnow") for k in c.checks}
+    assert forms[("lemma-11", "printed-two-part-grid")] == "reconstructed"
+    assert forms[("lemma-13", "printed-m-pairs-union")] == "reconstructed"
+    assert forms[("lemma-15", "printed-recipe-margin")] == "reconstructed"
+    assert forms[("theorem-12", "window-count")] == "reconstructed"
+    assert forms[("lemma-3", "printed-sign-utility")] == "printed"

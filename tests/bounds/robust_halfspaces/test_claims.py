@@ -10,6 +10,7 @@ probability <= 0.001 (at the fixed seeds the outcome is deterministic).
 from __future__ import annotations
 
 import math
+import warnings
 
 import numpy as np
 import pytest
@@ -143,7 +144,6 @@ def test_other_formulas():
         ("theorem-2", dict(d=100, epsilon=1.0, alpha=0.5), "alpha <= 0.49"),
         ("lemma-13", dict(d=100, gamma=0.1, beta=0.1), "gamma > 2 beta"),
         ("lemma-14", dict(d=100, gamma_0=0.01, beta_0=1e-4), "gamma_0 > 4 sqrt(2 beta_0)"),
-        ("lemma-19", dict(epsilon=0.5, delta=0.9, T=1), "T >= 2 or delta <= 0.5"),
         ("lemma-21", dict(T=10, epsilon_0=1.5, delta_0=1e-6), "0 < epsilon_0 < 1"),
         ("lemma-20", dict(p=1.5, epsilon_0=0.5), "0 < p <= 1"),
         ("observation-8", dict(xi=1.0, xi_prime=0.1), "0 < xi < 1"),
@@ -154,6 +154,22 @@ def test_regime_errors(name, params, fragment):
     with pytest.raises(ValueError, match="violated condition") as info:
         ev(name, **params)
     assert fragment in str(info.value)
+
+
+def test_lemma19_outside_the_proof_regime_is_marked_not_refused():
+    # T = 1, delta = 0.9: the lemma holds (analytic Gaussian), only the proof's classic-Gaussian step fails.
+    claim = bounds.get(f"{PAPER}/lemma-19")
+    with pytest.warns(bounds.OutsideProofRegime, match="T >= 2 or delta <= 0.5"):
+        value = ev("lemma-19", epsilon=0.5, delta=0.9, T=1)
+    assert value > 0
+    assert claim.regime_marks(epsilon=0.5, delta=0.9, T=1) == ["T >= 2 or delta <= 0.5 (the proof's classic Gaussian step)"]
+    assert claim.regime_marks(epsilon=0.5, delta=0.4, T=1) == []
+    assert claim.regime_marks(epsilon=0.5, delta=0.9, T=2) == []
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        ev("lemma-19", epsilon=0.5, delta=0.4, T=1)
+    with pytest.raises(ValueError, match="0 < delta < 1"):
+        ev("lemma-19", epsilon=0.5, delta=1.0, T=1)
 
 
 def test_in_regime_optional_parameters():
