@@ -127,6 +127,10 @@ class Target:
         Privacy bugs of the kinds a developer makes in this target's learner (a noise scale halved, a budget
         split that forgets a factor, clipping skipped, ...), each patching the code the learner runs; the
         target's own audit must flag each (:meth:`audit_mutant`).
+    overspend : callable or None
+        ``overspend(factor) -> Mutant``: the learner made to spend ``factor`` times its privacy budget (its noise
+        scales divided by ``factor``, or its epsilon multiplied by it, in the code the learner runs), for the
+        smallest overspend the target's audit flags (``benchmarks/learner_tightness.py --overspend``).
     """
 
     name: str
@@ -152,6 +156,7 @@ class Target:
     tight_epsilon: Callable[[], TightEpsilon] | None = field(default=None, repr=False)
     no_tight_epsilon: str = ""
     mutants: tuple[Mutant, ...] = ()
+    overspend: Callable[[float], Mutant] | None = field(default=None, repr=False)
 
     def tight(self) -> TightEpsilon | None:
         """The tightest epsilon of what the code runs (computed once per process), or None."""
@@ -254,7 +259,7 @@ class Target:
         tight = self.tight()
         with mutant.apply():
             broken = replace(self, name=f"{self.name}:{mutant.name}", mechanism=copy.deepcopy(self.mechanism),
-                             tight_epsilon=None, mutants=())
+                             tight_epsilon=None, mutants=(), overspend=None)
             result = broken.audit(trials=trials, seed=seed, n_jobs=n_jobs, confidence=confidence, cache_dir=cache_dir)
         return replace(
             result,
