@@ -56,8 +56,8 @@ from privbound.audit.estimators.base import Estimator, density_values, result_fr
 from privbound.audit.estimators.whitebox import WhiteBoxEstimate
 from privbound.audit.result import AuditResult
 
-__all__ = ["Composition", "composed_epsilon_lower_bound", "stochastic_lower_band", "composed_loss_law", "epsilon_for_delta",
-           "band_ranks"]
+__all__ = ["Composition", "composed_epsilon_lower_bound", "stochastic_lower_band", "composed_loss_law",
+           "composed_loss_law_of_groups", "epsilon_for_delta", "band_ranks"]
 
 # Ranks of the band: every integer up to a geometric grid of ratio 1 + RANK_STEP.
 RANK_STEP = 1e-3
@@ -118,26 +118,46 @@ def composed_loss_law(values, masses, steps: int, points: int = _COMPOSED_POINTS
     step 3; at most ``points`` grid points once composed). The convolution is dp_accounting's
     (``pld.common.self_convolve``, without truncation).
     """
-    from dp_accounting.pld import common
+    return composed_loss_law_of_groups([(values, masses, steps)], points)
 
-    v, m = np.asarray(values, dtype=float), np.asarray(masses, dtype=float)
-    keep = m > 0
-    v, m = v[keep], m[keep]
-    top = np.isposinf(v)
-    p_inf, below = float(m[top].sum()), max(0.0, 1.0 - float(m.sum()))  # masses at +inf and at -inf
-    v, m = v[~top], m[~top]
+
+def composed_loss_law_of_groups(groups, points: int = _COMPOSED_POINTS) -> tuple[np.ndarray, np.ndarray, float, float]:
+    """:func:`composed_loss_law` of independent steps of several laws: ``groups`` is a list of
+    ``(values, masses, steps)``, ``steps`` draws of each law (the rest of its mass at -inf).
+
+    Each law is self-convolved on one common grid (dp_accounting's ``self_convolve``) and the results are
+    convolved together; the sum is -inf when any step is, +inf when a step is +inf and none is -inf.
+    """
+    from dp_accounting.pld import common
+    from scipy import signal
+
+    parts, p_all_finite_or_top, p_all_finite = [], 1.0, 1.0
+    for values, masses, steps in groups:
+        v, m = np.asarray(values, dtype=float), np.asarray(masses, dtype=float)
+        keep = m > 0
+        v, m = v[keep], m[keep]
+        top = np.isposinf(v)
+        p_inf, below = float(m[top].sum()), max(0.0, 1.0 - float(m.sum()))  # masses at +inf and at -inf
+        p_all_finite_or_top *= (1.0 - below) ** steps
+        p_all_finite *= max(0.0, 1.0 - below - p_inf) ** steps
+        parts.append((v[~top], m[~top], int(steps)))
     # P(some step at +inf and none at -inf): the sum is +inf there.
-    inf_mass = max(0.0, (1.0 - below) ** steps - max(0.0, 1.0 - below - p_inf) ** steps) if p_inf > 0 else 0.0
-    if v.size == 0:
+    inf_mass = max(0.0, p_all_finite_or_top - p_all_finite)
+    if any(v.size == 0 for v, _, _ in parts):
         return np.zeros(0), np.zeros(0), inf_mass, 0.0
-    span = float(v.max() - v.min())
-    disc = max(span * steps / points, _ROUNDING / steps) if span > 0 else 1.0
-    idx = np.floor(v / disc).astype(np.int64)
-    low = int(idx.min())
-    offset, probs = common.self_convolve(np.bincount(idx - low, weights=m), steps, 0.0)
+    total_steps = sum(steps for _, _, steps in parts)
+    span = sum(float(v.max() - v.min()) * steps for v, _, steps in parts)
+    disc = max(span / points, _ROUNDING / total_steps) if span > 0 else 1.0
+    start, probs = 0, np.ones(1)
+    for v, m, steps in parts:
+        idx = np.floor(v / disc).astype(np.int64)
+        low = int(idx.min())
+        offset, conv = common.self_convolve(np.bincount(idx - low, weights=m), steps, 0.0)
+        start += low * steps + offset
+        probs = signal.fftconvolve(probs, np.asarray(conv, dtype=float)) if probs.size > 1 else probs * conv
     probs = np.clip(np.asarray(probs, dtype=float), 0.0, None)  # FFT round-off below zero
-    losses = (low * steps + offset + np.arange(probs.size)) * disc
-    return losses, probs, inf_mass, steps * disc
+    losses = (start + np.arange(probs.size)) * disc
+    return losses, probs, inf_mass, total_steps * disc
 
 
 def epsilon_for_delta(losses, probs, inf_mass: float, delta: float) -> float:
@@ -170,17 +190,36 @@ def epsilon_for_delta(losses, probs, inf_mass: float, delta: float) -> float:
     return float(max(l[k], math.log((inf_mass + upper[k] - delta) / lower[k])))
 
 
-def _side_bound(x: np.ndarray, steps: int, delta: float, alpha: float,
+def _side_bound(side: list[tuple[np.ndarray, int]], delta: float, alpha: float,
                 points: int = _COMPOSED_POINTS) -> tuple[float, float]:
-    """``(bound, rounding)`` of one direction's per-step losses ``x`` (sorted, descending) at level alpha
-    (module docstring, steps 1-4)."""
+    """``(bound, rounding)`` of one direction at level alpha (module docstring, steps 1-4). ``side`` holds, per
+    group of steps, its draws (sorted, descending) and its number of steps per output; each group's band is
+    at level alpha / (number of groups), so that all of them hold at once."""
     if delta <= 0.0:  # pure DP: a step loss l refutes, with certainty, every eps below T l (all steps near l)
-        top = float(x[0])
-        if math.isinf(top):
+        tops = [float(x[0]) for x, _ in side]
+        if any(math.isinf(t) and t > 0 for t in tops):
             return math.inf, 0.0
-        return (steps * top - _TOL if top > _TOL else 0.0), 0.0
-    losses, probs, inf_mass, rounding = composed_loss_law(*_band_of_sorted(x, alpha), steps, points)
+        total = sum(steps * max(t, 0.0) for t, (_, steps) in zip(tops, side))
+        return (total - _TOL if total > _TOL else 0.0), 0.0
+    level = alpha / len(side)
+    groups = [(*_band_of_sorted(x, level), steps) for x, steps in side]
+    losses, probs, inf_mass, rounding = composed_loss_law_of_groups(groups, points)
     return epsilon_for_delta(losses, probs, inf_mass, delta + _ROUND_OFF * probs.size), rounding
+
+
+def _check_groups(groups, steps: int) -> np.ndarray:
+    """``groups`` as integer codes, one per step (all steps one group when ``groups`` is None)."""
+    if groups is None:
+        return np.zeros(steps, dtype=np.int64)
+    labels = list(groups) if not isinstance(groups, (str, bytes)) else None
+    if labels is None or len(labels) != steps:
+        raise ValueError(f"groups must give one label per step ({steps} steps), got "
+                         f"{len(labels) if labels is not None else type(groups).__name__}")
+    try:
+        _, codes = np.unique(np.asarray(labels), return_inverse=True)
+    except TypeError:
+        raise TypeError("groups must be labels that numpy can compare (integers or strings)") from None
+    return codes.astype(np.int64).ravel()
 
 
 def composed_epsilon_lower_bound(
@@ -190,14 +229,18 @@ def composed_epsilon_lower_bound(
     delta: float = 0.0,
     confidence: float = 0.95,
     epsilon_claimed: float | None = None,
+    groups=None,
 ) -> WhiteBoxEstimate:
     """A ``confidence`` lower confidence bound on epsilon at ``delta`` from per-step privacy losses.
 
     ``step_llr_out0``: array (trials, T) of ``log p_d0(o_t) / p_d1(o_t)`` for the T steps of outputs sampled
     on d0; ``step_llr_out1``: the same function on outputs sampled on d1 (``None`` to use d0 only). Valid when
     these are exact and the steps of an output are independent and identically distributed given the
-    dataset (module docstring). ``details`` holds each direction's bound (``"bounds"``), the number of
-    steps, the band's ranks and the grid's rounding of the composed loss.
+    dataset (module docstring). ``groups``, one label per step, declares steps of several kinds: the steps
+    are independent, those with the same label identically distributed; each kind's law gets its own band
+    (at level alpha / number of kinds) and the kinds are composed together. ``details`` holds each
+    direction's bound (``"bounds"``), the number of steps, the band's ranks and the grid's rounding of the
+    composed loss.
     """
     delta = check_delta(delta)
     confidence = check_confidence(confidence)
@@ -214,20 +257,25 @@ def composed_epsilon_lower_bound(
     if len(steps) != 1:
         raise ValueError(f"step_llr_out0 and step_llr_out1 must have the same number of steps, got {sorted(steps)}")
     (T,) = steps
+    codes = _check_groups(groups, T)
     trials = {nm: s.shape[0] for nm, s in given.items()}
-    sides = {nm: np.sort(s.ravel())[::-1] for nm, s in given.items()}  # every step of every trial: draws of F
+    # Every step of a kind in every trial is a draw of that kind's law.
+    sides = {nm: [(np.sort(s[:, codes == g].ravel())[::-1], int(np.sum(codes == g))) for g in np.unique(codes)]
+             for nm, s in given.items()}
     alpha = (1.0 - confidence) / len(sides)
-    results = {nm: _side_bound(s, T, delta, alpha) for nm, s in sides.items()}
+    results = {nm: _side_bound(s, delta, alpha) for nm, s in sides.items()}
     bounds = {nm: r[0] for nm, r in results.items()}
     side = max(bounds, key=bounds.get)
     bound = bounds[side]
     details: dict[str, Any] = {"steps": T, "bounds": bounds, "side": side, "rounding": max(r[1] for r in results.values()),
-                               "ranks": int(max(band_ranks(s.size).size for s in sides.values()))}
+                               "ranks": int(max(band_ranks(x.size).size for s in sides.values() for x, _ in s))}
+    if groups is not None:
+        details["groups"] = int(codes.max()) + 1
     if math.isinf(bound):
         details["unbounded"] = ("steps with infinite privacy loss (impossible under the other dataset) have "
                                 "probability above delta: no finite epsilon holds")
     p = float("nan") if epsilon_claimed is None else _p_value(
-        sides[side], T, delta, epsilon_claimed, n_sides=len(sides), level=alpha * len(sides),
+        sides[side], delta, epsilon_claimed, n_sides=len(sides), level=alpha * len(sides),
         rejected_at_level=bound > epsilon_claimed)
     return WhiteBoxEstimate(
         epsilon_lower_bound=float(bound),
@@ -242,7 +290,7 @@ def composed_epsilon_lower_bound(
     )
 
 
-def _p_value(x: np.ndarray, steps: int, delta: float, epsilon: float, *, n_sides: int, level: float,
+def _p_value(x: list[tuple[np.ndarray, int]], delta: float, epsilon: float, *, n_sides: int, level: float,
              rejected_at_level: bool) -> float:
     """The smallest level of a fixed grid at which the test rejects "(epsilon, delta)" (1 if none): a valid p-value.
 
@@ -255,7 +303,7 @@ def _p_value(x: np.ndarray, steps: int, delta: float, epsilon: float, *, n_sides
     levels = 10.0 ** (-np.arange(_P_GRID_SIZE) / _P_GRID_PER_DECADE)
 
     def rejects(j: int) -> bool:
-        return _side_bound(x, steps, delta, levels[j] / n_sides)[0] > epsilon
+        return _side_bound(x, delta, levels[j] / n_sides)[0] > epsilon
 
     hi = _P_GRID_SIZE - 1 if rejected_at_level else int(np.sum(levels > level))  # hi: never rejects beyond it
     if hi == 0 or not rejects(0):
@@ -283,23 +331,35 @@ class Composition(Estimator):
     Beta order-statistic bounds) and the band is composed T times with dp_accounting's convolution
     (:func:`composed_epsilon_lower_bound`, module docstring).
 
-    Validity: the per-step density must be exact and the steps i.i.d. given the dataset; the
-    hockey-stick divergence is monotone in every step's loss law, so a band below the true law
-    composes to a bound below the true epsilon, whatever epsilon the data single out.
+    ``groups`` (one label per step, e.g. ``("threshold",) + ("draw",) * 15``) declares steps of several
+    kinds: independent given the dataset, identically distributed within a kind. Each kind's law is
+    bounded by its own band (the bands hold together by a union bound) and the kinds are composed
+    together.
+
+    Validity: the per-step density must be exact and the steps independent given the dataset, i.i.d.
+    within a kind; the hockey-stick divergence is monotone in every step's loss law, so bands below the
+    true laws compose to a bound below the true epsilon, whatever epsilon the data single out.
     """
 
     name: ClassVar[str] = "composition"
     step_log_likelihood_ratio: Callable[[np.ndarray], np.ndarray]
+    groups: tuple | None = None
 
     def __post_init__(self) -> None:
         if not callable(self.step_log_likelihood_ratio):
             raise TypeError("Composition(step_log_likelihood_ratio) must be callable as f(outputs) -> per-step "
                             f"log-likelihood ratios of shape (trials, T), got {type(self.step_log_likelihood_ratio).__name__}")
+        if self.groups is not None:
+            if isinstance(self.groups, (str, bytes)) or not hasattr(self.groups, "__len__") or len(self.groups) == 0:
+                raise TypeError(f"Composition(groups=...) must be a non-empty sequence of one label per step, "
+                                f"got {self.groups!r}")
+            object.__setattr__(self, "groups", tuple(self.groups))
 
     def estimate(self, out0, out1, *, epsilon, delta, confidence, seed) -> AuditResult:
         l0, l1 = (density_values(self.step_log_likelihood_ratio, o, f"step_log_likelihood_ratio({nm})", 2)
                   for o, nm in ((out0, "out0"), (out1, "out1")))
-        bound = composed_epsilon_lower_bound(l0, l1, delta=delta, confidence=confidence, epsilon_claimed=epsilon)
+        bound = composed_epsilon_lower_bound(l0, l1, delta=delta, confidence=confidence, epsilon_claimed=epsilon,
+                                             groups=self.groups)
         return result_from_privacy_losses(bound, l0.sum(axis=1), l1.sum(axis=1), estimator=self.name,
                                           attack="step-likelihood-ratio", epsilon=epsilon, delta=delta,
                                           confidence=confidence, seed=seed, details={})

@@ -267,3 +267,111 @@ def test_each_direction_is_bounded_at_half_the_level():
     assert both.epsilon_lower_bound > 0
     assert composed_epsilon_lower_bound(None, l1, delta=1e-4, confidence=0.9).epsilon_lower_bound \
         > one1.epsilon_lower_bound
+
+
+# ---------------------------------------------------------------- steps of several kinds (groups)
+
+
+def test_composed_law_of_groups_matches_enumeration():
+    # Law A: 1 w.p. 0.1, 0 w.p. 0.9, two steps; law B: 0.5 w.p. 0.3, -0.2 w.p. 0.6, -inf w.p. 0.1, one step.
+    from privbound.audit.estimators.composition import composed_loss_law_of_groups
+
+    losses, probs, inf_mass, rounding = composed_loss_law_of_groups(
+        [([1.0, 0.0], [0.1, 0.9], 2), ([0.5, -0.2], [0.3, 0.6], 1)])
+    expected: dict[float, float] = {}
+    for a1, pa1 in ((1.0, 0.1), (0.0, 0.9)):
+        for a2, pa2 in ((1.0, 0.1), (0.0, 0.9)):
+            for b, pb in ((0.5, 0.3), (-0.2, 0.6)):
+                expected[round(a1 + a2 + b, 6)] = expected.get(round(a1 + a2 + b, 6), 0.0) + pa1 * pa2 * pb
+    assert inf_mass == 0.0 and rounding <= 1e-3 + 1e-12
+    assert probs.sum() == pytest.approx(0.9, abs=1e-12)  # the -inf mass of B's one step is left out
+    for value, p in expected.items():
+        near = np.abs(losses - value) <= rounding + 1e-9
+        assert probs[near].sum() == pytest.approx(p, abs=1e-9), value
+        assert np.all(losses[near & (probs > 1e-12)] <= value + 1e-9)  # rounded down, never up
+
+
+def test_composed_law_of_groups_infinite_atoms():
+    # A: +inf w.p. 0.2, 0 w.p. 0.8 (one step); B: -inf w.p. 0.5, 0 w.p. 0.5 (one step). The sum is +inf when A is
+    # +inf and B is finite: 0.2 * 0.5; the finite sums carry 0.8 * 0.5.
+    from privbound.audit.estimators.composition import composed_loss_law_of_groups
+
+    _, probs, inf_mass, _ = composed_loss_law_of_groups([([np.inf, 0.0], [0.2, 0.8], 1), ([0.0], [0.5], 1)])
+    assert inf_mass == pytest.approx(0.1)
+    assert probs.sum() == pytest.approx(0.4)
+
+
+def test_one_group_is_the_ungrouped_estimator():
+    rng = np.random.default_rng(3)
+    l0, l1 = rng.normal(0.05, 0.3, (400, 6)), rng.normal(-0.05, 0.3, (400, 6))
+    plain = composed_epsilon_lower_bound(l0, l1, delta=1e-3, epsilon_claimed=0.5)
+    grouped = composed_epsilon_lower_bound(l0, l1, delta=1e-3, epsilon_claimed=0.5, groups=["step"] * 6)
+    assert grouped.epsilon_lower_bound == plain.epsilon_lower_bound and grouped.p_value == plain.p_value
+    assert grouped.details["groups"] == 1
+
+
+def _laplace_and_gaussians(rng, n, b, sigma, steps):
+    """Per-step losses of one Laplace(b) count step and ``steps`` Gaussian(sigma) steps, each moving by 1."""
+    def losses(o):
+        lap = (np.abs(o[:, :1] - 1.0) - np.abs(o[:, :1])) / b
+        gauss = (1.0 - 2.0 * o[:, 1:]) / (2.0 * sigma ** 2)
+        return np.hstack([lap, gauss])
+
+    noise = lambda: np.hstack([rng.laplace(0, b, (n, 1)), rng.normal(0, sigma, (n, steps))])  # noqa: E731
+    return losses(noise()), losses(noise() + 1.0)
+
+
+def _laplace_and_gaussians_epsilon(b, sigma, steps, delta):
+    """dp_accounting's PLD epsilon (optimistic discretisation: below the true value) of the same composition."""
+    from dp_accounting.pld import privacy_loss_distribution as pld
+
+    lap = pld.from_laplace_mechanism(b, pessimistic_estimate=False, value_discretization_interval=1e-4)
+    gauss = pld.from_gaussian_mechanism(sigma, pessimistic_estimate=False, use_connect_dots=False,
+                                        value_discretization_interval=1e-4)
+    return lap.compose(gauss.self_compose(steps)).get_epsilon_for_delta(delta)
+
+
+GROUPS_LG = ("laplace",) + ("gaussian",) * 8
+
+
+def test_soundness_laplace_and_gaussian_steps_300_runs():
+    # One Laplace step (b = 1) and 8 Gaussian steps (sigma = 3), delta = 1e-3, 300 trials per side: at most
+    # MAX_EXCEED of RUNS bounds above the true epsilon (error rate 0.0068 for a sound estimator, module top).
+    # Measured: 0 of 300 above the true 3.74, mean 0.88 of it.
+    b, sigma, steps, delta = 1.0, 3.0, 8, 1e-3
+    eps_true = _laplace_and_gaussians_epsilon(b, sigma, steps, delta)
+    rng = np.random.default_rng(21)
+    vals = np.array([composed_epsilon_lower_bound(*_laplace_and_gaussians(rng, 300, b, sigma, steps), delta=delta,
+                                                  groups=GROUPS_LG).epsilon_lower_bound for _ in range(RUNS)])
+    assert np.sum(vals > eps_true) <= MAX_EXCEED
+    assert vals.mean() >= 0.5 * eps_true
+
+
+def test_grouping_matters_where_the_kinds_differ():
+    # Kinds that differ a lot (a strong Laplace step, b = 0.25, and 8 weak Gaussian steps): pooled as one kind, the
+    # composition draws the strong loss about 9 times per output instead of once and overshoots the true epsilon;
+    # grouped, the bound stays below it and reaches most of it. Measured at seed 0: true eps 6.74, grouped 6.61
+    # (0.98 eps), pooled 15.6.
+    b, sigma, steps, delta = 0.25, 3.0, 8, 1e-3
+    eps_true = _laplace_and_gaussians_epsilon(b, sigma, steps, delta)
+    l0, l1 = _laplace_and_gaussians(np.random.default_rng(0), 5000, b, sigma, steps)
+    grouped = composed_epsilon_lower_bound(l0, l1, delta=delta, groups=GROUPS_LG).epsilon_lower_bound
+    pooled = composed_epsilon_lower_bound(l0, l1, delta=delta).epsilon_lower_bound
+    assert 0.8 * eps_true <= grouped <= eps_true
+    assert pooled > eps_true
+
+
+def test_composition_estimator_takes_groups():
+    rng = np.random.default_rng(4)
+    o0 = np.hstack([rng.laplace(0, 1.0, (2000, 1)), rng.normal(0, 3.0, (2000, 8))])
+    o1 = o0 + 1.0
+
+    def step(o):
+        return np.hstack([np.abs(o[:, :1] - 1.0) - np.abs(o[:, :1]), (1.0 - 2.0 * o[:, 1:]) / 18.0])
+
+    r = audit_outputs(o0, o1, epsilon=5.0, delta=1e-3, estimator=Composition(step, groups=GROUPS_LG))
+    assert r.estimator == "composition" and r.details["groups"] == 2
+    with pytest.raises(ValueError, match="one label per step"):
+        audit_outputs(o0, o1, epsilon=5.0, delta=1e-3, estimator=Composition(step, groups=("a",) * 3))
+    with pytest.raises(TypeError, match="one label per step"):
+        Composition(step, groups="laplace")
