@@ -8,10 +8,17 @@ trials it gives the target, ``trials_for``), the audit's epsilon lower bound at 
 A design reaches its target when a correct learner's bound / tight is >= 0.9; a planted bug's tight value
 over its claim is its overspend. The sources of the tight values are listed after the table.
 
+``--mutants`` adds a second table: every learner mutant of the selected targets (``Target.mutants``) audited
+at the default nightly's trials and seed 0 (``Target.audit_mutant``), its bound against the correct code's
+tight epsilon and whether the audit flags it. ``--overspend`` adds a third: per target with an
+``overspend`` factory, the smallest factor of the grid whose overspending learner the audit flags at the
+default nightly's trials (the audits stop at the first flagged factor).
+
 Usage::
 
     python benchmarks/learner_tightness.py [--profiles smoke default] [--n-jobs 1] [--targets NAME ...]
-                                           [--papers PAPER ...] [--tight-only] [--csv FILE]
+                                           [--papers PAPER ...] [--tight-only] [--mutants] [--overspend]
+                                           [--csv FILE]
 """
 
 from __future__ import annotations
@@ -22,6 +29,7 @@ import sys
 import time
 
 PAPERS = ("decision-lists-winnow", "robust-halfspaces", "agnostic-halfspaces")
+OVERSPEND_GRID = (1.05, 1.1, 1.15, 1.2, 1.25, 1.5, 2.0)
 
 
 def _ratio(a: float, b: float) -> float:
@@ -34,11 +42,9 @@ def _ratio(a: float, b: float) -> float:
 
 def rows(names=None, papers=PAPERS, profiles=("smoke", "default"), n_jobs=1, tight_only=False):
     """One dict per target: the claim, the tight value and, per profile, the audit's bound, trials and wall time."""
-    from privbound.audit.targets import get_target, targets
     from privbound.reports.nightly import NIGHTLY_PROFILES, trials_for
 
-    selected = [get_target(n) for n in names] if names else [t for t in targets() if t.paper in papers]
-    for t in selected:
+    for t in _selected(names, papers):
         t0 = time.perf_counter()
         te = t.tight()
         row = {"target": t.name, "paper": t.paper, "bug": t.planted_bug, "claim": t.epsilon, "delta": t.delta,
@@ -56,6 +62,48 @@ def rows(names=None, papers=PAPERS, profiles=("smoke", "default"), n_jobs=1, tig
                 row[f"{prof}_bound/tight"] = _ratio(res.epsilon_lower_bound, row["tight"])
                 row[f"{prof}_violation"] = res.violation
                 row[f"{prof}_s"] = round(time.perf_counter() - t0, 1)
+        yield row
+
+
+def _selected(names, papers):
+    from privbound.audit.targets import get_target, targets
+
+    return [get_target(n) for n in names] if names else [t for t in targets() if t.paper in papers]
+
+
+def mutant_rows(names=None, papers=PAPERS, n_jobs=1):
+    """One dict per learner mutant: its audit at the default nightly's trials, seed 0, against the correct tight."""
+    from privbound.reports.nightly import NIGHTLY_PROFILES, trials_for
+
+    for t in _selected(names, papers):
+        for m in t.mutants:
+            trials = trials_for(t, NIGHTLY_PROFILES["default"])
+            t0 = time.perf_counter()
+            res = t.audit_mutant(m, trials=trials, seed=0, n_jobs=n_jobs)
+            yield {"target": t.name, "mutant": m.name, "tight": res.epsilon_tight, "bound": res.epsilon_lower_bound,
+                   "bound/tight": _ratio(res.epsilon_lower_bound, res.epsilon_tight or math.nan),
+                   "flagged": bool(res.tight_violation if res.epsilon_tight is not None else res.violation),
+                   "trials": trials, "s": round(time.perf_counter() - t0, 1), "description": m.description}
+
+
+def overspend_rows(names=None, papers=PAPERS, n_jobs=1, grid=OVERSPEND_GRID):
+    """Per target with an ``overspend`` factory: the smallest factor of ``grid`` its default audit flags."""
+    from privbound.reports.nightly import NIGHTLY_PROFILES, trials_for
+
+    for t in _selected(names, papers):
+        if t.overspend is None:
+            continue
+        trials = trials_for(t, NIGHTLY_PROFILES["default"])
+        row = {"target": t.name, "trials": trials, "smallest flagged": math.nan}
+        t0 = time.perf_counter()
+        for f in grid:
+            res = t.audit_mutant(t.overspend(f), trials=trials, seed=0, n_jobs=n_jobs)
+            row[f"x{f:g}"] = res.epsilon_lower_bound
+            if res.tight_violation:
+                row["smallest flagged"] = f
+                break
+        row["tight"] = res.epsilon_tight
+        row["s"] = round(time.perf_counter() - t0, 1)
         yield row
 
 
@@ -88,6 +136,8 @@ def main(argv=None) -> int:
     ap.add_argument("--targets", nargs="+", help="target names (default: every target of --papers)")
     ap.add_argument("--papers", nargs="+", default=list(PAPERS))
     ap.add_argument("--tight-only", action="store_true", help="the tight values only, no audit")
+    ap.add_argument("--mutants", action="store_true", help="also audit every learner mutant at the default trials")
+    ap.add_argument("--overspend", action="store_true", help="also the smallest overspend factor each audit flags")
     ap.add_argument("--csv", help="also write the rows to this CSV file")
     args = ap.parse_args(argv)
     import pandas as pd
@@ -103,6 +153,17 @@ def main(argv=None) -> int:
     print("\nSources of the tight values:")
     for r in out:
         print(f"- {r['target']}: {r['source']}")
+    if args.mutants:
+        cols = ["target", "mutant", "tight", "bound", "bound/tight", "flagged", "trials", "s"]
+        found = list(mutant_rows(args.targets, tuple(args.papers), args.n_jobs))
+        print("\nLearner mutants at the default nightly's trials (seed 0):\n")
+        print(markdown_table([[_fmt(r[c]) if c != "flagged" else ("yes" if r[c] else "NO") for c in cols]
+                              for r in found], cols))
+    if args.overspend:
+        cols = ["target", "tight", *(f"x{f:g}" for f in OVERSPEND_GRID), "smallest flagged", "trials", "s"]
+        found = list(overspend_rows(args.targets, tuple(args.papers), args.n_jobs))
+        print("\nSmallest overspend flagged at the default nightly's trials (seed 0; bounds per factor):\n")
+        print(markdown_table([[_fmt(r.get(c, math.nan)) for c in cols] for r in found], cols))
     if args.csv:
         pd.DataFrame(out).to_csv(args.csv, index=False)
     return 0
