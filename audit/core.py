@@ -98,8 +98,9 @@ def audit_mechanism(
       event on all trials with a union bound;
     * ``WhiteBox(log_likelihood_ratio)`` -- ``"white-box"``: a betting bound on the hockey-stick
       divergence from each output's exact log-likelihood ratio;
-    * ``Composition(step_log_likelihood_ratio)`` -- ``"composition"``: outputs of T i.i.d. steps, a
-      band on one step's privacy-loss law composed exactly;
+    * ``Composition(step_log_likelihood_ratio, groups=None)`` -- ``"composition"``: outputs of T i.i.d.
+      steps (or independent steps of several kinds, labelled by ``groups``), a band on one step's
+      privacy-loss law (per kind) composed exactly;
     * ``FloatingPoint(attack="auto", centers=None)`` -- ``"floating-point"``: the black-box estimator
       with the floating-point attack; the exact answers default to the mechanism's ``answer(d)``.
 
