@@ -27,6 +27,7 @@ Sources
 
 from __future__ import annotations
 
+import functools
 import math
 import numbers
 from fractions import Fraction
@@ -1074,13 +1075,18 @@ def above_threshold_firing_logprobs(queries: Any, threshold: float, epsilon: flo
     P(k) = int p(z) prod_{i<k} F_i(z) (1 - F_k(z)) dz with F_i(z) = P[q_i + nu < L + z] (Dwork & Roth 2014,
     Alg. 1), integrated by ``scipy.integrate.quad`` piecewise between the kinks of the integrand.
     """
-    from scipy import integrate
-
     q = check_finite_array(queries, "queries", ndim=1)
     L = check_real(threshold, "threshold")
     b0, b1 = AboveThreshold.noise_scales(epsilon)
-    T = q.size
-    qs = [float(v) for v in q]
+    return np.array(_firing_logprobs(tuple(float(v) for v in q), L, float(b0), float(b1)))
+
+
+@functools.lru_cache(maxsize=256)
+def _firing_logprobs(qs: tuple, L: float, b0: float, b1: float) -> tuple:
+    """:func:`above_threshold_firing_logprobs` for the scales (b0, b1) given, cached by value."""
+    from scipy import integrate
+
+    T = len(qs)
     kinks = sorted(set([0.0] + [v - L for v in qs]))
 
     def below(i, z):  # Laplace(0, b1) cdf at L + z - q_i (closed form; scipy.stats per call is too slow)
@@ -1096,13 +1102,13 @@ def above_threshold_firing_logprobs(queries: Any, threshold: float, epsilon: flo
         return val
 
     edges = [-math.inf] + kinks + [math.inf]
-    out = np.empty(T + 1)
+    out = []
     for k in range(T + 1):  # k = T: no TRUE
         tot = 0.0
         for a, b in zip(edges[:-1], edges[1:]):
             tot += integrate.quad(integrand, a, b, args=(k,), epsabs=0.0, epsrel=1e-11, limit=200)[0]
-        out[k] = math.log(tot) if tot > 0 else -math.inf
-    return out
+        out.append(math.log(tot) if tot > 0 else -math.inf)
+    return tuple(out)
 
 
 @dataclass(frozen=True)
