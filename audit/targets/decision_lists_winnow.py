@@ -1,21 +1,50 @@
 """Audit targets of "Privately Learning Decision Lists and a Differentially Private Winnow" (paper id
 ``decision-lists-winnow``): DP-GreedyCover (Sec. 3) and DP-Winnow (Algorithm 4.2, Sec. 4.2).
 
+The correct learners are audited white-box: the output law of both learners is computable exactly, so each
+target supplies the exact privacy loss L(o) = ln P_d0(o) - ln P_d1(o) of its whole output, computed by the
+learner's own code, and the betting estimator (:class:`privbound.audit.estimators.WhiteBox`; Waudby-Smith &
+Ramdas 2023) turns it into a lower bound that approaches the pair's exact epsilon (``Target.tight``): the
+step-by-step observation of Nasr, Hayes, Steinke, Balle, Tramer, Jagielski, Carlini & Terzis (USENIX Security
+2023, arXiv:2302.07956), every selection or firing and every draw read through its exact law.
+
 Families:
 
 * ``greedy-cover`` -- DP-GreedyCover (:mod:`privbound.learners.decision_lists_winnow.decision_lists`),
-  replace-one neighbours: ``greedy-cover-canary`` (a canary feature firing only on the changed
-  record; statistic: the bit attached to it), ``greedy-cover-accumulation`` (the changed record is
-  fired by many features whose "bad" rules dominate, so the privacy loss accumulates over rounds;
-  statistic: the number of rounds before the record is covered), and the planted bug
-  ``greedy-cover-one-round-claim`` (same mechanism and pair, overall claim computed as if the M
-  rounds were one exponential-mechanism round: epsilon = epsilon_step).
-* ``winnow`` -- DP-Winnow (:mod:`privbound.learners.decision_lists_winnow.winnow`), event-level
-  neighbours (the label of round 0 flipped, so that it is cached and used for the first update
-  under d1), relaxed parameters so that the audit has power, a white-box statistic that replays
-  the shadow weights under both datasets (:func:`winnow_replay_llr`), and three planted bugs:
-  (i) non-private Winnow releasing its weights, (ii) AddQuery only on mistake rounds, (iii)
-  releasing the hidden (shadow) weights instead of the sampled ones.
+  replace-one neighbours, calibrated by ``DPGreedyCover.from_privacy`` when it runs
+  (:class:`GreedyCoverMechanism`). Observation: the whole selection sequence; L(o) sums, over the rounds, the
+  exponential mechanism's log-probability of the chosen rule given the history on each dataset
+  (:func:`greedy_cover_log_likelihood_ratio`, :func:`~privbound.learners.decision_lists_winnow.decision_lists.greedy_cover_log_likelihood`,
+  which runs the sampler's own round law). Pairs: ``greedy-cover-canary`` (a canary feature firing only on
+  the changed record), ``greedy-cover-accumulation`` (the changed record fired by many features whose "bad"
+  rules dominate, so the loss accumulates over rounds), and the planted bug ``greedy-cover-one-round-claim``
+  (same mechanism and pair, claim computed as if the M rounds were one round: epsilon = epsilon_step). The
+  tight value is the exact hockey-stick divergence of the selection law on the pair (the worst case over
+  pairs has no exact method; Theorem 7 [RECON] bounds it).
+* ``winnow`` -- DP-Winnow (:mod:`privbound.learners.decision_lists_winnow.winnow`), event-level neighbours
+  differing at round 0, relaxed parameters. Observation: the transcript (update rounds and released counts);
+  L(o) = the first window's AboveThreshold firing law (quadrature: its queries are fixed by the data until
+  the first release) + every released sample's ln w^0_j - ln w^1_j under the replayed shadow weights
+  (:func:`dp_winnow_log_likelihood_ratio`); the later windows' firing laws cancel. ``dp-winnow-replay`` runs
+  on :func:`winnow_round0_canary_pair` with K = 1, whose output law is enumerable: its tight value is the
+  exact epsilon on the pair (1.00 at delta = 1e-3), its claim the learner's pure 4 (a pure epsilon-DP
+  mechanism is (epsilon, delta)-DP for every delta). The worst case over pairs (the PLD of eps_hat and the m K
+  4 eta draws as randomized responses, 3.9 here) is out of reach of any pair: on DP-Winnow's cumulative
+  count queries a changed round shifts the whole rest of its window by one, which costs AboveThreshold at
+  most about eps_hat / 2, and a multiplicative-weights draw has loss at most about 2 eta at non-negligible
+  probability (4 eta only on outputs of vanishing probability). Three planted bugs on the older pair
+  :func:`winnow_pair`: (i) non-private Winnow releasing its weights, (ii) AddQuery only on mistake rounds,
+  (iii) releasing the hidden (shadow) weights instead of the sampled ones.
+
+Mutants (``Target.mutants``, each patching the code the learner runs, judged against the correct code's
+tight value; flagged at the default nightly's trials, seed 0): DP-GreedyCover's first round at twice its
+parameter (``round1-budget-doubled``), Lemma 3's 1/2 dropped in every round (``em-half-dropped``), and
+``from_privacy`` calibrating for add/remove under replace-one; AboveThreshold's threshold or query noise
+halved (read where every AboveThreshold reads its scales,
+:meth:`~privbound.learners.mechanisms.AboveThreshold.noise_scales`), DP-Winnow's shadow update at 2 eta and
+2 m samples released. ``Target.overspend(factor)``: every DP-GreedyCover round at factor eps_step; DP-Winnow at
+factor eps_hat (both noise scales divided by factor) and factor eta. A mutant patching the learner's law is
+read by the likelihood too, so its audit is a valid bound on the broken learner.
 
 One-run canary designs (Steinke, Nasr & Jagielski, NeurIPS 2023, arXiv:2305.08846): m canaries,
 each included independently with probability 1/2 (bits from ``SeedSequence([seed, 1])``), ONE
