@@ -29,7 +29,7 @@ Families:
   on :func:`winnow_round0_canary_pair` with K = 1, whose output law is enumerable: its tight value is the
   exact epsilon on the pair (1.00 at delta = 1e-3), its claim the learner's pure 4 (a pure epsilon-DP
   mechanism is (epsilon, delta)-DP for every delta). The worst case over pairs (the PLD of eps_hat and the m K
-  4 eta draws as randomized responses, 3.9 here) is out of reach of any pair: on DP-Winnow's cumulative
+  4 eta draws as randomized responses, 3.59 here) is out of reach of any pair: on DP-Winnow's cumulative
   count queries a changed round shifts the whole rest of its window by one, which costs AboveThreshold at
   most about eps_hat / 2, and a multiplicative-weights draw has loss at most about 2 eta at non-negligible
   probability (4 eta only on outputs of vanishing probability). Three planted bugs on the older pair
