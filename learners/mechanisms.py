@@ -27,6 +27,7 @@ Sources
 
 from __future__ import annotations
 
+import functools
 import math
 import numbers
 from fractions import Fraction
@@ -72,6 +73,8 @@ __all__ = [
     "AboveThreshold",
     "InitializeAboveThr",
     "above_threshold_alpha",
+    "above_threshold_firing_logprobs",
+    "above_threshold_first_firing",
     "SparseVector",
     "poisson_subsample",
     "PoissonSubsampled",
@@ -967,15 +970,26 @@ class AboveThreshold:
     ``add_query`` draws the noise and fixes the answer; ``test_above_threshold``
     returns the answer of the most recent query (asking twice costs nothing).
     The state is mutable by nature, so this is a plain class, not a frozen
-    dataclass.
+    dataclass. :meth:`noise_scales` is the one home of the two noise scales: every
+    AboveThreshold that runs (this class, DP-Winnow's batched runs, the batched
+    :func:`above_threshold_first_firing`) and the exact firing law
+    (:func:`above_threshold_firing_logprobs`) read them there.
     """
+
+    @staticmethod
+    def noise_scales(epsilon: float) -> tuple[float, float]:
+        """``(threshold_scale, query_scale) = (2/epsilon, 4/epsilon)``: the Laplace scales of the noisy
+        threshold and of each query's noise (Dwork & Roth 2014, Alg. 1, sensitivity-1 queries)."""
+        eps = check_epsilon(epsilon)
+        return 2.0 / eps, 4.0 / eps
 
     def __init__(self, epsilon: float, threshold: float, beta: float, rng: np.random.Generator) -> None:
         self.epsilon = check_epsilon(epsilon)
         self.threshold = check_real(threshold, "threshold")
         self.beta = check_probability(beta, "beta", open_low=True, open_high=True)
         self._rng = check_rng(rng)
-        self._noisy_threshold = self.threshold + self._rng.laplace(0.0, 2.0 / self.epsilon)
+        self._threshold_scale, self._query_scale = AboveThreshold.noise_scales(self.epsilon)
+        self._noisy_threshold = self.threshold + self._rng.laplace(0.0, self._threshold_scale)
         self._halted = False
         self._last: bool | None = None
         self._n_queries = 0
@@ -996,7 +1010,7 @@ class AboveThreshold:
                 "initialise a new instance"
             )
         q = check_real(value, "value")
-        nu = self._rng.laplace(0.0, 4.0 / self.epsilon)
+        nu = self._rng.laplace(0.0, self._query_scale)
         self._last = bool(q + nu >= self._noisy_threshold)
         self._n_queries += 1
         if self._last:
@@ -1036,6 +1050,65 @@ class AboveThreshold:
 def InitializeAboveThr(epsilon: float, L: float, beta: float, rng: np.random.Generator) -> AboveThreshold:
     """The Winnow paper's constructor name (Sec. 3.7): ``AboveThreshold(epsilon, L, beta, rng)``."""
     return AboveThreshold(epsilon, L, beta, rng)
+
+
+def above_threshold_first_firing(queries: Any, threshold: float, epsilon: float, rng: np.random.Generator,
+                                 size: int) -> np.ndarray:
+    """``size`` independent runs of :class:`AboveThreshold` on one query sequence, vectorised over runs: the 0-based
+    index of the first query answered TRUE, ``len(queries)`` when none is (same law as the class, whose noise
+    scales it reads from :meth:`AboveThreshold.noise_scales`)."""
+    q = check_finite_array(queries, "queries", ndim=1)
+    threshold = check_real(threshold, "threshold")
+    rng = check_rng(rng)
+    size = check_int(size, "size", low=1)
+    b_thr, b_q = AboveThreshold.noise_scales(epsilon)
+    noisy = threshold + rng.laplace(0.0, b_thr, size)
+    above = q[None, :] + rng.laplace(0.0, b_q, (size, q.size)) >= noisy[:, None]
+    return np.where(above.any(axis=1), above.argmax(axis=1), q.size)
+
+
+def above_threshold_firing_logprobs(queries: Any, threshold: float, epsilon: float) -> np.ndarray:
+    """The exact law of :class:`AboveThreshold`'s first TRUE on a fixed query sequence: ``log P[first TRUE at
+    query k]`` for k = 0..T-1 and, last, ``log P[no TRUE]`` (T + 1 values).
+
+    With the noisy threshold L + z, z ~ Lap(b_thr), and query noises Lap(b_q) (:meth:`AboveThreshold.noise_scales`),
+    P(k) = int p(z) prod_{i<k} F_i(z) (1 - F_k(z)) dz with F_i(z) = P[q_i + nu < L + z] (Dwork & Roth 2014,
+    Alg. 1), integrated by ``scipy.integrate.quad`` piecewise between the kinks of the integrand.
+    """
+    q = check_finite_array(queries, "queries", ndim=1)
+    L = check_real(threshold, "threshold")
+    b0, b1 = AboveThreshold.noise_scales(epsilon)
+    return np.array(_firing_logprobs(tuple(float(v) for v in q), L, float(b0), float(b1)))
+
+
+@functools.lru_cache(maxsize=256)
+def _firing_logprobs(qs: tuple, L: float, b0: float, b1: float) -> tuple:
+    """:func:`above_threshold_firing_logprobs` for the scales (b0, b1) given, cached by value."""
+    from scipy import integrate
+
+    T = len(qs)
+    kinks = sorted(set([0.0] + [v - L for v in qs]))
+
+    def below(i, z):  # Laplace(0, b1) cdf at L + z - q_i (closed form; scipy.stats per call is too slow)
+        u = L + z - qs[i]
+        return 0.5 * math.exp(u / b1) if u < 0 else 1.0 - 0.5 * math.exp(-u / b1)
+
+    def integrand(z, k):
+        val = math.exp(-abs(z) / b0) / (2.0 * b0)
+        for i in range(min(k, T)):
+            val *= below(i, z)
+        if k < T:
+            val *= 1.0 - below(k, z)
+        return val
+
+    edges = [-math.inf] + kinks + [math.inf]
+    out = []
+    for k in range(T + 1):  # k = T: no TRUE
+        tot = 0.0
+        for a, b in zip(edges[:-1], edges[1:]):
+            tot += integrate.quad(integrand, a, b, args=(k,), epsabs=0.0, epsrel=1e-11, limit=200)[0]
+        out.append(math.log(tot) if tot > 0 else -math.inf)
+    return tuple(out)
 
 
 @dataclass(frozen=True)

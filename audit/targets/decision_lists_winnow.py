@@ -1,21 +1,50 @@
 """Audit targets of "Privately Learning Decision Lists and a Differentially Private Winnow" (paper id
 ``decision-lists-winnow``): DP-GreedyCover (Sec. 3) and DP-Winnow (Algorithm 4.2, Sec. 4.2).
 
+The correct learners are audited white-box: the output law of both learners is computable exactly, so each
+target supplies the exact privacy loss L(o) = ln P_d0(o) - ln P_d1(o) of its whole output, computed by the
+learner's own code, and the betting estimator (:class:`privbound.audit.estimators.WhiteBox`; Waudby-Smith &
+Ramdas 2023) turns it into a lower bound that approaches the pair's exact epsilon (``Target.tight``): the
+step-by-step observation of Nasr, Hayes, Steinke, Balle, Tramer, Jagielski, Carlini & Terzis (USENIX Security
+2023, arXiv:2302.07956), every selection or firing and every draw read through its exact law.
+
 Families:
 
 * ``greedy-cover`` -- DP-GreedyCover (:mod:`privbound.learners.decision_lists_winnow.decision_lists`),
-  replace-one neighbours: ``greedy-cover-canary`` (a canary feature firing only on the changed
-  record; statistic: the bit attached to it), ``greedy-cover-accumulation`` (the changed record is
-  fired by many features whose "bad" rules dominate, so the privacy loss accumulates over rounds;
-  statistic: the number of rounds before the record is covered), and the planted bug
-  ``greedy-cover-one-round-claim`` (same mechanism and pair, overall claim computed as if the M
-  rounds were one exponential-mechanism round: epsilon = epsilon_step).
-* ``winnow`` -- DP-Winnow (:mod:`privbound.learners.decision_lists_winnow.winnow`), event-level
-  neighbours (the label of round 0 flipped, so that it is cached and used for the first update
-  under d1), relaxed parameters so that the audit has power, a white-box statistic that replays
-  the shadow weights under both datasets (:func:`winnow_replay_llr`), and three planted bugs:
-  (i) non-private Winnow releasing its weights, (ii) AddQuery only on mistake rounds, (iii)
-  releasing the hidden (shadow) weights instead of the sampled ones.
+  replace-one neighbours, calibrated by ``DPGreedyCover.from_privacy`` when it runs
+  (:class:`GreedyCoverMechanism`). Observation: the whole selection sequence; L(o) sums, over the rounds, the
+  exponential mechanism's log-probability of the chosen rule given the history on each dataset
+  (:func:`greedy_cover_log_likelihood_ratio`, :func:`~privbound.learners.decision_lists_winnow.decision_lists.greedy_cover_log_likelihood`,
+  which runs the sampler's own round law). Pairs: ``greedy-cover-canary`` (a canary feature firing only on
+  the changed record), ``greedy-cover-accumulation`` (the changed record fired by many features whose "bad"
+  rules dominate, so the loss accumulates over rounds), and the planted bug ``greedy-cover-one-round-claim``
+  (same mechanism and pair, claim computed as if the M rounds were one round: epsilon = epsilon_step). The
+  tight value is the exact hockey-stick divergence of the selection law on the pair (the worst case over
+  pairs has no exact method; Theorem 7 [RECON] bounds it).
+* ``winnow`` -- DP-Winnow (:mod:`privbound.learners.decision_lists_winnow.winnow`), event-level neighbours
+  differing at round 0, relaxed parameters. Observation: the transcript (update rounds and released counts);
+  L(o) = the first window's AboveThreshold firing law (quadrature: its queries are fixed by the data until
+  the first release) + every released sample's ln w^0_j - ln w^1_j under the replayed shadow weights
+  (:func:`dp_winnow_log_likelihood_ratio`); the later windows' firing laws cancel. ``dp-winnow-replay`` runs
+  on :func:`winnow_round0_canary_pair` with K = 1, whose output law is enumerable: its tight value is the
+  exact epsilon on the pair (1.00 at delta = 1e-3), its claim the learner's pure 4 (a pure epsilon-DP
+  mechanism is (epsilon, delta)-DP for every delta). The worst case over pairs (the PLD of eps_hat and the m K
+  4 eta draws as randomized responses, 3.59 here) is out of reach of any pair: on DP-Winnow's cumulative
+  count queries a changed round shifts the whole rest of its window by one, which costs AboveThreshold at
+  most about eps_hat / 2, and a multiplicative-weights draw has loss at most about 2 eta at non-negligible
+  probability (4 eta only on outputs of vanishing probability). Three planted bugs on the older pair
+  :func:`winnow_pair`: (i) non-private Winnow releasing its weights, (ii) AddQuery only on mistake rounds,
+  (iii) releasing the hidden (shadow) weights instead of the sampled ones.
+
+Mutants (``Target.mutants``, each patching the code the learner runs, judged against the correct code's
+tight value; flagged at the default nightly's trials, seed 0): DP-GreedyCover's first round at twice its
+parameter (``round1-budget-doubled``), Lemma 3's 1/2 dropped in every round (``em-half-dropped``), and
+``from_privacy`` calibrating for add/remove under replace-one; AboveThreshold's threshold or query noise
+halved (read where every AboveThreshold reads its scales,
+:meth:`~privbound.learners.mechanisms.AboveThreshold.noise_scales`), DP-Winnow's shadow update at 2 eta and
+2 m samples released. ``Target.overspend(factor)``: every DP-GreedyCover round at factor eps_step; DP-Winnow at
+factor eps_hat (both noise scales divided by factor) and factor eta. A mutant patching the learner's law is
+read by the likelihood too, so its audit is a valid bound on the broken learner.
 
 One-run canary designs (Steinke, Nasr & Jagielski, NeurIPS 2023, arXiv:2305.08846): m canaries,
 each included independently with probability 1/2 (bits from ``SeedSequence([seed, 1])``), ONE
@@ -81,6 +110,7 @@ canary 0 flipped):
 
 from __future__ import annotations
 
+import copy
 import math
 from dataclasses import dataclass
 from typing import Sequence
@@ -90,14 +120,25 @@ import numpy as np
 from privbound.audit.engine import map_chunks
 from privbound.audit.one_run import OneRunResult, default_guess_grid, one_run_audit
 from privbound.audit.targets.registry import OneRunDesign, Target, TightEpsilon, register_target
+from privbound.learners.decision_lists_winnow import decision_lists as _dl
+from privbound.learners.decision_lists_winnow import winnow as _winnow
 from privbound.learners.decision_lists_winnow.decision_lists import (
     DPGreedyCover,
     greedy_cover_epsilon_replace,
+    greedy_cover_log_likelihood,
     greedy_cover_orbit_logprobs,
     greedy_cover_sample,
     exact_epsilon,
 )
-from privbound.learners.decision_lists_winnow.winnow import DPWinnow, Winnow, dp_winnow_round0_witness
+from privbound.learners.decision_lists_winnow.winnow import (
+    DPWinnow,
+    Winnow,
+    dp_winnow_round0_log_likelihood_ratio,
+    dp_winnow_round0_tight_epsilon,
+    dp_winnow_round0_witness,
+)
+from privbound.learners.mechanisms import AboveThreshold
+from privbound.mutation import Mutant, patch, together
 from privbound.learners.neighbouring import NeighbouringRelation as NR
 from privbound._validation import check_confidence, check_epsilon, check_int, check_real
 
@@ -325,9 +366,29 @@ def greedy_cover_canary_one_run(
 
 @dataclass(frozen=True)
 class GreedyCoverMechanism:
-    """DP-GreedyCover on data = (Phi, y); output row = (order of features, their bits), length 2M."""
+    """DP-GreedyCover asked for the budget (epsilon, delta) under ``neighbouring``, on data = (Phi, y); output row =
+    (order of features, their bits), length 2M.
 
-    epsilon_step: float
+    The per-round parameter comes from the learner's own calibration (:meth:`DPGreedyCover.from_privacy`),
+    computed when the mechanism runs, so the audit runs the constructor a user calls.
+    """
+
+    epsilon: float
+    delta: float
+    neighbouring: str = "replace-one"
+
+    @classmethod
+    def at_step(cls, epsilon_step: float, delta: float) -> "GreedyCoverMechanism":
+        """The mechanism whose replace-one calibration gives the per-round parameter ``epsilon_step``."""
+        return cls(greedy_cover_epsilon_replace(epsilon_step, delta), delta)
+
+    @property
+    def learner(self) -> DPGreedyCover:
+        return DPGreedyCover.from_privacy(self.epsilon, self.delta, neighbouring=self.neighbouring)
+
+    @property
+    def epsilon_step(self) -> float:
+        return self.learner.epsilon_step
 
     def sample(self, data, rng, size):
         Phi, y = data
@@ -398,9 +459,27 @@ def _rounds_before_cover(k: int):
     return score
 
 
+def greedy_cover_log_likelihood_ratio(mechanism: GreedyCoverMechanism, d0, d1):
+    """White-box privacy loss of DP-GreedyCover's whole selection sequence: L(o) = ln P_d0(o) - ln P_d1(o), each term
+    the learner's own law (:func:`greedy_cover_log_likelihood`: per round the exponential mechanism's probability
+    of the chosen rule given the history) at the mechanism's calibrated per-round parameter."""
+    (P0, y0), (P1, y1) = d0, d1
+
+    def llr(outputs):
+        o = np.asarray(outputs, dtype=float)
+        M = o.shape[1] // 2
+        order, bits = o[:, :M].astype(np.int64), o[:, M:].astype(np.int64)
+        e = mechanism.epsilon_step
+        return greedy_cover_log_likelihood(P0, y0, order, bits, e) - greedy_cover_log_likelihood(P1, y1, order, bits, e)
+
+    return llr
+
+
 # ============================================================================ many-trial targets: DP-Winnow
 
 WINNOW_PARAMS = dict(epsilon_hat=1.0, eta=0.05, m=5, L=1.0, K=3)
+REPLAY_PARAMS = dict(epsilon_hat=2.0, eta=0.05, m=10, L=5.0, K=1)
+REPLAY_DELTA = 1e-3
 
 
 def winnow_pair(d: int = 11, T: int = 60):
@@ -505,6 +584,42 @@ def winnow_replay_llr(learner: DPWinnow, d0, d1):
     return score
 
 
+def winnow_round0_canary_pair(T: int = 30):
+    """Event-level pair built for DP-Winnow's exact privacy loss: round 0 replaced, every other round fixed.
+
+    Over {-1,1}^4 with c = (1, 1, -1, -1): d0's round 0 is (1, 1, 1, 1; +1), which the uniform initial weights
+    predict correctly; d1's is (c; +1), a mistake (sgn 0). Round 1 is (-c; +1), a mistake on both, and every
+    later round is (1, 1, 1, 1; +1), which no released vector (entries >= 0, summing to 1) gets wrong. So the
+    first window's mistake counts are 0, 1, 1, ... on d0 and 1, 2, 2, ... on d1 (the whole query sequence of
+    the first AboveThreshold instance shifted by one), and when the first firing comes after round 0 the two
+    shadow updates are opposite (e^{-eta c} on d0, e^{+eta c} on d1): each released sample then has privacy
+    loss exactly +-2 eta, the most one multiplicative-weights draw can have at equal mass.
+    """
+    T = check_int(T, "T", low=2)
+    c = np.array([1.0, 1.0, -1.0, -1.0])
+    X = np.ones((T, 4))
+    X[1] = -c
+    y = np.ones(T, dtype=np.int64)
+    X1 = X.copy()
+    X1[0] = c
+    return (X, y), (X1, y.copy())
+
+
+def dp_winnow_log_likelihood_ratio(mechanism: "DPWinnowMechanism", d0, d1):
+    """White-box privacy loss of a :class:`DPWinnowMechanism`'s outputs on a pair differing at round 0 (the
+    learner's exact law, :func:`~privbound.learners.decision_lists_winnow.winnow.dp_winnow_round0_log_likelihood_ratio`)."""
+    d = np.asarray(d0[0]).shape[1]
+
+    def llr(outputs):
+        o = np.asarray(outputs, dtype=float)
+        U = o.shape[1] // (1 + d)
+        # the law is built at each call, so that it is the law of the code that runs (a mutant's too)
+        law = dp_winnow_round0_log_likelihood_ratio(mechanism.learner, d0, d1)
+        return law(o[:, :U].astype(np.int64), o[:, U:].reshape(o.shape[0], U, d))
+
+    return llr
+
+
 def _first_update_at_zero(outputs):
     return (np.asarray(outputs)[:, 0] == 0).astype(float)
 
@@ -514,6 +629,129 @@ def _projection(direction):
         return np.asarray(outputs, dtype=float) @ direction
 
     return score
+
+
+# ============================================================================ privacy mutants of the learners
+
+
+def _sharpened_rounds(factor: float, which: str = "all"):
+    """DP-GreedyCover's exponential mechanism run at ``factor`` times its per-round parameter, in every round
+    (``which="all"``) or in the first round only (``"first"``): a patch of the learner's one selection law
+    (:func:`~privbound.learners.decision_lists_winnow.decision_lists._greedy_cover_rounds`), so the sampler and
+    the likelihood the white-box audit reads both run the broken law."""
+
+    def make(rounds):
+        def broken(Phi, y, epsilon_step, size, sign=1.0):
+            inner = rounds(Phi, y, epsilon_step, size, sign)
+            step, j = next(inner), 0
+            while True:
+                logp, err = step
+                if which == "all" or j == 0:
+                    a = factor * logp  # the logits scaled by factor; -inf stays -inf
+                    top = a.max(axis=1, keepdims=True)
+                    logp = a - (top + np.log(np.exp(a - top).sum(axis=1, keepdims=True)))
+                pick = yield logp, err
+                j += 1
+                try:
+                    step = inner.send(pick)
+                except StopIteration:
+                    return
+
+        return broken
+
+    return patch(_dl, "_greedy_cover_rounds", make)
+
+
+def _from_privacy_add_remove():
+    """``DPGreedyCover.from_privacy`` calibrating for add/remove whatever relation it is asked for."""
+
+    def make(_original):
+        def from_privacy(cls, epsilon, delta, **kwargs):
+            step = _dl.greedy_cover_step_for_epsilon(epsilon, delta, "add/remove")
+            return cls(epsilon_step=step, delta=delta, **kwargs)
+
+        return classmethod(from_privacy)
+
+    return patch(DPGreedyCover, "from_privacy", make)
+
+
+ROUND1_BUDGET_DOUBLED = Mutant("round1-budget-doubled", "DP-GreedyCover's first round runs its exponential "
+                               "mechanism at 2 eps_step", _sharpened_rounds(2.0, "first"), profile="default")
+EM_HALF_DROPPED = Mutant("em-half-dropped", "DP-GreedyCover samples with exp(eps q) (Lemma 3's 1/2 dropped) in every "
+                         "round", _sharpened_rounds(2.0), profile="default")
+FROM_PRIVACY_IGNORES_RELATION = Mutant(
+    "from-privacy-ignores-relation", "DPGreedyCover.from_privacy calibrates eps_step for add/remove neighbours when "
+    "asked for replace-one", _from_privacy_add_remove(), profile="default")
+GREEDY_COVER_MUTANTS = (ROUND1_BUDGET_DOUBLED, EM_HALF_DROPPED, FROM_PRIVACY_IGNORES_RELATION)
+"""The DP-GreedyCover mutants of the canary targets (greedy-cover-canary, greedy-cover-one-run). The accumulating
+pair keeps ``em-half-dropped``: its tight epsilon (8.90 at delta = 1e-5) sits on 15 rounds of accumulated loss, to
+which a sharper first round or the add/remove calibration (eps_step 4.003 instead of 4) adds less than its audit's
+distance to the tight value (bound 8.69 and 8.19 at seed 0)."""
+
+
+def greedy_cover_overspend(factor: float) -> Mutant:
+    """DP-GreedyCover spending ``factor`` times its budget: every round's exponential mechanism at factor eps_step."""
+    factor = check_real(factor, "factor", low=0.0, low_inclusive=False)
+    return Mutant(f"overspend-x{factor:g}", f"every round of DP-GreedyCover at {factor:g} eps_step",
+                  _sharpened_rounds(factor))
+
+
+def _scaled_noise(threshold: float = 1.0, query: float = 1.0):
+    """AboveThreshold's noise scales (threshold, query) multiplied by the factors, where every AboveThreshold that
+    runs reads them (:meth:`~privbound.learners.mechanisms.AboveThreshold.noise_scales`)."""
+
+    def make(scales):
+        def broken(epsilon):
+            b_thr, b_q = scales(epsilon)
+            return threshold * b_thr, query * b_q
+
+        return staticmethod(broken)
+
+    return patch(AboveThreshold, "noise_scales", make)
+
+
+def _update_rate(factor: float):
+    """DP-Winnow's shadow (multiplicative-weights) update at ``factor`` eta."""
+    return patch(_winnow, "multiplicative_update",
+                 lambda update: lambda logw, eta, y, x: update(logw, factor * eta, y, x))
+
+
+def _samples(factor: int):
+    """DP-Winnow releasing the empirical distribution of ``factor`` m samples (its accounting assumes m)."""
+
+    def make(run_batch):
+        def broken(self, *a, **k):
+            v = copy.copy(self)
+            v.m = factor * self.m
+            return run_batch(v, *a, **k)
+
+        return broken
+
+    return patch(DPWinnow, "run_batch", make)
+
+
+THRESHOLD_NOISE_HALVED = Mutant("threshold-noise-halved", "AboveThreshold's threshold noise Lap(1/eps_hat) instead "
+                                "of Lap(2/eps_hat)", _scaled_noise(threshold=0.5), profile="default")
+DP_WINNOW_MUTANTS = (
+    THRESHOLD_NOISE_HALVED,
+    Mutant("query-noise-halved", "AboveThreshold's query noise Lap(2/eps_hat) instead of Lap(4/eps_hat)",
+           _scaled_noise(query=0.5), profile="default"),
+    Mutant("shadow-rate-doubled", "DP-Winnow's shadow update uses 2 eta (each draw 8 eta-DP, accounted as 4 eta)",
+           _update_rate(2.0), profile="default"),
+    Mutant("samples-doubled", "DP-Winnow releases 2 m samples per update (accounted as m)", _samples(2),
+           profile="default"),
+)
+"""The DP-Winnow mutants of dp-winnow-replay. dp-winnow-one-run keeps ``threshold-noise-halved``: on its canary
+pair the loss is the first window's threshold shift (eta = 1e-4 makes the draws negligible), which the query
+noise, the shadow rate and the number of samples leave below its tight value."""
+
+
+def dp_winnow_overspend(factor: float) -> Mutant:
+    """DP-Winnow spending ``factor`` times its budget: AboveThreshold's noise scales divided by factor (eps_hat x
+    factor) and the shadow update at factor eta (each draw factor x 4 eta)."""
+    factor = check_real(factor, "factor", low=0.0, low_inclusive=False)
+    return Mutant(f"overspend-x{factor:g}", f"DP-Winnow at {factor:g} eps_hat and {factor:g} eta",
+                  together(_scaled_noise(1.0 / factor, 1.0 / factor), _update_rate(factor)))
 
 
 # ============================================================================ tight epsilons of the targets
@@ -526,6 +764,17 @@ def _greedy_cover_tight(epsilon_step: float, d0, d1, delta: float) -> TightEpsil
                         f"exact hockey-stick divergence of the selection law at eps_step = {epsilon_step:g} on this pair "
                         f"({lp0.size} output classes of the pair's symmetries, replace-one); the worst case over "
                         "pairs has no exact method (Theorem 7 [RECON] bounds it)")
+
+
+def _winnow_round0_tight(learner: DPWinnow, d0, d1, delta: float) -> TightEpsilon:
+    """DP-Winnow's epsilon on the target's own pair (differing at round 0), with the worst case over pairs beside it."""
+    eps, source = dp_winnow_round0_tight_epsilon(learner, d0, d1, delta)
+    worst, _ = learner.tight_epsilon(delta)
+    return TightEpsilon(eps, f"{source}; the worst case over event-level pairs is at most {worst:.4g} (PLD of "
+                             "eps_hat and the m K 4 eta draws as randomized responses), which no pair reaches: on "
+                             "DP-Winnow's count queries AboveThreshold's loss is at most about eps_hat/2 (a changed "
+                             "round shifts every later count of its window by the same 1), and a multiplicative-"
+                             "weights draw's loss at most about 2 eta at non-negligible probability")
 
 
 def _winnow_witness_tight(mechanism: "DPWinnowMechanism", d0, d1, delta: float) -> TightEpsilon:
@@ -653,10 +902,12 @@ def _register_one_run() -> None:
     register_target(Target(
         "dp-winnow-one-run", "winnow", DPWinnowMechanism(learner, max_updates=K), w0, w1, g.epsilon, g.delta,
         description=f"DP-Winnow tuned for one-run canary rounds ({params}); many-trial pair: 20 canary "
-                    "rounds, statistic = firing at round 0",
+                    "rounds, white-box: the exact log-likelihood ratio of the transcript",
         score=_first_update_at_zero, default_trials=10_000,
+        log_likelihood_ratio=dp_winnow_log_likelihood_ratio(DPWinnowMechanism(learner, max_updates=K), w0, w1),
         claim_source="Lemma 11 [RECON accounting]: eps_hat + composition of mK 4eta-DP draws (learner's own accounting)", **common,
-        tight_epsilon=lambda: TightEpsilon(*learner.tight_epsilon(g.delta)),
+        tight_epsilon=lambda: _winnow_round0_tight(learner, w0, w1, g.delta),
+        mutants=(THRESHOLD_NOISE_HALVED,), overspend=dp_winnow_overspend,
     ))
     register_target(Target(
         "dp-winnow-one-run-query-on-mistakes", "winnow", DPWinnowMechanism(learner, query_every_round=False, max_updates=K),
@@ -693,15 +944,17 @@ def _register_one_run() -> None:
     common = dict(neighbouring=NR.REPLACE_ONE, canary="label of canary record 0 flipped", paper=PAPER, one_run_design=GREEDY_COVER_CANARY_FEATURES_DESIGN,
                   score=_feature_bit_before_T(0))
     register_target(Target(
-        "greedy-cover-one-run", "greedy-cover", GreedyCoverMechanism(gc.epsilon_step), c0, c1, gg.epsilon, gg.delta,
+        "greedy-cover-one-run", "greedy-cover", GreedyCoverMechanism(gg.epsilon, gg.delta), c0, c1, gg.epsilon, gg.delta,
         description=f"DP-GreedyCover, eps_step = 0.4, delta = 1e-5, tuned for one-run canary features; many-trial "
-                    f"pair: {n} canary records, statistic = bit of canary feature 0 if chosen before T",
-        default_trials=20_000,
+                    f"pair: {n} canary records, white-box: the exact log-likelihood ratio of the selection sequence",
+        log_likelihood_ratio=greedy_cover_log_likelihood_ratio(GreedyCoverMechanism(gg.epsilon, gg.delta), c0, c1),
+        default_trials=20_000, mutants=GREEDY_COVER_MUTANTS, overspend=greedy_cover_overspend,
         claim_source="Theorem 7 [RECON] replace-one: eps_AR + eps_step/2 (set-cover analysis)", **common,
         tight_epsilon=lambda: _greedy_cover_tight(gc.epsilon_step, c0, c1, gg.delta),
     ))
     register_target(Target(
-        "greedy-cover-one-run-step-40", "greedy-cover", GreedyCoverMechanism(40.0), c0, c1, gg.epsilon, gg.delta,
+        "greedy-cover-one-run-step-40", "greedy-cover", GreedyCoverMechanism.at_step(40.0, gg.delta), c0, c1,
+        gg.epsilon, gg.delta,
         planted_bug=True,
         description="BUG: rounds run at eps_step = 40 (near-argmax) while claiming the eps_step = 0.4 guarantee",
         default_trials=10_000, claim_source="claims Theorem 7 [RECON] for eps_step = 0.4", **common,
@@ -716,30 +969,34 @@ def _register_greedy_cover() -> None:
     """The many-trial DP-GreedyCover targets: the canary pair, the accumulating pair and its one-round bug."""
     eps_step, delta = 1.0, 1e-3
     c0, c1 = greedy_cover_canary_pair()
+    mech = GreedyCoverMechanism.at_step(eps_step, delta)
     register_target(Target(
-        "greedy-cover-canary", "greedy-cover", GreedyCoverMechanism(eps_step), c0, c1,
-        greedy_cover_epsilon_replace(eps_step, delta), delta, neighbouring=NR.REPLACE_ONE, canary="canary label flipped",
-        description="DP-GreedyCover, eps_step = 1, canary feature firing only on the changed record; "
-                    "statistic = bit attached to the canary feature",
-        paper=PAPER, score=_canary_bit, default_trials=20_000,
+        "greedy-cover-canary", "greedy-cover", mech, c0, c1,
+        mech.epsilon, delta, neighbouring=NR.REPLACE_ONE, canary="canary label flipped",
+        description="DP-GreedyCover, eps_step = 1 (from_privacy), canary feature firing only on the changed record; "
+                    "white-box: the exact log-likelihood ratio of the whole selection sequence",
+        paper=PAPER, score=_canary_bit, log_likelihood_ratio=greedy_cover_log_likelihood_ratio(mech, c0, c1),
+        default_trials=20_000, mutants=GREEDY_COVER_MUTANTS, overspend=greedy_cover_overspend,
         claim_source="Theorem 7 [RECON] replace-one: eps_AR + eps_step/2 (set-cover analysis)",
         tight_epsilon=lambda e=eps_step, d=delta: _greedy_cover_tight(e, c0, c1, d),
     ))
     # accumulating pair: correct claim and the one-round planted bug
     eps_step, delta = 4.0, 1e-5
     a0, a1, k = greedy_cover_accumulation_pair()
+    mech = GreedyCoverMechanism.at_step(eps_step, delta)
     register_target(Target(
-        "greedy-cover-accumulation", "greedy-cover", GreedyCoverMechanism(eps_step), a0, a1,
-        greedy_cover_epsilon_replace(eps_step, delta), delta, neighbouring=NR.REPLACE_ONE,
-        description="DP-GreedyCover, eps_step = 4, changed record fired by 9 features; "
-                    "statistic = rounds before the record is covered",
-        paper=PAPER, score=_rounds_before_cover(k), default_trials=60_000,
+        "greedy-cover-accumulation", "greedy-cover", mech, a0, a1,
+        mech.epsilon, delta, neighbouring=NR.REPLACE_ONE,
+        description="DP-GreedyCover, eps_step = 4 (from_privacy), changed record fired by 9 features; "
+                    "white-box: the exact log-likelihood ratio of the whole selection sequence",
+        paper=PAPER, score=_rounds_before_cover(k), log_likelihood_ratio=greedy_cover_log_likelihood_ratio(mech, a0, a1),
+        default_trials=60_000, mutants=(EM_HALF_DROPPED,), overspend=greedy_cover_overspend,
         claim_source="Theorem 7 [RECON] replace-one: eps_AR + eps_step/2 (set-cover analysis)",
         one_run_design=GREEDY_COVER_CANARY_FEATURES_DESIGN,
         tight_epsilon=lambda e=eps_step, d=delta: _greedy_cover_tight(e, a0, a1, d),
     ))
     register_target(Target(
-        "greedy-cover-one-round-claim", "greedy-cover", GreedyCoverMechanism(eps_step), a0, a1,
+        "greedy-cover-one-round-claim", "greedy-cover", mech, a0, a1,
         eps_step, 0.0, neighbouring=NR.REPLACE_ONE, planted_bug=True,
         description="BUG: per-round eps_step = 4 but the overall claim computed as if one round (eps = 4)",
         paper=PAPER, score=_rounds_before_cover(k), default_trials=60_000,
@@ -751,18 +1008,25 @@ def _register_greedy_cover() -> None:
 
 def _register_dp_winnow() -> None:
     """The many-trial DP-Winnow targets: relaxed parameters, the replay statistic and three planted bugs."""
+    r0, r1 = winnow_round0_canary_pair()
+    replay = DPWinnow(**REPLAY_PARAMS, delta=0.0)
+    rg = replay.guarantee
+    mech = DPWinnowMechanism(replay)
+    register_target(Target(
+        "dp-winnow-replay", "winnow", mech, r0, r1, rg.epsilon, REPLAY_DELTA,
+        neighbouring=NR.REPLACE_ONE_ROUND, canary="round 0 replaced (winnow_round0_canary_pair)",
+        description="DP-Winnow, relaxed parameters (eps_hat=2, eta=0.05, m=10, L=5, K=1), d=4, T=30; white-box: the "
+                    "exact log-likelihood ratio of the transcript (first window's firing law + every draw, replayed)",
+        paper=PAPER, score=winnow_replay_llr(replay, r0, r1),
+        log_likelihood_ratio=dp_winnow_log_likelihood_ratio(mech, r0, r1), default_trials=20_000,
+        claim_source=f"Lemma 11 [RECON accounting]: pure eps_hat + 4 eta m K = {rg.epsilon:g} (learner's own "
+                     f"accounting), hence ({rg.epsilon:g}, delta)-DP for every delta; audited at delta = {REPLAY_DELTA:g}",
+        tight_epsilon=lambda: _winnow_round0_tight(replay, r0, r1, REPLAY_DELTA),
+        mutants=DP_WINNOW_MUTANTS, overspend=dp_winnow_overspend,
+    ))
     w0, w1 = winnow_pair()
     learner = DPWinnow(**WINNOW_PARAMS, delta=1e-5)
     g = learner.guarantee
-    register_target(Target(
-        "dp-winnow-replay", "winnow", DPWinnowMechanism(learner), w0, w1, g.epsilon, g.delta,
-        neighbouring=NR.REPLACE_ONE_ROUND, canary="label of round 0 flipped",
-        description="DP-Winnow, relaxed parameters (eps_hat=1, eta=0.05, m=5, L=1, K=3), d=11, T=60; "
-                    "white-box replay log-likelihood statistic",
-        paper=PAPER, score=winnow_replay_llr(learner, w0, w1), default_trials=20_000,
-        claim_source="Lemma 11 [RECON accounting]: eps_hat + composition of mK 4eta-DP draws (learner's own accounting)",
-        tight_epsilon=lambda: TightEpsilon(*learner.tight_epsilon(g.delta)),
-    ))
     register_target(Target(
         "dp-winnow-query-on-mistakes", "winnow", DPWinnowMechanism(learner, query_every_round=False), w0, w1,
         g.epsilon, g.delta, neighbouring=NR.REPLACE_ONE_ROUND, canary="label of round 0 flipped", planted_bug=True,

@@ -296,6 +296,9 @@ register(Claim(
                   "training errors <= E w.p. >= 1 - beta/2 (Monte Carlo over EM coins)"),
             Check("exact-privacy", "exact", greedy_cover.check_theorem7_exact_privacy,
                   "exact hockey-stick delta at the claimed replace-one epsilon <= delta (enumeration)"),
+            Check("from-privacy", "exact", greedy_cover.check_theorem7_from_privacy,
+                  "DPGreedyCover.from_privacy under each relation: reports (epsilon, delta, relation); exact delta "
+                  "at epsilon <= delta over that relation's neighbours"),
             Check("audit", "deterministic", greedy_cover.check_theorem7_audit,
                   "auditor's lower bound on the canary target <= exact epsilon <= claim"),
             Check("pac-accuracy", "probabilistic", greedy_cover.check_theorem7_pac,
@@ -374,6 +377,8 @@ register(Claim(
                   "reconstructed totals <= epsilon over a grid of (epsilon, delta, K, m)"),
             Check("printed-two-part-grid", "deterministic", dp_winnow_privacy.check_lemma11_printed_two_part,
                   "erratum: the two-part total over a grid with delta -> 1 exceeds epsilon from delta ~ 0.47", erratum_form='reconstructed'),
+            Check("from-privacy", "deterministic", dp_winnow_privacy.check_lemma11_from_privacy,
+                  "DPWinnow.from_privacy (its one relation, event-level replace-one): reported epsilon <= epsilon"),
             Check("dp-accounting", "deterministic", dp_winnow_privacy.check_lemma11_accountants,
                   "RDP and PLD accountants on a randomized-response model of the composition"),
             Check("audit", "deterministic", dp_winnow_privacy.check_lemma11_audit,

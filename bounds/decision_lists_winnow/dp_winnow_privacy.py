@@ -8,6 +8,7 @@ by advanced composition). Erratum found on the way: the conservative two-part to
 instances, delta/2 each) exceeds epsilon from delta ~ 0.47, so Lemma 11 needs the sharp accounting.
 
 * the reconstructed totals over a grid of (epsilon, delta, K, m) (:func:`check_lemma11_grid`);
+* the learner's own calibration ``DPWinnow.from_privacy`` (:func:`check_lemma11_from_privacy`);
 * the erratum: the two-part total over a grid with delta -> 1 (:func:`check_lemma11_printed_two_part`), which fails;
 * dp_accounting's RDP and PLD accountants on a randomized-response model of the composition
   (:func:`check_lemma11_accountants`);
@@ -23,13 +24,15 @@ from privbound.audit.targets import get_target
 from privbound.bounds.checks import CheckContext, CheckResult, inequality
 from privbound.bounds.decision_lists_winnow.formulas import lemma11_two_part_total
 from privbound.learners.decision_lists_winnow.winnow import (
+    DPWinnow,
     dp_winnow_epsilon_sharp,
     dp_winnow_epsilon_two_part,
     lemma11_epsilon_hat,
     lemma11_eta,
 )
 
-__all__ = ["check_lemma11_grid", "check_lemma11_printed_two_part", "check_lemma11_accountants", "check_lemma11_audit"]
+__all__ = ["check_lemma11_grid", "check_lemma11_printed_two_part", "check_lemma11_from_privacy",
+           "check_lemma11_accountants", "check_lemma11_audit"]
 
 _GRID_EPS = (0.01, 0.1, 0.5, 0.9, 0.999)
 _GRID_DELTA = (1e-12, 1e-6, 1e-3, 0.1, 0.45, 0.9, 0.999)
@@ -79,6 +82,24 @@ def check_lemma11_printed_two_part(ctx: CheckContext) -> CheckResult:
                                   "cannot give (epsilon, delta) on all of (0,1)^2; the sharp accounting (only the "
                                   "AboveThreshold instance of the changed round pays) is the registered formula.")
     return out
+
+
+_FROM_PRIVACY_GRID = tuple(itertools.product((0.1, 0.5, 1.0), (1e-8, 1e-3, 0.3, 0.9), ((11, 0.2, 1_000), (50, 0.05, 100_000))))
+
+
+def check_lemma11_from_privacy(ctx: CheckContext) -> CheckResult:
+    """``DPWinnow.from_privacy(epsilon, delta, d, rho, T, beta)`` (Lemma 11 with Lemma 13's m and Lemma 14's K; its
+    one relation, event-level replace-one) over a grid: the learner it builds reports epsilon' <= epsilon at delta'
+    <= delta under that relation (``guarantee``, the learner's own accounting of the parameters it runs with).
+    Observed = max reported epsilon / epsilon (and 2 on a relation or delta mismatch)."""
+    worst, bad, rows = 0.0, 0, []
+    for eps, delta, (d, rho, T) in _FROM_PRIVACY_GRID:
+        g = DPWinnow.from_privacy(eps, delta, d, rho, T, 0.05).guarantee
+        worst = max(worst, g.epsilon / eps)
+        bad += int(g.delta > delta or g.neighbouring.value != "replace-one-round")
+        rows.append(dict(epsilon=eps, delta=delta, d=d, rho=rho, T=T, reported=g.epsilon, reported_delta=g.delta))
+    return inequality(max(worst, 2.0 if bad else 0.0), 1.0, sense="<=", grid=rows, mismatches=bad,
+                      note="observed = max over the grid of (reported epsilon) / (asked epsilon)")
 
 
 def _rr_event(eps0: float):

@@ -6,7 +6,8 @@
   DP-GreedyCover's own exponential-mechanism choices (:func:`check_prop6_em_choices`);
 * Theorem 7 (Sec. 3.2, [RECON]: the statement is missing from the source text): training error
   (:func:`check_theorem7_training_error`), exact privacy by enumeration
-  (:func:`check_theorem7_exact_privacy`), the auditor on the canary target against the exact
+  (:func:`check_theorem7_exact_privacy`), the learner's own calibration ``DPGreedyCover.from_privacy``
+  under each neighbouring relation it accepts (:func:`check_theorem7_from_privacy`), the auditor on the canary target against the exact
   epsilon (:func:`check_theorem7_audit`), PAC accuracy at the reconstructed sample size
   (:func:`check_theorem7_pac`) and the training-error identity (:func:`check_theorem7_error_identity`);
 * Theorem 1: sample-size scaling of DP-GreedyCover in |F| and epsilon (:func:`check_theorem1_scaling`).
@@ -27,6 +28,7 @@ from privbound.audit.targets.decision_lists_winnow import greedy_cover_canary_pa
 from privbound.bounds.checks import CheckContext, CheckResult, exact, failure_rate, inequality, scaling
 from privbound.bounds.decision_lists_winnow.formulas import greedy_cover_samples, greedy_cover_train_error
 from privbound.learners.decision_lists_winnow.decision_lists import (
+    DPGreedyCover,
     exact_epsilon,
     feature_matrix,
     greedy_cover_epsilon_replace,
@@ -44,6 +46,7 @@ __all__ = [
     "check_theorem1_scaling",
     "check_theorem7_training_error",
     "check_theorem7_exact_privacy",
+    "check_theorem7_from_privacy",
     "check_theorem7_audit",
     "check_theorem7_pac",
     "check_theorem7_error_identity",
@@ -256,6 +259,45 @@ def check_theorem7_exact_privacy(ctx: CheckContext) -> CheckResult:
     return exact(worst_ratio, 1.0, sense="<=", rtol=1e-9, grid=rows,
                  max_exact_pure_epsilon_over_M_eps_step=worst_pure,
                  note="observed = max exact delta(claimed eps) / claimed delta over samples and replacements")
+
+
+_FROM_PRIVACY_GRID = ((0.5, 1e-3), (3.5, 1e-5), (8.0, 1e-6))
+
+
+def check_theorem7_from_privacy(ctx: CheckContext) -> CheckResult:
+    """``DPGreedyCover.from_privacy(epsilon, delta, neighbouring=r)`` for each relation r it accepts
+    ("replace-one", "add/remove"): the learner it builds reports exactly (epsilon, delta) under r
+    (``guarantee``), and on small samples (|F| = 3, n = 6) its exact hockey-stick delta at epsilon is <= delta
+    over every neighbour under r (every replacement of record 0 by any point and label; its removal and the
+    addition of any record).
+    Observed = the worst of (reported epsilon / asked epsilon, max exact delta / delta, relation mismatch)."""
+    rng = ctx.rng
+    worst_report, worst_delta, mismatch, rows = 0.0, 0.0, 0, []
+    points = list(itertools.product((0, 1), repeat=3))
+    for relation in ("replace-one", "add/remove"):
+        for eps, delta in _FROM_PRIVACY_GRID:
+            learner = DPGreedyCover.from_privacy(eps, delta, neighbouring=relation)
+            g = learner.guarantee
+            worst_report = max(worst_report, g.epsilon / eps, eps / g.epsilon)
+            mismatch += int(g.delta != delta or g.neighbouring.value != ("replace-one" if relation == "replace-one"
+                                                                          else "add-or-remove-one"))
+            X = rng.integers(0, 2, size=(6, 3))
+            y = np.where(X[:, 0] == 1, 1, np.where(X[:, 1] == 1, 0, 1))
+            Phi = feature_matrix(X)
+            if relation == "replace-one":
+                others = [(np.vstack([np.asarray(p)[None], X[1:]]), np.r_[lab, y[1:]]) for p in points for lab in (0, 1)]
+            else:
+                others = [(X[1:], y[1:])] + [(np.vstack([X, np.asarray(p)[None]]), np.r_[y, lab])
+                                             for p in points for lab in (0, 1)]
+            for X1, y1 in others:
+                lp0, lp1, _ = greedy_cover_exact_logprobs(Phi, y, feature_matrix(X1), y1, learner.epsilon_step)
+                worst_delta = max(worst_delta, hockey_stick_delta(lp0, lp1, eps) / delta)
+            rows.append(dict(relation=relation, epsilon=eps, delta=delta, epsilon_step=learner.epsilon_step,
+                             reported_epsilon=g.epsilon, reported_relation=g.neighbouring.value))
+    observed = max(worst_report, worst_delta, 1.0 + mismatch)
+    return inequality(observed, 1.0, sense="<=", rtol=1e-9, grid=rows, max_report_ratio=worst_report,
+                      max_exact_delta_ratio=worst_delta, relation_mismatches=mismatch,
+                      note="observed = max(reported/asked epsilon both ways, exact delta/delta, 1 + relation mismatches)")
 
 
 def check_theorem7_audit(ctx: CheckContext) -> CheckResult:

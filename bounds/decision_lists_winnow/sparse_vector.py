@@ -7,9 +7,13 @@ two conclusions survive. The reconstruction alpha = 8 ln(2T/beta)/epsilon
 quoted in Theorem 12's proof.
 
 * Monte Carlo failure rate of the conclusions over adversarial query sequences
-  (:func:`check_lemma10_accuracy`, through :func:`privbound.audit.engine.map_chunks`);
+  (:func:`check_lemma10_accuracy`, through :func:`privbound.audit.engine.map_chunks`), sampled by
+  :func:`privbound.learners.mechanisms.above_threshold_first_firing`;
 * exact epsilon-DP of the firing-time distribution by quadrature over the threshold noise
-  (:func:`check_lemma10_dp`).
+  (:func:`check_lemma10_dp`, :func:`privbound.learners.mechanisms.above_threshold_firing_logprobs`).
+
+Both read the noise scales where every AboveThreshold that runs reads them
+(:meth:`privbound.learners.mechanisms.AboveThreshold.noise_scales`: the class, DP-Winnow's batched runs).
 """
 
 from __future__ import annotations
@@ -23,9 +27,13 @@ from scipy import integrate
 
 from privbound.audit.engine import map_chunks
 from privbound.bounds.checks import CheckContext, CheckResult, exact, failure_rate
-from privbound.learners.mechanisms import SparseVector, above_threshold_alpha
+from privbound.learners.mechanisms import (
+    above_threshold_alpha,
+    above_threshold_firing_logprobs,
+    above_threshold_first_firing,
+)
 
-__all__ = ["lemma10_failures", "above_threshold_firing_logprobs", "check_lemma10_accuracy", "check_lemma10_dp"]
+__all__ = ["lemma10_failures", "check_lemma10_accuracy", "check_lemma10_dp"]
 
 
 def _lemma10_sequences(L: float, alpha: float, T: int) -> dict[str, np.ndarray]:
@@ -64,11 +72,11 @@ def check_lemma10_accuracy(ctx: CheckContext) -> CheckResult:
     alpha = above_threshold_alpha(epsilon, T, beta)
     trials = ctx.trials(20_000)
     seqs = _lemma10_sequences(L, alpha, T)
-    mech = SparseVector(epsilon, L, cutoff=1)
     per = {}
     for i, (name, q) in enumerate(seqs.items()):
         def fn(size, ss, q=q):
-            out = mech.sample(q, np.random.default_rng(ss), size)
+            k = above_threshold_first_firing(q, L, epsilon, np.random.default_rng(ss), size)
+            out = np.where(np.arange(T)[None, :] == k[:, None], 1, 0)
             return lemma10_failures(q, out, L, alpha)
 
         fails = sum(map_chunks(fn, trials, seed=ctx.seed + i, chunk_size=5_000, n_jobs=ctx.n_jobs))
@@ -82,51 +90,20 @@ def check_lemma10_accuracy(ctx: CheckContext) -> CheckResult:
     return worst
 
 
-def above_threshold_firing_logprobs(q: np.ndarray, L: float, epsilon: float) -> np.ndarray:
-    """log P[first TRUE at query k] (k = 1..T) and log P[never] for AboveThreshold (Dwork & Roth Alg. 1).
-
-    Threshold noise Lap(2/eps), query noise Lap(4/eps): the scales are read from
-    ``privbound.learners.mechanisms.SparseVector(epsilon, L)`` (cutoff 1, the mechanism the accuracy
-    check samples; ``AboveThreshold`` uses the same), so the check guards the mechanism's calibration;
-    P(k) = int p(z) prod_{i<k} F_i(z) (1 - F_k(z)) dz with F_i(z) = P[q_i + nu < L + z],
-    integrated by scipy.integrate.quad piecewise between the kinks.
-    """
-    mech = SparseVector(epsilon, L, cutoff=1)
-    b0, b1 = mech.threshold_scale, mech.query_scale
-    T = q.size
-    qs = [float(v) for v in q]
-    kinks = sorted(set([0.0] + [v - L for v in qs]))
-
-    def below(i, z):  # Laplace(0, b1) cdf at L + z - q_i (closed form; scipy.stats per call is too slow)
-        u = L + z - qs[i]
-        return 0.5 * math.exp(u / b1) if u < 0 else 1.0 - 0.5 * math.exp(-u / b1)
-
-    def integrand(z, k):
-        val = math.exp(-abs(z) / b0) / (2.0 * b0)
-        for i in range(min(k, T)):
-            val *= below(i, z)
-        if k < T:
-            val *= 1.0 - below(k, z)
-        return val
-
-    edges = [-np.inf] + kinks + [np.inf]
-    out = np.empty(T + 1)
-    for k in range(T + 1):  # k = T means "never"
-        tot = 0.0
-        for a, b in zip(edges[:-1], edges[1:]):
-            tot += integrate.quad(integrand, a, b, args=(k,), epsabs=0.0, epsrel=1e-11, limit=200)[0]
-        out[k] = math.log(tot)
-    return out
-
-
 def check_lemma10_dp(ctx: CheckContext) -> CheckResult:
     """Exact (quadrature) epsilon-DP of AboveThreshold's output (firing time) over neighbours |q - q'|_inf <= 1.
 
-    Family: T = 3 queries, base vectors around the threshold, all 3^3 shifts in {-1, 0, 1}^3.
+    Families: T = 3 queries, base vectors around the threshold, all 3^3 shifts in {-1, 0, 1}^3; and the
+    proof's worst direction on T = 10 constant queries at and above the threshold (q' = q - 1 before the last
+    query, q + 1 at it; the firing at the last query then costs 0.98 epsilon, which the threshold noise and
+    the query noise each bring above epsilon when halved: 1.43 and 1.46 epsilon).
     """
     epsilon, L = 1.0, 2.0
-    bases = [np.array(v, dtype=float) for v in ((0, 0, 0), (2, 2, 2), (1, 3, 0), (4, 0, 2), (-3, 5, 1))]
-    shifts = [np.array(s, dtype=float) for s in itertools.product((-1, 0, 1), repeat=3)]
+    pairs = [(np.array(b, dtype=float), np.array(s, dtype=float))
+             for b in ((0, 0, 0), (2, 2, 2), (1, 3, 0), (4, 0, 2), (-3, 5, 1))
+             for s in itertools.product((-1, 0, 1), repeat=3)]
+    down_up = np.r_[-np.ones(9), 1.0]
+    pairs += [(np.full(10, base), down_up) for base in (2.0, 4.0)]
     cache: dict[tuple, np.ndarray] = {}
 
     def lp(v):
@@ -136,10 +113,9 @@ def check_lemma10_dp(ctx: CheckContext) -> CheckResult:
         return cache[key]
 
     worst, where = 0.0, None
-    for q in bases:
-        for s in shifts:
-            r = float(np.max(np.abs(lp(q) - lp(q + s))))
-            if r > worst:
-                worst, where = r, dict(q=q.tolist(), shift=s.tolist())
+    for q, s in pairs:
+        r = float(np.max(np.abs(lp(q) - lp(q + s))))
+        if r > worst:
+            worst, where = r, dict(q=q.tolist(), shift=s.tolist())
     return exact(worst, epsilon, sense="<=", rtol=1e-7, worst_case=where,
                  looseness=epsilon / worst, note="max |log P_q(k) - log P_q'(k)| over firing times k")

@@ -62,6 +62,7 @@ __all__ = [
     "greedy_cover_epsilon_replace",
     "greedy_cover_step_for_epsilon",
     "greedy_cover_sample",
+    "greedy_cover_log_likelihood",
     "greedy_cover_run",
     "greedy_cover_exact_logprobs",
     "hockey_stick_delta",
@@ -322,31 +323,26 @@ class DPGreedyCover:
         return dp_accounting.UnsupportedDpEvent()
 
 
-def greedy_cover_sample(Phi: np.ndarray, y: np.ndarray, epsilon_step: float, rng: np.random.Generator,
-                        size: int, *, sign: float = 1.0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """``size`` independent runs of DP-GreedyCover at once (arrays over trials).
+def _greedy_cover_rounds(Phi: np.ndarray, y: np.ndarray, epsilon_step: float, size: int, sign: float = 1.0):
+    """DP-GreedyCover's rounds on ``size`` runs at once, as a generator: the one home of its selection law.
 
-    Returns ``(order, bits, errors)``, each (size, M): the feature chosen in round j
-    (index M-1 = T), its bit, and its number of errors on S_j (= -q). Exact inverse-CDF
-    sampling of the exponential mechanism with logits ``sign * eps * q / 2`` (``sign=-1``
-    is the paper's literal, wrong sign -- for negative controls only). Samples of up to
-    63 records use a bitset representation of the remaining sample (popcounts).
+    Round j yields the normalised log-probabilities (size, 2M) of the candidates (f, b) (index 2f + b; features
+    already chosen at -inf) and the error counts (size, M, 2) of every rule on the remaining sample S_j; it is
+    sent back the chosen candidates (size,) and removes the records they cover. The sampler
+    (:func:`greedy_cover_sample`) sends draws, the likelihood (:func:`greedy_cover_log_likelihood`) sends
+    given outputs, so both run the same law. Logits ``sign * eps * q / 2`` with q = -#errors (``sign=-1`` is
+    the paper's literal, wrong sign -- for negative controls only). Samples of up to 63 records use a bitset
+    representation of the remaining sample (popcounts).
     """
     eps = check_epsilon(epsilon_step, "epsilon_step")
-    rng = check_rng(rng)
-    size = check_int(size, "size", low=1)
     Phi = np.asarray(Phi, dtype=bool)
     y = np.asarray(y)
     n, M = Phi.shape
     # Error sets of the rules: (f, 0) errs on {f = 1, y = 1}; (f, 1) errs on {f = 1, y = 0}.
     E = np.stack([Phi & (y[:, None] == 1), Phi & (y[:, None] == 0)], axis=2)  # (n, M, 2)
-    order = np.empty((size, M), dtype=np.int64)
-    bits = np.empty((size, M), dtype=np.int8)
-    errors = np.empty((size, M), dtype=np.int64)
     used = np.zeros((size, M), dtype=bool)
     rows = np.arange(size)
     if n <= 63:
-        # Bitset path: the remaining sample S_j is one integer per trial, an error count a popcount.
         w = (np.uint64(1) << np.arange(n, dtype=np.uint64))
         Emask = np.bitwise_or.reduce(np.where(E, w[:, None, None], np.uint64(0)), axis=0)  # (M, 2)
         cover = np.bitwise_or.reduce(np.where(Phi, w[:, None], np.uint64(0)), axis=0)  # (M,)
@@ -366,20 +362,77 @@ def greedy_cover_sample(Phi: np.ndarray, y: np.ndarray, epsilon_step: float, rng
         logits = sign * (eps / 2.0) * (-err)
         logits[used] = -np.inf
         logits = logits.reshape(size, 2 * M)
-        # Inverse-CDF sampling of the exponential mechanism (exact; cheaper than Gumbel-max here).
-        p = np.exp(logits - logits.max(axis=1, keepdims=True))
-        cum = np.cumsum(p, axis=1)
-        u = rng.random(size) * cum[:, -1]
-        pick = np.minimum((cum <= u[:, None]).sum(axis=1), 2 * M - 1)
-        f, b = pick // 2, pick % 2
-        order[:, j], bits[:, j] = f, b
-        errors[:, j] = err[rows, f, b].astype(np.int64)
+        top = logits.max(axis=1, keepdims=True)
+        logp = logits - (top + np.log(np.exp(logits - top).sum(axis=1, keepdims=True)))
+        pick = yield logp, err
+        f = pick // 2
         used[rows, f] = True
         if n <= 63:
             alive = alive & ~cover[f]
         else:
             alive *= 1.0 - PhiF[:, f].T
+
+
+def greedy_cover_sample(Phi: np.ndarray, y: np.ndarray, epsilon_step: float, rng: np.random.Generator,
+                        size: int, *, sign: float = 1.0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``size`` independent runs of DP-GreedyCover at once (arrays over trials).
+
+    Returns ``(order, bits, errors)``, each (size, M): the feature chosen in round j
+    (index M-1 = T), its bit, and its number of errors on S_j (= -q). Exact inverse-CDF
+    sampling of each round's exponential mechanism (:func:`_greedy_cover_rounds`; ``sign=-1``
+    is the paper's literal, wrong sign -- for negative controls only).
+    """
+    rng = check_rng(rng)
+    size = check_int(size, "size", low=1)
+    M = np.asarray(Phi).shape[1]
+    order = np.empty((size, M), dtype=np.int64)
+    bits = np.empty((size, M), dtype=np.int8)
+    errors = np.empty((size, M), dtype=np.int64)
+    rows = np.arange(size)
+    rounds = _greedy_cover_rounds(Phi, y, epsilon_step, size, sign)
+    step = next(rounds)
+    for j in range(M):
+        logp, err = step
+        # Inverse-CDF sampling of the exponential mechanism (exact; cheaper than Gumbel-max here).
+        cum = np.cumsum(np.exp(logp), axis=1)
+        u = rng.random(size) * cum[:, -1]
+        pick = np.minimum((cum <= u[:, None]).sum(axis=1), 2 * M - 1)
+        pick = np.where(np.isfinite(logp[rows, pick]), pick, logp.argmax(axis=1))  # round-off at the top end
+        f, b = pick // 2, pick % 2
+        order[:, j], bits[:, j] = f, b
+        errors[:, j] = err[rows, f, b].astype(np.int64)
+        step = rounds.send(pick) if j + 1 < M else None
+    rounds.close()
     return order, bits, errors
+
+
+def greedy_cover_log_likelihood(Phi: np.ndarray, y: np.ndarray, order: Any, bits: Any, epsilon_step: float, *,
+                                sign: float = 1.0) -> np.ndarray:
+    """The exact log-probability that DP-GreedyCover on (Phi, y) outputs each of the given selection sequences.
+
+    ``order``/``bits`` (size, M) as :func:`greedy_cover_sample` returns them; the law is the one the sampler
+    runs (:func:`_greedy_cover_rounds`): the sum over rounds of the chosen candidate's log-probability given
+    the history. ``-inf`` for an output the learner cannot produce.
+    """
+    order = np.asarray(order, dtype=np.int64)
+    bits = np.asarray(bits, dtype=np.int64)
+    M = np.asarray(Phi).shape[1]
+    if order.ndim != 2 or order.shape != bits.shape or order.shape[1] != M:
+        raise ValueError(f"order and bits must both have shape (size, {M}), got {order.shape} and {bits.shape}")
+    if order.min(initial=0) < 0 or order.max(initial=0) >= M or not np.all((bits == 0) | (bits == 1)):
+        raise ValueError(f"order must hold feature indices in [0, {M}) and bits values in {{0, 1}}")
+    size = order.shape[0]
+    rows = np.arange(size)
+    out = np.zeros(size)
+    rounds = _greedy_cover_rounds(Phi, y, epsilon_step, size, sign)
+    logp, _ = next(rounds)
+    for j in range(M):
+        pick = 2 * order[:, j] + bits[:, j]
+        out += logp[rows, pick]
+        if j + 1 < M:
+            logp, _ = rounds.send(pick)
+    rounds.close()
+    return out
 
 
 def greedy_cover_run(Phi: np.ndarray, y: np.ndarray, epsilon_step: float, rng: np.random.Generator) -> list[tuple[int, int]]:

@@ -47,7 +47,7 @@ from privbound.learners.decision_lists_winnow.decision_lists import (
     nonnegative_weights,
     random_monotone_dl,
 )
-from privbound.learners.mechanisms import AboveThreshold, PrivacyGuarantee
+from privbound.learners.mechanisms import AboveThreshold, PrivacyGuarantee, above_threshold_firing_logprobs
 from privbound.learners.neighbouring import NeighbouringRelation
 from privbound._validation import Interval, check_int, check_real, check_rng, validate_parameters
 
@@ -82,6 +82,10 @@ __all__ = [
     "dp_winnow_composition_delta",
     "above_threshold_fire_probability",
     "dp_winnow_round0_witness",
+    "dp_winnow_first_window_queries",
+    "dp_winnow_round0_log_likelihood_ratio",
+    "dp_winnow_single_update_logprobs",
+    "dp_winnow_round0_tight_epsilon",
     "Instance",
     "generate_instance",
     "GENERATORS",
@@ -224,7 +228,7 @@ def above_threshold_fire_probability(query: float, threshold: float, epsilon_hat
     """P[query + Lap(4/eps_hat) >= threshold + Lap(2/eps_hat)]: the first query of a fresh AboveThreshold
     instance answers TRUE (closed form of the sum of two independent Laplace variables, scales 4/eps_hat and
     2/eps_hat: for z >= 0, P[sum > z] = (b1^2 e^{-z/b1} - b2^2 e^{-z/b2}) / (2 (b1^2 - b2^2)))."""
-    b1, b2 = 4.0 / epsilon_hat, 2.0 / epsilon_hat
+    b2, b1 = AboveThreshold.noise_scales(epsilon_hat)
     z = float(threshold - query)
 
     def tail(z: float) -> float:
@@ -273,6 +277,177 @@ def dp_winnow_round0_witness(learner: "DPWinnow", d0: tuple, d1: tuple, *, relea
     support0 = [np.full(d, 1.0 / d)] + ([shadow(X0[t0], y0[t0])] if t0 >= 0 else [])
     p0 = 0.0 if all(not np.allclose(v, v1, rtol=0, atol=1e-15) for v in support0) else 1.0
     return p0, fire0(X1, y1)
+
+
+# ============================================================================ exact output law on pairs that differ at round 0
+
+
+def _check_round0_pair(d0: tuple, d1: tuple) -> tuple[tuple[np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray]]:
+    """Two sequences of the same shape that agree on every round except round 0 (event-level neighbours)."""
+    (X0, y0), (X1, y1) = (_check_sequence(*d) for d in (d0, d1))
+    if X0.shape != X1.shape:
+        raise ValueError(f"d0 and d1 must have the same shape, got {X0.shape} and {X1.shape}")
+    if not (np.array_equal(X0[1:], X1[1:]) and np.array_equal(y0[1:], y1[1:])):
+        raise ValueError("d0 and d1 must agree on every round but round 0 (the exact law here is for the changed "
+                         "round at the start of the first window)")
+    return (X0, y0), (X1, y1)
+
+
+def dp_winnow_first_window_queries(X: Any, y: Any) -> np.ndarray:
+    """The queries of DP-Winnow's first AboveThreshold instance: the mistake count of rounds 0..t of the uniform
+    initial released vector (sgn 0 a mistake), for every t. Until the first firing nothing but the uniform vector
+    is released, so these are fixed by the data."""
+    X, y = _check_sequence(X, y)
+    return np.cumsum(X.mean(axis=1) * y <= 0.0).astype(float)
+
+
+def _replay_shadow_logweights(learner: "DPWinnow", X: np.ndarray, y: np.ndarray, rounds: np.ndarray,
+                              counts: np.ndarray) -> np.ndarray:
+    """The shadow log-weights (B, U, d) each released sample of a DP-Winnow transcript was drawn from, on the
+    dataset (X, y): window u runs from the round after the previous firing to ``rounds[:, u]`` under the vector
+    released before it, its first mistake is the cached example (none: no shadow update)."""
+    B, U = rounds.shape
+    T, d = X.shape
+    logw = np.full((B, d), -math.log(d))
+    tw = np.full((B, d), 1.0 / d)
+    start = np.zeros(B, dtype=np.int64)
+    out = np.zeros((B, U, d))
+    t_idx = np.arange(T)
+    for u in range(U):
+        has = rounds[:, u] >= 0
+        win = (t_idx[None, :] >= start[:, None]) & (t_idx[None, :] <= rounds[:, u][:, None])
+        mist = ((tw @ X.T) * y[None, :] <= 0.0) & win
+        upd = mist.any(axis=1) & has
+        if upd.any():
+            i = np.flatnonzero(upd)
+            first = mist[i].argmax(axis=1)
+            logw[i] = _log_normalise(multiplicative_update(logw[i], learner.eta, y[first, None], X[first]))
+        out[:, u] = logw
+        tw = np.where(has[:, None], counts[:, u] / learner.m, tw)
+        start = np.where(has, rounds[:, u] + 1, start)
+    return out
+
+
+def dp_winnow_round0_log_likelihood_ratio(learner: "DPWinnow", d0: tuple, d1: tuple):
+    """The exact privacy loss ``L(o) = log P_d0(o) / P_d1(o)`` of DP-Winnow's released transcript on an event-level
+    pair differing at round 0: a function of the outputs ``(update_rounds (B, U), counts (B, U, d))``.
+
+    The changed round lies in the first window, whose queries are fixed by the data
+    (:func:`dp_winnow_first_window_queries`): its firing round has the exact law
+    :func:`~privbound.learners.mechanisms.above_threshold_firing_logprobs` on each dataset. The later windows see
+    the same rounds and the same released vectors on both datasets, so their firing laws cancel. Every released
+    sample is a draw from the shadow weights, which the transcript fixes on each dataset
+    (the replay of the windows' first mistakes), so the draws contribute sum_u sum_j n_uj (ln w^0_uj - ln w^1_uj)
+    (the multinomial coefficients cancel). Queries are asked every round (Algorithm 4.2 as implemented); only the
+    first ``U`` updates need be observed (later draws are simply not in the output).
+    """
+    (X0, y0), (X1, y1) = _check_round0_pair(d0, d1)
+    validate_parameters(learner)
+    T, d = X0.shape
+    first = [above_threshold_firing_logprobs(dp_winnow_first_window_queries(X, y), learner.L, learner.epsilon_hat)
+             for X, y in ((X0, y0), (X1, y1))]
+
+    def llr(update_rounds: Any, counts: Any) -> np.ndarray:
+        rounds = np.asarray(update_rounds, dtype=np.int64)
+        if rounds.ndim != 2:
+            raise ValueError(f"update_rounds must be 2-d (trials, updates), got shape {rounds.shape}")
+        n = np.asarray(counts, dtype=float).reshape(rounds.shape[0], rounds.shape[1], d)
+        if learner.K == 0 or rounds.shape[1] == 0:
+            return np.zeros(rounds.shape[0])  # nothing is released
+        tau = np.where(rounds[:, 0] >= 0, rounds[:, 0], T)  # first firing (T: none)
+        out = first[0][tau] - first[1][tau]
+        lw0 = _replay_shadow_logweights(learner, X0, y0, rounds, n)
+        lw1 = _replay_shadow_logweights(learner, X1, y1, rounds, n)
+        has = (rounds >= 0)[:, :, None]
+        return out + np.where(has, n * (lw0 - lw1), 0.0).sum(axis=(1, 2))
+
+    return llr
+
+
+def dp_winnow_single_update_logprobs(learner: "DPWinnow", d0: tuple, d1: tuple, *,
+                                     max_classes: int = 2_000_000) -> tuple[np.ndarray, np.ndarray]:
+    """The exact output law of DP-Winnow with K = 1 on an event-level pair differing at round 0: log-probabilities
+    on d0 and d1 of a partition of the outputs into classes of equal privacy loss.
+
+    With K = 1 the output is the first firing round tau (or none) and, after it, the m-sample counts of ONE
+    draw from the shadow weights w^D(tau) (the uniform weights updated by dataset D's first mistake in rounds
+    0..tau). tau has the exact AboveThreshold law of the first window; given tau, the coordinates fall into
+    groups of equal (w^0_j, w^1_j), and the loss depends only on the counts per group, which are multinomial.
+    Returns ``(logp0, logp1)`` over (tau, group counts) and the no-firing class.
+    """
+    from scipy import stats
+
+    (X0, y0), (X1, y1) = _check_round0_pair(d0, d1)
+    validate_parameters(learner)
+    if learner.K != 1:
+        raise ValueError(f"the exact law here is for K = 1 (one update), got K = {learner.K}")
+    T, d = X0.shape
+    first = [above_threshold_firing_logprobs(dp_winnow_first_window_queries(X, y), learner.L, learner.epsilon_hat)
+             for X, y in ((X0, y0), (X1, y1))]
+    lp0, lp1 = [np.array([first[0][T]])], [np.array([first[1][T]])]
+    for tau in range(T):
+        rounds = np.array([[tau]])
+        lw = [_replay_shadow_logweights(learner, X, y, rounds, np.zeros((1, 1, d)))[0, 0] for X, y in ((X0, y0), (X1, y1))]
+        keys, group = np.unique(np.round(np.stack(lw, axis=1), 12), axis=0, return_inverse=True)
+        G = keys.shape[0]
+        logmass = [np.log(np.bincount(group.ravel(), weights=np.exp(w), minlength=G)) for w in lw]
+        n_classes = math.comb(learner.m + G - 1, G - 1)
+        if n_classes > max_classes:
+            raise ValueError(f"{n_classes} count classes at tau = {tau} exceed max_classes = {max_classes}")
+        comp = _compositions(learner.m, G)
+        base = special.gammaln(learner.m + 1) - special.gammaln(comp + 1).sum(axis=1)
+        for s, (acc, lm) in enumerate(zip((lp0, lp1), logmass)):
+            with np.errstate(invalid="ignore"):
+                term = np.where(comp > 0, comp * lm[None, :], 0.0).sum(axis=1)
+            acc.append(first[s][tau] + base + term)
+    return np.concatenate(lp0), np.concatenate(lp1)
+
+
+def dp_winnow_round0_tight_epsilon(learner: "DPWinnow", d0: tuple, d1: tuple, delta: float) -> tuple[float, str]:
+    """``(epsilon, source)``: DP-Winnow's epsilon at ``delta`` on an event-level pair differing at round 0.
+
+    K = 1: exact (the hockey-stick divergence of :func:`dp_winnow_single_update_logprobs`). K > 1: the exact law of
+    the first window's firing round (the only AboveThreshold instance whose law differs,
+    :func:`dp_winnow_round0_log_likelihood_ratio`) composed, by dp_accounting's PLD, with the m K draws each
+    dominated by binary randomized response at 4 eta (their pure bound): exact in its AboveThreshold part, an
+    upper bound in its draws.
+    """
+    from privbound.learners.accounting import exact_epsilon
+
+    delta = check_real(delta, "delta", low=0.0, high=1.0, high_inclusive=False)
+    if learner.K == 1:
+        lp0, lp1 = dp_winnow_single_update_logprobs(learner, d0, d1)
+        return (exact_epsilon(lp0, lp1, delta),
+                f"exact hockey-stick divergence of the output law on this pair ({lp0.size} classes: the first "
+                "window's firing round by quadrature over AboveThreshold's threshold noise, the m-sample counts "
+                "of the single update per group of coordinates)")
+    from dp_accounting import NeighboringRelation
+    from dp_accounting.pld import privacy_loss_distribution as pld
+
+    (X0, y0), (X1, y1) = _check_round0_pair(d0, d1)
+    a = [above_threshold_firing_logprobs(dp_winnow_first_window_queries(X, y), learner.L, learner.epsilon_hat)
+         for X, y in ((X0, y0), (X1, y1))]
+    k = int(learner.m) * int(learner.K)
+    step = min(1e-4, 1e-3 / (k + 1))
+    draws = pld.from_randomized_response(randomized_response_noise(4.0 * learner.eta), 2, value_discretization_interval=step,
+                                         neighboring_relation=NeighboringRelation.REPLACE_ONE).self_compose(k)
+    eps = 0.0
+    for upper, lower in ((a[0], a[1]), (a[1], a[0])):
+        first = pld.from_two_probability_mass_functions(dict(enumerate(lower)), dict(enumerate(upper)),
+                                                        value_discretization_interval=step)
+        eps = max(eps, float(first.compose(draws).get_epsilon_for_delta(delta)))
+    return (eps, f"dp_accounting PLD of the first window's exact AboveThreshold law on this pair (quadrature) composed "
+                 f"with {k} draws each dominated by binary randomized response at 4 eta = {4 * learner.eta:g} "
+                 "(exact in its AboveThreshold part, an upper bound in its draws)")
+
+
+def _compositions(m: int, G: int) -> np.ndarray:
+    """Every vector of G non-negative integers summing to m, shape (C(m+G-1, G-1), G)."""
+    if G == 1:
+        return np.array([[m]])
+    rows = [np.concatenate([np.full((r.shape[0], 1), k), r], axis=1)
+            for k in range(m + 1) for r in (_compositions(m - k, G - 1),)]
+    return np.concatenate(rows, axis=0)
 
 
 # ============================================================================ traces
@@ -577,7 +752,7 @@ class _BatchState:
             cache=np.full(size, -1, dtype=np.int64),
             count=np.zeros(size, dtype=np.int64),
             halted=np.zeros(size, dtype=bool),
-            Lhat=learner.L + rng.laplace(0.0, 2.0 / learner.epsilon_hat, size),
+            Lhat=learner.L + rng.laplace(0.0, AboveThreshold.noise_scales(learner.epsilon_hat)[0], size),
             mistakes=np.zeros(size, dtype=np.int64),
             viol=np.zeros(size, dtype=np.int64),
             rounds=np.full((size, slots), -1, dtype=np.int64),
@@ -818,7 +993,7 @@ class DPWinnow:
         asked = (valid if query_every_round else am) & ~h
         # Lap(4/eps_hat) by inverse CDF of a uniform (same law as rng.laplace, several times faster)
         v = rng.random((pend.size, nb)) - 0.5
-        nu = np.copysign(np.log1p(-2.0 * np.abs(v)), -v) * (4.0 / self.epsilon_hat)
+        nu = np.copysign(np.log1p(-2.0 * np.abs(v)), -v) * AboveThreshold.noise_scales(self.epsilon_hat)[1]
         fire = asked & (cnt + nu >= st.Lhat[pend][:, None])
         anyf = fire.any(axis=1)
         p = np.where(anyf, fire.argmax(axis=1), nb - 1)
@@ -863,7 +1038,7 @@ class DPWinnow:
         st.k[idx] += 1
         st.cache[idx] = -1
         st.count[idx] = 0
-        st.Lhat[idx] = self.L + rng.laplace(0.0, 2.0 / self.epsilon_hat, idx.size)
+        st.Lhat[idx] = self.L + rng.laplace(0.0, AboveThreshold.noise_scales(self.epsilon_hat)[0], idx.size)
 
 
 # ============================================================================ a constructed adaptive adversary

@@ -58,11 +58,20 @@ def test_greedy_cover_one_round_claim_overspends_the_accumulating_pair():
 
 
 def test_dp_winnow_targets_tight_values():
-    # dp-winnow-replay claims delta = 0: the tight value is the sum of the pure steps, 1 + 4 * 0.05 * 5 * 3 = 4
-    # (= the claim). The one-run learner at delta = 1e-6 is below its advanced-composition claim 3.063.
-    assert get_target("dp-winnow-replay").tight().epsilon == pytest.approx(4.0, rel=1e-12)
+    # dp-winnow-replay (K = 1, pair differing at round 0) is audited at delta = 1e-3 against the exact epsilon of its
+    # pair (1.002), below its pure claim 4 and below the worst case over pairs that the learner's PLD of pure
+    # steps gives (stated in the source). dp-winnow-one-run: the first window's exact AboveThreshold law composed
+    # with its 900 draws (1.522), above eps_hat / 2 = 1.5 (the threshold shift) and below the claim 3.063.
+    from privbound.learners.decision_lists_winnow.winnow import dp_winnow_single_update_logprobs
+    from privbound.learners.accounting import exact_epsilon
+
+    rep = get_target("dp-winnow-replay")
+    lp0, lp1 = dp_winnow_single_update_logprobs(rep.mechanism.learner, rep.d0, rep.d1)
+    assert rep.tight().epsilon == pytest.approx(exact_epsilon(lp0, lp1, rep.delta), abs=1e-12)
+    assert rep.delta == 1e-3 and rep.tight().epsilon < rep.epsilon == pytest.approx(4.0, rel=1e-12)
+    assert rep.mechanism.learner.tight_epsilon(rep.delta)[0] > rep.tight().epsilon
     one = get_target("dp-winnow-one-run")
-    assert 3.0 < one.tight().epsilon < one.epsilon
+    assert 1.5 < one.tight().epsilon < one.epsilon
     for name in ("dp-winnow-query-on-mistakes", "dp-winnow-release-shadow", "winnow-release-weights",
                  "dp-winnow-one-run-query-on-mistakes", "dp-winnow-one-run-release-shadow",
                  "winnow-one-run-release-weights"):

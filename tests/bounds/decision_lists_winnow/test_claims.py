@@ -26,7 +26,8 @@ from privbound.bounds.decision_lists_winnow.formulas import (
     theorem12_corrected_bound,
     theorem12_paper_bound,
 )
-from privbound.bounds.decision_lists_winnow.sparse_vector import above_threshold_firing_logprobs, lemma10_failures
+from privbound.bounds.decision_lists_winnow.sparse_vector import lemma10_failures
+from privbound.learners.mechanisms import above_threshold_firing_logprobs
 from privbound.learners.decision_lists_winnow.decision_lists import (
     evaluate_monotone_dl,
     greedy_cover_epsilon_add_remove,
@@ -319,21 +320,37 @@ def test_lemma10_failure_counter_detects_too_small_alpha():
     assert lemma10_failures(q, out, L, 1.0) > 1000
 
 
-def test_lemma10_quadrature_matches_sampling():
-    # The quadrature firing-time distribution equals SparseVector's empirical one (chi-square,
-    # seeded; false-failure rate 1e-3).
+def test_lemma10_quadrature_matches_every_above_threshold_that_runs():
+    # The quadrature firing-time law (read from AboveThreshold.noise_scales) against the three code paths that
+    # sample AboveThreshold: the class (single instances), the batched above_threshold_first_firing, and
+    # SparseVector(cutoff=1) (its own general SVT scales). At eps = 0.7 and queries straddling L the two scales
+    # and their roles matter: a path with a halved or swapped scale moves the law by chi-square noncentrality
+    # >> 100 at these sizes. Chi-square goodness of fit, seeds fixed, false-failure rate 1e-3 each.
     from scipy import stats
 
-    from privbound.learners.mechanisms import SparseVector
+    from privbound.learners.mechanisms import AboveThreshold, SparseVector, above_threshold_first_firing
 
-    q, L = np.array([1.0, 3.0, 0.0]), 2.0
-    p = np.exp(above_threshold_firing_logprobs(q, L, 1.0))
+    q, L, eps = np.array([1.0, 3.0, 0.0, 2.5]), 2.0, 0.7
+    p = np.exp(above_threshold_firing_logprobs(q, L, eps))
     assert p.sum() == pytest.approx(1.0, abs=1e-9)
-    out = SparseVector(1.0, L).sample(q, np.random.default_rng(7), 20_000)
+
+    def single(rng):
+        at = AboveThreshold(eps, L, 0.1, rng)
+        for i, v in enumerate(q):
+            at.add_query(v)
+            if at.test_above_threshold():
+                return i
+        return q.size
+
+    rng = np.random.default_rng(5)
+    k_single = np.array([single(rng) for _ in range(4000)])
+    k_batch = above_threshold_first_firing(q, L, eps, np.random.default_rng(6), 20_000)
+    out = SparseVector(eps, L).sample(q, np.random.default_rng(7), 20_000)
     fired = out == 1
-    k = np.where(fired.any(axis=1), fired.argmax(axis=1), 3)
-    counts = np.bincount(k, minlength=4)
-    assert stats.chisquare(counts, 20_000 * p).pvalue > 1e-3
+    k_svt = np.where(fired.any(axis=1), fired.argmax(axis=1), q.size)
+    for k in (k_single, k_batch, k_svt):
+        counts = np.bincount(k, minlength=q.size + 1)
+        assert stats.chisquare(counts, k.size * p).pvalue > 1e-3
 
 
 def test_lemma15_construction_without_deletion_loses_margin():

@@ -235,11 +235,11 @@ def test_dp_winnow_firing_gaps_have_the_above_threshold_law():
     # and the window's count at its i-th round is i. The number of rounds from a window's start to its firing
     # is then AboveThreshold's firing index on the queries 1, 2, 3, ... with threshold noise Lap(2/eps_hat) and
     # query noise Lap(4/eps_hat), whose exact law Lemma 10's quadrature computes (it reads the scales of
-    # SparseVector(eps, L): 2/eps and 4/eps). Both the first window (threshold drawn when run_batch starts) and
+    # AboveThreshold.noise_scales: 2/eps and 4/eps). Both the first window (threshold drawn when run_batch starts) and
     # the second (threshold redrawn after the update) are tested, eps_hat = 1, L = 10, 16 bins (the last: no
     # firing within 16 rounds). Chi-square goodness of fit, 5000 runs, seed fixed, false-failure rate 0.001
     # each. With the threshold noise Lap(1/eps_hat) instead, the noncentrality is ~160 (p ~ 1e-25).
-    from privbound.bounds.decision_lists_winnow.sparse_vector import above_threshold_firing_logprobs
+    from privbound.learners.mechanisms import above_threshold_firing_logprobs
 
     eps_hat, L, W = 1.0, 10.0, 16
     p = np.exp(above_threshold_firing_logprobs(np.arange(1, W + 1, dtype=float), L, eps_hat))
@@ -353,8 +353,8 @@ def test_composition_pld_is_the_pld_of_the_learners_dp_event():
 @pytest.mark.parametrize("query, L, eps_hat", [(1.0, 1.0, 1.0), (1.0, 1.5, 3.0), (0.0, 2.0, 0.5), (3.0, 1.0, 2.0)])
 def test_above_threshold_fire_probability_matches_quadrature(query, L, eps_hat):
     # Closed form of the first query firing against the bounds' quadrature of AboveThreshold's firing law (an
-    # independent route: scipy.integrate.quad over the threshold noise, the scales read from SparseVector).
-    from privbound.bounds.decision_lists_winnow.sparse_vector import above_threshold_firing_logprobs
+    # independent route: scipy.integrate.quad over the threshold noise, the scales read from AboveThreshold.noise_scales).
+    from privbound.learners.mechanisms import above_threshold_firing_logprobs
     from privbound.learners.decision_lists_winnow.winnow import above_threshold_fire_probability
 
     p = math.exp(above_threshold_firing_logprobs(np.array([query]), L, eps_hat)[0])
