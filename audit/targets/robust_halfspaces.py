@@ -24,11 +24,12 @@ Families:
   of norm 2 with no clipping; the Laplace noise of the stopping test removed.
 * ``sphere`` -- the exponential mechanism of Theorem 5 on the circle (d = 2) with its exact log density
   (white-box likelihood ratio; pure DP, so one output refutes every epsilon below its privacy loss). The pair
-  (five copies of (e_1, +1) against six) puts mass 0.013 on the arc where the added point lowers the score and
-  reaches 0.992 of the worst case over add-or-remove pairs. Planted bug: the exponent multiplied by 4
+  (four copies of (e_1, +1) against five) puts mass 0.034 on the arc where the added point lowers the score and
+  reaches 0.979 of the worst case over add-or-remove pairs (more copies come closer but make that arc too rare
+  for a mutant whose larger exponent shrinks it further). Planted bug: the exponent multiplied by 4
   (exp(2 eps q) instead of exp(eps q/2)). Note: under add/remove the score only decreases (q(X + x) <= q(X)), so
   exp(eps q) is already eps-DP; the classic factor 2 is not needed, and "eps q instead of eps q/2" violates the
-  tight value of what runs (0.99 on the pair, 1 over pairs) but not the claim (our remark; the paper uses eps/2).
+  tight value of what runs (0.98 on the pair, 1 over pairs) but not the claim (our remark; the paper uses eps/2).
 
 Mutants (``Target.mutants``, :func:`perceptron_mutants`, :data:`SPHERE_MUTANTS`) patch the learners' own code: the
 Gaussian noise halved, the clipping skipped, the sampling rate ignored by the calibration, the noise not scaled by
@@ -66,7 +67,7 @@ _DELTA = 1e-5
 CANARY_OUTSIDE = 2.0  # the canary's norm over the clip norm: outside the ball, so clipping matters
 TRANSCRIPT_COPIES = 200  # d0 of the experimental transcript targets: copies of (R e_1, +1)
 THEORY_COPIES = 12_000  # d0 of the theory target: copies of (e_1, +1); their count keeps the stopping test off
-SPHERE_COPIES = 5
+SPHERE_COPIES = 4  # the correct sphere target's d0: copies of (e_1, +1)
 
 
 def canary_pair(n: int = 20, canary_norm: float = 1.0, seed: int = 20210413) -> tuple[tuple, tuple]:
@@ -136,10 +137,6 @@ class CanaryTranscript:
 
     def dp_event(self):
         return self.learner.dp_event()
-
-    @property
-    def guarantee(self):
-        return self.learner.guarantee
 
     def _processed(self, P) -> tuple[np.ndarray, np.ndarray]:
         """(d0's contributions y x, the canary's y x) after the learner's own input processing."""
@@ -497,7 +494,7 @@ def _register_perceptron_bugs() -> None:
         "batch-perceptron-noise-div10", "batch-perceptron", release, r0, r1, 1.0, _DELTA,
         neighbouring=NR.ADD_OR_REMOVE_ONE, paper=PAPER, one_run_design=PERCEPTRON_CANARIES, planted_bug=True,
         log_likelihood_ratio=release.log_likelihood_ratio, step_log_likelihood_ratio=release.step_log_likelihood_ratio,
-        default_trials=20_000, canary="(4 e_3, +1), clipped to 2 e_3",
+        default_trials=5_000, canary="(4 e_3, +1), clipped to 2 e_3",
         description="BUG: Gaussian noise 10x smaller than the RDP calibration for (1, 1e-5); the pair and transcript "
                     "of batch-perceptron-rdp-transcript",
         claim_source="claims Sec. 4 (RDP accountant)",
@@ -533,7 +530,7 @@ def _register_perceptron_bugs() -> None:
 
 def sphere_pair(copies: int = SPHERE_COPIES) -> tuple[tuple, tuple]:
     """d0: ``copies`` copies of (e_1, +1) in R^2; d1: one more. The added point lowers the score by 1 on the arc
-    R = {w: <w, e_1> <= 0.95 gamma}, which d0's copies make unlikely (mass 0.013 at five copies, gamma = 1/2), so the
+    R = {w: <w, e_1> <= 0.95 gamma}, which d0's copies make unlikely (mass 0.034 at four copies, gamma = 1/2), so the
     pair's epsilon s eps + log(1 - p_d0(R)(1 - e^{-s eps})) is near the worst case s eps (module docstring)."""
     copies = check_int(copies, "copies", low=1)
     X = np.tile([[1.0, 0.0]], (copies, 1))
@@ -541,20 +538,24 @@ def sphere_pair(copies: int = SPHERE_COPIES) -> tuple[tuple, tuple]:
 
 
 def _register_sphere_targets() -> None:
-    """The exponential mechanism of Theorem 5 on the circle and its planted bug (exact white-box likelihood ratio)."""
-    s0, s1 = sphere_pair()
-    for name, scale, bug, desc in (
-        ("sphere-em-d2", 0.5, False, "exponential mechanism of Theorem 5 on S^1, exact angular sampler; "
-                                     f"d0 = {SPHERE_COPIES} copies of (e_1, +1), d1 = one more; exact white-box LLR"),
-        ("sphere-em-d2-exponent-x4", 2.0, True, "BUG: density exp(2 eps q) instead of exp(eps q / 2)"),
+    """The exponential mechanism of Theorem 5 on the circle and its planted bug (exact white-box likelihood ratio).
+
+    The bug's pair has one copy: its exponent makes the arc of the added point's lower score too unlikely under more
+    copies for the trials to reach it."""
+    for name, scale, bug, copies, desc in (
+        ("sphere-em-d2", 0.5, False, SPHERE_COPIES, "exponential mechanism of Theorem 5 on S^1, exact angular sampler; "
+         f"d0 = {SPHERE_COPIES} copies of (e_1, +1), d1 = one more; exact white-box LLR"),
+        ("sphere-em-d2-exponent-x4", 2.0, True, 1, "BUG: density exp(2 eps q) instead of exp(eps q / 2); d0 = one "
+         "point (e_1, +1), d1 = the same point twice"),
     ):
+        s0, s1 = sphere_pair(copies)
         em = SphereExponentialMechanism(0.5, 2.0, exponent_scale=scale)
         register_target(Target(
             name, "sphere", em, s0, s1, 2.0, 0.0, neighbouring=NR.ADD_OR_REMOVE_ONE, paper=PAPER,
-            planted_bug=bug, default_trials=20_000, description=desc, canary="(e_1, +1), a sixth copy",
-            log_likelihood_ratio=(lambda o, em=em: em.log_density(s0, o) - em.log_density(s1, o)),
+            planted_bug=bug, default_trials=20_000, description=desc, canary="(e_1, +1), one more copy",
+            log_likelihood_ratio=(lambda o, em=em, s0=s0, s1=s1: em.log_density(s0, o) - em.log_density(s1, o)),
             claim_source="Theorem 5 (exponential mechanism; McSherry & Talwar 2007)",
-            tight_epsilon=lambda em=em: TightEpsilon(*em.tight_epsilon(s0, s1, 0.0)),
+            tight_epsilon=lambda em=em, s0=s0, s1=s1: TightEpsilon(*em.tight_epsilon(s0, s1, 0.0)),
             mutants=() if bug else SPHERE_MUTANTS, overspend=None if bug else sphere_overspend,
         ))
 
