@@ -86,7 +86,7 @@ def test_one_full_batch_step_targets_are_the_analytic_gaussian():
     # calibrated sigma: the clipped canary has sensitivity 1 (epsilon ~ 1 = the claim, to the calibration's
     # tolerance), the unclipped canary of norm 2 sensitivity 2 (2.15, the bug's overspend).
     ok, bug = get_target("batch-perceptron-clipped"), get_target("batch-perceptron-unclipped")
-    sigma = ok.mechanism.parameters().sigma
+    sigma = ok.mechanism.learner.parameters().sigma
     assert ok.tight().epsilon == pytest.approx(_gaussian_epsilon(sigma, 1e-5), abs=1e-4)
     assert bug.tight().epsilon == pytest.approx(_gaussian_epsilon(sigma, 1e-5, 2.0), abs=1e-4)
     assert bug.tight().epsilon > 2.1
