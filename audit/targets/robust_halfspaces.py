@@ -125,7 +125,7 @@ class CanaryTranscript:
 
     def sample(self, data: Any, rng: np.random.Generator, size: int) -> np.ndarray:
         X, y = data
-        r = self.learner.run_batch(X, y, rng, size, transcript=True)
+        r = self.learner.run_batch(X, y, rng, size, transcript=True, group_identical=True)
         parts = [r["iterates"].reshape(size, -1)]
         if "noisy_counts" in r:
             reached = r["n_iter"] + r["stopped"]

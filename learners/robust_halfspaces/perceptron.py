@@ -35,9 +35,9 @@ Conventions and errata:
   data's own units: inputs are clipped to the ball of radius R, a point is a margin mistake when
   y <w_hat, x> <= gamma' R, and the Gaussian noise has standard deviation sigma R (:func:`gaussian_noise_std`;
   sigma is the noise multiplier, R the sum's sensitivity); the count's sensitivity stays 1.
-* ``run_batch`` Poisson-subsamples identical records together: a record repeated m times enters a step's sums
-  Binomial(m, p) times (the law of m independent inclusions), so data sets with many copies of a record cost what
-  their distinct records cost.
+* ``run_batch(group_identical=True)`` Poisson-subsamples identical records together: a record repeated m times
+  enters a step's sums Binomial(m, p) times (the law of m independent inclusions), so data sets with many copies of
+  a record cost what their distinct records cost.
 """
 
 from __future__ import annotations
@@ -795,14 +795,16 @@ class DPBatchPerceptron:
         return check_finite_array(X, "X", ndim=2) @ self.coef_
 
     # ------------------------------------------------------------------ batched runs
-    def run_batch(self, X: Any, y: Any, rng: np.random.Generator, size: int, *, transcript: bool = False) -> dict[str, np.ndarray]:
+    def run_batch(self, X: Any, y: Any, rng: np.random.Generator, size: int, *, transcript: bool = False,
+                  group_identical: bool = False) -> dict[str, np.ndarray]:
         """``size`` independent runs of Algorithm 1 as array operations.
 
         Returns a dict with ``coef`` (size, d) (zeros on FAIL), ``failed``, ``stopped``, ``n_iter``
         (updates made), ``raw`` (size, d) the last w, and with ``transcript=True`` ``iterates``
         (size, T, d): w_1..w_T (rows after a stop repeat the last w), and with the stopping test
-        ``noisy_counts`` (size, T): |M_i| + Lap(b) of every step a run reached (NaN after its stop). Identical
-        records are subsampled together (module docstring), which is the law of independent inclusions.
+        ``noisy_counts`` (size, T): |M_i| + Lap(b) of every step a run reached (NaN after its stop). With
+        ``group_identical`` identical records are subsampled together (module docstring): the same law as
+        independent inclusions, another random stream, a cost that of the distinct records.
         """
         P = self.parameters()
         size = check_int(size, "size", low=1)
@@ -810,7 +812,7 @@ class DPBatchPerceptron:
         n, d = X.shape
         thr = self._threshold(P, n)
         margin, std = margin_threshold(P), gaussian_noise_std(P)
-        rows, mult = _distinct_rows(y[:, None] * X)
+        rows, mult = _distinct_rows(y[:, None] * X) if group_identical else (y[:, None] * X, np.ones(n, np.int64))
         W = np.zeros((size, d))
         out = np.zeros((size, d))
         active = np.ones(size, bool)

@@ -560,7 +560,8 @@ def test_batched_runs_match_single_runs_with_clip_norm_duplicates_and_records_ou
     y = np.r_[np.sign(X[:20, 0]) + (X[:20, 0] == 0), -np.ones(40)]
     kw = dict(alpha=0.3, n_iter=6, sampling_rate=0.5, noise_std=1.5, laplace_scale=3.0, n_nominal=60, clip_norm=2.0)
     single = [DPBatchPerceptron(0.3, random_state=s, **kw).fit(X, y) for s in range(300)]
-    batch = DPBatchPerceptron(0.3, **kw).run_batch(X, y, np.random.default_rng(99), 300, transcript=True)
+    batch = DPBatchPerceptron(0.3, **kw).run_batch(X, y, np.random.default_rng(99), 300, transcript=True,
+                                                   group_identical=True)
     a, b = np.array([s.n_iter_ for s in single]), batch["n_iter"]
     cats = np.unique(np.r_[a, b])
     table = np.array([[np.sum(a == c) for c in cats], [np.sum(b == c) for c in cats]])
@@ -576,12 +577,13 @@ def test_batched_runs_match_single_runs_with_clip_norm_duplicates_and_records_ou
     assert np.isnan(batch["noisy_counts"][batch["stopped"] & (batch["n_iter"] == 0), 1:]).all()
 
 
-def test_grouped_subsampling_keeps_the_stream_of_distinct_records():
-    # Data without repeated records draw one uniform per record, as before grouping: the same seed gives the same runs.
+@pytest.mark.parametrize("group_identical", [False, True])
+def test_grouped_subsampling_keeps_the_stream_of_distinct_records(group_identical):
+    # Data without repeated records draw one uniform per record, grouped or not: the same seed gives the same runs.
     rng = np.random.default_rng(4)
     X, y, _ = _separable(rng, 30, 3, 0.3)
     est = DPBatchPerceptron(0.3, variant="experimental", sampling_rate=0.5, n_iter=3, noise_std=1.0)
-    r = est.run_batch(X, y, np.random.default_rng(5), 4)
+    r = est.run_batch(X, y, np.random.default_rng(5), 4, group_identical=group_identical)
     g = np.random.default_rng(5)
     W = np.zeros((4, 3))
     for _ in range(3):
