@@ -493,10 +493,10 @@ def _register_perceptron_bugs() -> None:
     register_target(Target(
         "batch-perceptron-noise-div10", "batch-perceptron", release, r0, r1, 1.0, _DELTA,
         neighbouring=NR.ADD_OR_REMOVE_ONE, paper=PAPER, one_run_design=PERCEPTRON_CANARIES, planted_bug=True,
-        log_likelihood_ratio=release.log_likelihood_ratio, step_log_likelihood_ratio=release.step_log_likelihood_ratio,
-        default_trials=5_000, canary="(4 e_3, +1), clipped to 2 e_3",
+        log_likelihood_ratio=release.log_likelihood_ratio, default_trials=5_000, canary="(4 e_3, +1), clipped to 2 e_3",
         description="BUG: Gaussian noise 10x smaller than the RDP calibration for (1, 1e-5); the pair and transcript "
-                    "of batch-perceptron-rdp-transcript",
+                    "of batch-perceptron-rdp-transcript, betting estimator on the total loss (cheaper than the "
+                    "composition's grid at this loss's range)",
         claim_source="claims Sec. 4 (RDP accountant)",
         tight_epsilon=lambda: TightEpsilon(*small.tight_epsilon(_DELTA)),
     ))
