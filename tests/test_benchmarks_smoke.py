@@ -141,13 +141,13 @@ def test_gaussian_limit_tends_to_eps_at_the_tight_event(tight):
 
 def test_learner_tightness_runs(capsys):
     # In-process: two cheap targets at the smoke profile; the table has the claim, the tight value (the exact
-    # privacy curve on the pair, by hand in tests/learners: sphere 0.6966, greedy-cover canary 0.6673), the
+    # privacy curve on the pair, by hand in tests/learners: sphere 0.9783, greedy-cover canary 0.6673), the
     # bound / tight column, and each target's source is listed.
     lt = _load("learner_tightness")
     assert lt.main(["--profiles", "smoke", "--targets", "sphere-em-d2", "greedy-cover-canary"]) == 0
     out = capsys.readouterr().out
     assert "smoke_bound/tight" in out and "claim/tight" in out
-    assert "| sphere-em-d2 " in out and "0.6966" in out and "0.6673" in out
+    assert "| sphere-em-d2 " in out and "0.9783" in out and "0.6673" in out
     assert "- sphere-em-d2: exact hockey-stick divergence" in out
     assert lt.markdown_table([["a", "bb"]], ["x", "y"]).splitlines() == ["| x | y  |", "|---|----|", "| a | bb |"]
 

@@ -31,6 +31,13 @@ Conventions and errata:
 * Neighbouring datasets differ by adding or removing one point; inputs must lie in the unit ball
   (``input_check``: "clip" projects onto the ball, "normalize" scales every row to unit norm,
   "check" raises, "none" accepts anything -- only for planted-bug audits).
+* ``clip_norm`` R (default 1, the paper's unit ball) runs Algorithm 1 on the data scaled by 1/R, written in the
+  data's own units: inputs are clipped to the ball of radius R, a point is a margin mistake when
+  y <w_hat, x> <= gamma' R, and the Gaussian noise has standard deviation sigma R (:func:`gaussian_noise_std`;
+  sigma is the noise multiplier, R the sum's sensitivity); the count's sensitivity stays 1.
+* ``run_batch(group_identical=True)`` Poisson-subsamples identical records together: a record repeated m times
+  enters a step's sums Binomial(m, p) times (the law of m independent inclusions), so data sets with many copies of
+  a record cost what their distinct records cost.
 """
 
 from __future__ import annotations
@@ -38,7 +45,7 @@ from __future__ import annotations
 import functools
 import math
 from fractions import Fraction
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from numbers import Integral, Real
 from typing import TYPE_CHECKING, Any
 
@@ -79,6 +86,10 @@ __all__ = [
     "calibrate_gaussian_noise",
     "prepare_inputs",
     "halfspace_predict",
+    "gaussian_noise_std",
+    "margin_threshold",
+    "noisy_count_logpdf",
+    "noisy_count_cdf",
 ]
 
 _ADD_REMOVE = NeighbouringRelation.ADD_OR_REMOVE_ONE
@@ -106,24 +117,28 @@ def _check_labels(y: Any, n: int, name: str = "y") -> np.ndarray:
     return y
 
 
-def prepare_inputs(X: Any, y: Any, input_check: str = "clip", *, name: str = "X") -> tuple[np.ndarray, np.ndarray]:
-    """Validate (X, y) for the paper's learners: X in the unit ball B^d (Sec. 1), y in {-1, +1}.
+def prepare_inputs(X: Any, y: Any, input_check: str = "clip", *, radius: float = 1.0,
+                   name: str = "X") -> tuple[np.ndarray, np.ndarray]:
+    """Validate (X, y) for the paper's learners: X in the ball of radius ``radius`` (the unit ball B^d of Sec. 1 by
+    default), y in {-1, +1}.
 
-    ``input_check``: "clip" projects rows of norm > 1 onto the sphere, "normalize" scales every non-zero
-    row to unit norm, "check" raises ``ValueError`` on a row of norm > 1, "none" leaves X as it is.
+    ``input_check``: "clip" projects rows of norm > radius onto the sphere of that radius, "normalize" scales every
+    non-zero row to norm ``radius``, "check" raises ``ValueError`` on a row of norm > radius, "none" leaves X as it is.
     """
     if input_check not in _INPUT_CHECKS:
         raise ValueError(f"input_check must be one of {_INPUT_CHECKS}, got {input_check!r}")
+    radius = check_real(radius, "radius", low=0.0, low_inclusive=False)
     X = check_finite_array(X, name, ndim=2)
     y = _check_labels(y, X.shape[0])
     norms = np.linalg.norm(X, axis=1)
     if input_check == "clip":
-        X = X / np.maximum(norms, 1.0)[:, None]
+        X = X * (radius / np.maximum(norms, radius))[:, None]
     elif input_check == "normalize":
-        X = X / np.where(norms > 0, norms, 1.0)[:, None]
-    elif input_check == "check" and np.any(norms > 1 + 1e-9):
+        X = X * (radius / np.where(norms > 0, norms, radius))[:, None]
+    elif input_check == "check" and np.any(norms > radius * (1 + 1e-9)):
         i = int(np.argmax(norms))
-        raise ValueError(f"{name} rows must lie in the unit ball (||x|| <= 1); row {i} has norm {norms[i]:.6g}")
+        ball = "the unit ball" if radius == 1.0 else f"the ball of radius {radius:g}"
+        raise ValueError(f"{name} rows must lie in {ball} (||x|| <= {radius:g}); row {i} has norm {norms[i]:.6g}")
     return X, y
 
 
@@ -211,8 +226,66 @@ def _laplace_loss_cdf(s: np.ndarray, b: float, *, left: bool = False) -> np.ndar
     return np.where(s < -1.0 / b, 0.0, np.where(s >= 1.0 / b, 1.0, mid))
 
 
+def _count_sums(n: int, p: float, b: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """log P(K <= j), log sum_{k <= j} P(K = k) e^{k/b} and log sum_{k >= j} P(K = k) e^{-k/b}, j = 0..n, K ~ Bin(n, p)."""
+    from scipy import stats
+
+    k = np.arange(n + 1)
+    log_pmf = stats.binom.logpmf(k, n, p)
+    return (np.logaddexp.accumulate(log_pmf), np.logaddexp.accumulate(log_pmf + k / b),
+            np.logaddexp.accumulate((log_pmf - k / b)[::-1])[::-1])
+
+
+def _count_split(x: np.ndarray, n: int, sums) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The three sums of :func:`_count_sums` split at floor(x): over k <= x (the first two) and k > x (the third)."""
+    below, left, right = sums
+    j = np.floor(x).astype(np.int64)
+    at, after = np.clip(j, 0, n), np.clip(j + 1, 0, n)
+    return (np.where(j >= 0, below[at], -np.inf), np.where(j >= 0, left[at], -np.inf),
+            np.where(j + 1 <= n, right[after], -np.inf))
+
+
+def noisy_count_logpdf(x: Any, n: int, p: float, b: float) -> np.ndarray:
+    """log density at ``x`` of the noisy count K + Lap(b) of Line 9 when n records are margin mistakes,
+    K ~ Binomial(n, p) (Poisson subsampling).
+
+    Exact: sum_k P(K = k) e^{-|x - k|/b} / (2b) is e^{-x/b} sum_{k <= x} P(K = k) e^{k/b} + e^{x/b} sum_{k > x}
+    P(K = k) e^{-k/b}, over 2b: cumulative sums in log space over the n + 1 values of k.
+    """
+    n, p, b = check_int(n, "n", low=0), check_probability(p, "p"), check_real(b, "b", low=0.0, low_inclusive=False)
+    x = np.asarray(x, dtype=float)
+    _, left, right = _count_split(x, n, _count_sums(n, p, b))
+    return np.logaddexp(left - x / b, right + x / b) - math.log(2 * b)
+
+
+def noisy_count_cdf(x: Any, n: int, p: float, b: float) -> np.ndarray:
+    """P(K + Lap(b) <= x), K ~ Binomial(n, p): sum_{k <= x} P(K = k)(1 - e^{-(x - k)/b}/2) + sum_{k > x} P(K = k)
+    e^{(x - k)/b}/2, with the sums of :func:`noisy_count_logpdf`."""
+    n, p, b = check_int(n, "n", low=0), check_probability(p, "p"), check_real(b, "b", low=0.0, low_inclusive=False)
+    x = np.asarray(x, dtype=float)
+    below, left, right = _count_split(x, n, _count_sums(n, p, b))
+    return np.clip(np.exp(below) - 0.5 * np.exp(left - x / b) + 0.5 * np.exp(right + x / b), 0.0, 1.0)
+
+
+def _diluted_count_loss_masses(copies: int, p: float, b: float, h: float, ks: np.ndarray, *, under_q: bool) -> np.ndarray:
+    """Masses on the bins ((k-1)h, kh] (k in ``ks``) of the count's privacy loss log g(c - 1)/g(c), g the law of
+    :func:`noisy_count_cdf` with ``copies`` records, for c ~ g (P) or c - 1 ~ g (Q), each loss rounded up.
+
+    g is log-concave (Binomial and Laplace are), so the loss is non-decreasing in c: a cell of a fine grid of c
+    takes the loss of its right end (the largest), the cell below the grid the loss at its bottom and the cell
+    above it the supremum 1/b.
+    """
+    mean = copies * p
+    c = np.arange(min(-1.0, mean - 60 * b), max(copies + 1.0, mean + 60 * b) + 0.5, 0.5)
+    loss = np.r_[noisy_count_logpdf(c - 1, copies, p, b) - noisy_count_logpdf(c, copies, p, b), 1.0 / b]
+    mass = np.diff(np.r_[0.0, noisy_count_cdf(c - (1.0 if under_q else 0.0), copies, p, b), 1.0])
+    k = np.clip(np.ceil(loss / h - 1e-12).astype(np.int64), ks[0], ks[-1])
+    return np.bincount(k - ks[0], weights=np.maximum(mass, 0.0), minlength=ks.size)
+
+
 def subsampled_laplace_gaussian_pld(p: float, sigma: float, b: float, count: int = 1, *,
-                                    grid: int = 20_000, value_discretization: float | None = None) -> Any:
+                                    grid: int = 20_000, value_discretization: float | None = None,
+                                    count_copies: int = 0) -> Any:
     """dp_accounting PLD of ``count`` steps, each releasing a sensitivity-1 count + Lap(b) and a sensitivity-1
     sum + N(0, sigma^2) on ONE Poisson(p) subsample (Algorithm 1's step with its stopping test; add-or-remove-one).
 
@@ -225,6 +298,10 @@ def subsampled_laplace_gaussian_pld(p: float, sigma: float, b: float, count: int
     masses beyond the Gaussian's +-12 standard deviations go to the extreme bins, pessimistically), the sums
     convolved, and the losses rounded up to the PLD's ``value_discretization`` (default: 1/20000 of the step's
     largest loss): every rounding raises the loss, so the PLD is pessimistic.
+
+    ``count_copies`` n > 0: the pair of a dataset whose n other records are margin mistakes at every step, so that
+    the count carries their Binomial(n, p) subsample beside Lap(b) (:func:`noisy_count_cdf`): the count's loss is
+    that of g(c - 1) against g(c) (:func:`_diluted_count_loss_masses`), below the Laplace's.
     """
     from dp_accounting.pld import privacy_loss_distribution as pld
     from scipy import signal, stats
@@ -232,6 +309,7 @@ def subsampled_laplace_gaussian_pld(p: float, sigma: float, b: float, count: int
     p = check_probability(p, "p", open_low=True)
     sigma = check_real(sigma, "sigma", low=0.0, low_inclusive=False)
     b = check_real(b, "b", low=0.0, low_inclusive=False)
+    copies = check_int(count_copies, "count_copies", low=0)
     mu = 1.0 / sigma
     span = 1.0 / b + 12.0 * mu + mu * mu / 2
     h = span / grid
@@ -247,7 +325,10 @@ def subsampled_laplace_gaussian_pld(p: float, sigma: float, b: float, count: int
 
     def law_of_s(sign: float) -> np.ndarray:  # S rounded up, under P (sign = +1) or Q (sign = -1)
         gauss = rounded_up(lambda x: stats.norm.cdf(x, loc=-sign * mu * mu / 2, scale=mu))
-        lap = rounded_up(lambda x: _laplace_loss_cdf(x, b) if sign > 0 else 1.0 - _laplace_loss_cdf(-x, b, left=True))
+        if copies:
+            lap = _diluted_count_loss_masses(copies, p, b, h, ks, under_q=sign < 0)
+        else:
+            lap = rounded_up(lambda x: _laplace_loss_cdf(x, b) if sign > 0 else 1.0 - _laplace_loss_cdf(-x, b, left=True))
         return np.maximum(signal.fftconvolve(gauss, lap), 0.0)  # S index ks[0] + ks[0] .. 2 ks[-1]
 
     S = np.arange(2 * ks[0], 2 * ks[-1] + 1) * h
@@ -444,6 +525,37 @@ class BatchPerceptronParameters:
     alpha: float
     stopping: bool
     source: str
+    clip_norm: float = 1.0  # R: inputs are clipped to the ball of radius R (the sum's sensitivity)
+
+
+def gaussian_noise_std(P: BatchPerceptronParameters) -> float:
+    """Standard deviation of Line 12's Gaussian noise: the noise multiplier sigma times the clip norm R, the
+    sensitivity of the sum of clipped records (add-or-remove-one)."""
+    return P.sigma * P.clip_norm
+
+
+def margin_threshold(P: BatchPerceptronParameters) -> float:
+    """Line 6's threshold in the data's units: a point is a margin mistake when y <w_hat, x> <= gamma' R."""
+    return P.gamma_prime * P.clip_norm
+
+
+def _distinct_rows(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct rows of ``rows`` in order of first occurrence, and how many times each occurs."""
+    _, first, counts = np.unique(rows, axis=0, return_index=True, return_counts=True)
+    order = np.argsort(first)
+    return rows[first[order]], counts[order]
+
+
+def _poisson_counts(rng: np.random.Generator, multiplicity: np.ndarray, p: float, runs: int) -> np.ndarray:
+    """How many copies of each distinct record one Poisson(p) subsample takes, in ``runs`` independent runs: a
+    Bernoulli(p) draw per record of multiplicity 1 (one uniform each, as a per-record subsample draws them) and
+    Binomial(m, p) for a record repeated m times. Shape (runs, distinct records)."""
+    single = multiplicity == 1
+    out = np.empty((runs, multiplicity.size), dtype=np.int64)
+    out[:, single] = rng.random((runs, int(single.sum()))) < p
+    if not single.all():
+        out[:, ~single] = rng.binomial(multiplicity[~single], p, (runs, int((~single).sum())))
+    return out
 
 
 class DPBatchPerceptron:
@@ -461,6 +573,8 @@ class DPBatchPerceptron:
     n_nominal : the sample size n in the stopping threshold (public); ``None`` uses len(X).
     accountant : "rdp" or "pld", for the experimental calibration and free-parameter guarantees.
     input_check : "clip" (default), "normalize", "check" or "none" (see :func:`prepare_inputs`).
+    clip_norm : R, the radius of the input ball (default 1, the paper's unit ball); sigma (and ``noise_std``) is the
+        noise multiplier, the Gaussian's standard deviation being sigma R (:func:`gaussian_noise_std`).
     """
 
     _parameter_constraints = {
@@ -477,6 +591,7 @@ class DPBatchPerceptron:
         "n_nominal": [Interval(Integral, 1, None, closed="left"), None],
         "accountant": [StrOptions({"rdp", "pld"})],
         "input_check": [StrOptions(set(_INPUT_CHECKS))],
+        "clip_norm": [Interval(Real, 0, None, closed="neither")],
         "random_state": _RANDOM_STATE,
     }
 
@@ -484,7 +599,7 @@ class DPBatchPerceptron:
                  margin_ratio: float = 0.95, variant: str = "theory", n_iter: int | None = None,
                  sampling_rate: float | None = None, noise_std: float | None = None,
                  laplace_scale: float | None = None, n_nominal: int | None = None, accountant: str = "rdp",
-                 input_check: str = "clip", random_state: Any = None):
+                 input_check: str = "clip", clip_norm: float = 1.0, random_state: Any = None):
         self.gamma = gamma
         self.epsilon = epsilon
         self.delta = delta
@@ -498,6 +613,7 @@ class DPBatchPerceptron:
         self.n_nominal = n_nominal
         self.accountant = accountant
         self.input_check = input_check
+        self.clip_norm = clip_norm
         self.random_state = random_state
 
     # ------------------------------------------------------------------ parameters
@@ -507,8 +623,10 @@ class DPBatchPerceptron:
         gamma, eps, delta = float(self.gamma), float(self.epsilon), float(self.delta)
         alpha, ratio = float(self.alpha), float(self.margin_ratio)
         if self.variant == "theory":
-            return self._theory_parameters(gamma, eps, delta, alpha, ratio)
-        return self._experimental_parameters(gamma, eps, delta, alpha, ratio)
+            P = self._theory_parameters(gamma, eps, delta, alpha, ratio)
+        else:
+            P = self._experimental_parameters(gamma, eps, delta, alpha, ratio)
+        return replace(P, clip_norm=float(self.clip_norm))
 
     def _theory_parameters(self, gamma: float, eps: float, delta: float, alpha: float, ratio: float) -> BatchPerceptronParameters:
         """Lines 1-14 with Lemma 18's T and Lemma 19's (p, sigma, b), each replaced where given."""
@@ -561,7 +679,7 @@ class DPBatchPerceptron:
                                     "Lemma 19 (Lemmas 20, 21; with the corrected ln(1/(p delta_0)))", event)
         return PrivacyGuarantee(eps, delta, _ADD_REMOVE, P.source, event)
 
-    def tight_epsilon(self, delta: float, data: Any = None) -> tuple[float, str]:
+    def tight_epsilon(self, delta: float, data: Any = None, *, count_copies: int = 0) -> tuple[float, str]:
         """``(epsilon, source)``: the tightest epsilon at ``delta`` of the composition Algorithm 1 runs with the
         resolved parameters (add-or-remove-one), by dp_accounting's PLD, built here from the noise scales, not from
         :meth:`dp_event` (which dominates the stopping test's Laplace by a Gaussian).
@@ -569,14 +687,17 @@ class DPBatchPerceptron:
         Each of the T steps is a Poisson(p)-subsampled release of the mistakes' sum + N(0, sigma^2 I) and, with the
         stopping test, of their count + Lap(b) on the same subsample (:func:`subsampled_laplace_gaussian_pld`); a
         stop is an adaptive end of the composition and the output is post-processing. The sum's sensitivity is 1
-        when the inputs are clipped, checked or normalised; with ``input_check="none"`` it is unbounded (no finite
-        epsilon) unless ``data`` is given: then the largest norm of its records (the value on that pair).
+        when the inputs are clipped, checked or normalised, in units of the clip norm R (noise std sigma R,
+        :func:`gaussian_noise_std`); with ``input_check="none"`` it is unbounded (no finite epsilon) unless ``data``
+        is given: then the largest norm of its records (the value on that pair). ``count_copies`` n > 0 (with the
+        stopping test): the value on a pair whose n other records are margin mistakes at every step, their Binomial
+        subsample diluting the count (:func:`subsampled_laplace_gaussian_pld`).
         """
         from dp_accounting.pld import privacy_loss_distribution as pld
 
         P = self.parameters()
         if self.input_check != "none":
-            sens, where = 1.0, "worst case over pairs"
+            sens, where = P.clip_norm, "worst case over pairs"
         elif data is None:
             return math.inf, "no clipping (input_check='none'): the sum's sensitivity is unbounded"
         else:
@@ -587,14 +708,18 @@ class DPBatchPerceptron:
             return math.inf, ("the stopping test releases the exact count (b = 0)" if P.sigma > 0 else
                               "no Gaussian noise (sigma = 0)") + ": no finite epsilon"
         steps = f"T = {P.T} Poisson(p = {P.p:g})-subsampled steps"
+        std = gaussian_noise_std(P)
         if P.stopping:
-            out = subsampled_laplace_gaussian_pld(P.p, P.sigma / sens, P.b, P.T)
-            what = f"each Lap(b = {P.b:.4g}) on the count and N(0, sigma = {P.sigma:.4g}) on the sum of one subsample"
+            out = subsampled_laplace_gaussian_pld(P.p, std / sens, P.b, P.T, count_copies=count_copies)
+            what = (f"each Lap(b = {P.b:.4g}) on the count and N(0, {std:.4g}^2) on the sum (sensitivity {sens:g}) of "
+                    "one subsample")
+            if count_copies:
+                what += f", the count diluted by the Binomial subsample of {count_copies} records that are always mistakes"
+                where = "on such a pair"
         else:
-            out = pld.from_gaussian_mechanism(P.sigma, sensitivity=sens, sampling_prob=P.p,
-                                              value_discretization_interval=PLD_STEP / 10)
+            out = pld.from_gaussian_mechanism(std / sens, sampling_prob=P.p, value_discretization_interval=PLD_STEP / 10)
             out = out.self_compose(P.T) if P.T > 1 else out
-            what = f"each N(0, sigma = {P.sigma:.4g}) on the sum"
+            what = f"each N(0, {std:.4g}^2) on the sum (sensitivity {sens:g})"
         return float(out.get_epsilon_for_delta(delta)), f"dp_accounting PLD of {steps}, {what} (add-or-remove-one; {where})"
 
     def first_step_stop_probability(self, n: int) -> float:
@@ -627,10 +752,11 @@ class DPBatchPerceptron:
         (computed on demand: with free parameters it runs an accountant).
         """
         P = self.parameters()
-        X, y = prepare_inputs(X, y, self.input_check)
+        X, y = prepare_inputs(X, y, self.input_check, radius=P.clip_norm)
         rng = _rng_of(self.random_state)
         n, d = X.shape
         thr = self._threshold(P, n)
+        margin, std = margin_threshold(P), gaussian_noise_std(P)
         w = np.zeros(d)
         batch_sizes, counts = [], []
         stopped, out = False, None
@@ -638,7 +764,7 @@ class DPBatchPerceptron:
             nrm = np.linalg.norm(w)
             what = w / nrm if nrm > 0 else np.zeros(d)  # w_hat = 0 at i = 1 (erratum, Line 6)
             batch = rng.random(n) < P.p
-            mist = batch & (y * (X @ what) <= P.gamma_prime)
+            mist = batch & (y * (X @ what) <= margin)
             batch_sizes.append(int(batch.sum()))
             counts.append(int(mist.sum()))
             if P.stopping:
@@ -647,7 +773,7 @@ class DPBatchPerceptron:
                     stopped, out = True, what  # zeros (FAIL) if i == 1: w_0/||w_0|| is 0/0
                     break
             u = y[mist] @ X[mist]
-            g = rng.normal(0.0, P.sigma, d) if P.sigma > 0 else 0.0
+            g = rng.normal(0.0, std, d) if std > 0 else 0.0
             w = w + u + g
         if not P.stopping:
             nrm = np.linalg.norm(w)
@@ -669,25 +795,31 @@ class DPBatchPerceptron:
         return check_finite_array(X, "X", ndim=2) @ self.coef_
 
     # ------------------------------------------------------------------ batched runs
-    def run_batch(self, X: Any, y: Any, rng: np.random.Generator, size: int, *, transcript: bool = False) -> dict[str, np.ndarray]:
+    def run_batch(self, X: Any, y: Any, rng: np.random.Generator, size: int, *, transcript: bool = False,
+                  group_identical: bool = False) -> dict[str, np.ndarray]:
         """``size`` independent runs of Algorithm 1 as array operations.
 
         Returns a dict with ``coef`` (size, d) (zeros on FAIL), ``failed``, ``stopped``, ``n_iter``
         (updates made), ``raw`` (size, d) the last w, and with ``transcript=True`` ``iterates``
-        (size, T, d): w_1..w_T (rows after a stop repeat the last w).
+        (size, T, d): w_1..w_T (rows after a stop repeat the last w), and with the stopping test
+        ``noisy_counts`` (size, T): |M_i| + Lap(b) of every step a run reached (NaN after its stop). With
+        ``group_identical`` identical records are subsampled together (module docstring): the same law as
+        independent inclusions, another random stream, a cost that of the distinct records.
         """
         P = self.parameters()
         size = check_int(size, "size", low=1)
-        X, y = prepare_inputs(X, y, self.input_check)
+        X, y = prepare_inputs(X, y, self.input_check, radius=P.clip_norm)
         n, d = X.shape
         thr = self._threshold(P, n)
+        margin, std = margin_threshold(P), gaussian_noise_std(P)
+        rows, mult = _distinct_rows(y[:, None] * X) if group_identical else (y[:, None] * X, np.ones(n, np.int64))
         W = np.zeros((size, d))
         out = np.zeros((size, d))
         active = np.ones(size, bool)
         stopped = np.zeros(size, bool)
         n_iter = np.zeros(size, np.int64)
         its = np.zeros((size, P.T, d)) if transcript else None
-        yX = y[:, None] * X
+        noisy_counts = np.full((size, P.T), np.nan) if transcript and P.stopping else None
         for i in range(1, P.T + 1):
             idx = np.flatnonzero(active)
             if idx.size == 0:
@@ -697,19 +829,22 @@ class DPBatchPerceptron:
             Wa = W[idx]
             nrm = np.linalg.norm(Wa, axis=1)
             What = np.divide(Wa, nrm[:, None], out=np.zeros_like(Wa), where=nrm[:, None] > 0)
-            mist = (rng.random((idx.size, n)) < P.p) & (What @ yX.T <= P.gamma_prime)
+            mist = np.where(What @ rows.T <= margin, _poisson_counts(rng, mult, P.p, idx.size), 0)
             go = np.ones(idx.size, bool)
             if P.stopping:
                 nu = rng.laplace(0.0, P.b, idx.size) if P.b > 0 else np.zeros(idx.size)
-                stop = mist.sum(axis=1) + nu < thr
+                noisy = mist.sum(axis=1) + nu
+                if noisy_counts is not None:
+                    noisy_counts[idx, i - 1] = noisy
+                stop = noisy < thr
                 out[idx[stop]] = What[stop]
                 stopped[idx[stop]] = True
                 active[idx[stop]] = False
                 go = ~stop
             k = idx[go]
-            upd = mist[go].astype(float) @ yX
-            if P.sigma > 0:
-                upd += rng.normal(0.0, P.sigma, (k.size, d))
+            upd = mist[go].astype(float) @ rows
+            if std > 0:
+                upd += rng.normal(0.0, std, (k.size, d))
             W[k] += upd
             n_iter[k] += 1
             if transcript:
@@ -720,6 +855,8 @@ class DPBatchPerceptron:
         res = dict(coef=out, failed=~np.any(out != 0, axis=1), stopped=stopped, n_iter=n_iter, raw=W)
         if transcript:
             res["iterates"] = its
+            if noisy_counts is not None:
+                res["noisy_counts"] = noisy_counts
         return res
 
     def sample(self, data: Any, rng: np.random.Generator, size: int) -> np.ndarray:

@@ -14,6 +14,7 @@ from scipy import stats
 from privbound.learners.accounting import epsilon_of
 from privbound.learners.mechanisms import GaussianMechanism
 from privbound.learners.neighbouring import NeighbouringRelation
+from privbound.learners.robust_halfspaces import perceptron as perceptron_module
 from privbound.learners.robust_halfspaces.perceptron import (
     DPBatchPerceptron,
     MarginPerceptron,
@@ -542,3 +543,87 @@ def test_first_step_stop_probability_by_hand_and_by_runs():
     r = noisy.run_batch(X, np.ones(1), np.random.default_rng(3), 20_000)
     stopped_first = int(np.count_nonzero(r["stopped"] & (r["n_iter"] == 0)))
     assert stats.binomtest(stopped_first, 20_000, q).pvalue > 1e-3
+
+
+# ------------------------------------------------------------------ clip norm, grouped subsampling, noisy counts
+
+
+def test_batched_runs_match_single_runs_with_clip_norm_duplicates_and_records_outside_the_ball():
+    # clip_norm 2, records of norm up to 5 (clipped), 40 copies of one record (grouped Binomial subsampling in
+    # run_batch, one Bernoulli per copy in fit) and the stopping test with a random stopping time. Two-sample tests
+    # between 300 fit() runs and 300 batched runs, each at level 0.001 (false alarm <= 0.005): chi-square on n_iter,
+    # KS on <coef, e_1>, on ||raw||, on the noise-only coordinate of raw and on the first noisy count. If run_batch forgot the clip norm in the noise, the
+    # margin or the clipping, or mis-weighted the copies, ||raw|| or the count would differ.
+    rng = np.random.default_rng(7)
+    X = np.vstack([rng.normal(size=(20, 3)) * 2.5, np.tile([[4.0, 3.0, 0.0]], (40, 1))])
+    X = np.c_[X, np.zeros(60)]  # a coordinate no record touches: there raw holds the noise alone
+    y = np.r_[np.sign(X[:20, 0]) + (X[:20, 0] == 0), -np.ones(40)]
+    kw = dict(alpha=0.3, n_iter=6, sampling_rate=0.5, noise_std=1.5, laplace_scale=3.0, n_nominal=60, clip_norm=2.0)
+    single = [DPBatchPerceptron(0.3, random_state=s, **kw).fit(X, y) for s in range(300)]
+    batch = DPBatchPerceptron(0.3, **kw).run_batch(X, y, np.random.default_rng(99), 300, transcript=True,
+                                                   group_identical=True)
+    a, b = np.array([s.n_iter_ for s in single]), batch["n_iter"]
+    cats = np.unique(np.r_[a, b])
+    table = np.array([[np.sum(a == c) for c in cats], [np.sum(b == c) for c in cats]])
+    table = table[:, table.sum(axis=0) >= 10]
+    assert table.shape[1] >= 2
+    assert stats.chi2_contingency(table)[1] > 0.001
+    assert stats.ks_2samp([s.coef_[0] for s in single], batch["coef"][:, 0]).pvalue > 0.001
+    assert stats.ks_2samp([np.linalg.norm(s.raw_coef_) for s in single], np.linalg.norm(batch["raw"], axis=1)).pvalue > 0.001
+    assert stats.ks_2samp([s.raw_coef_[3] for s in single], batch["raw"][:, 3]).pvalue > 0.001
+    # the first step's count: every sampled record is a mistake (w_hat = 0), 60 records at p = 1/2, plus Lap(3)
+    first = batch["noisy_counts"][:, 0]
+    assert stats.kstest(first, lambda x: perceptron_module.noisy_count_cdf(x, 60, 0.5, 3.0)).pvalue > 0.001
+    assert np.isnan(batch["noisy_counts"][batch["stopped"] & (batch["n_iter"] == 0), 1:]).all()
+
+
+@pytest.mark.parametrize("group_identical", [False, True])
+def test_grouped_subsampling_keeps_the_stream_of_distinct_records(group_identical):
+    # Data without repeated records draw one uniform per record, grouped or not: the same seed gives the same runs.
+    rng = np.random.default_rng(4)
+    X, y, _ = _separable(rng, 30, 3, 0.3)
+    est = DPBatchPerceptron(0.3, variant="experimental", sampling_rate=0.5, n_iter=3, noise_std=1.0)
+    r = est.run_batch(X, y, np.random.default_rng(5), 4, group_identical=group_identical)
+    g = np.random.default_rng(5)
+    W = np.zeros((4, 3))
+    for _ in range(3):
+        nrm = np.linalg.norm(W, axis=1, keepdims=True)
+        what = np.divide(W, nrm, out=np.zeros_like(W), where=nrm > 0)
+        mist = (g.random((4, 30)) < 0.5) & (what @ (y[:, None] * X).T <= 0.95 * 0.3)
+        W = W + mist.astype(float) @ (y[:, None] * X) + g.normal(0.0, 1.0, (4, 3))
+    np.testing.assert_allclose(r["raw"], W)
+
+
+def test_clip_norm_scales_inputs_margin_and_noise_but_not_the_privacy():
+    X = np.array([[6.0, 8.0], [0.3, 0.4]])
+    y = np.array([1.0, -1.0])
+    Xc, _ = prepare_inputs(X, y, "clip", radius=2.0)
+    np.testing.assert_allclose(Xc, [[1.2, 1.6], [0.3, 0.4]])
+    Xn, _ = prepare_inputs(X, y, "normalize", radius=2.0)
+    np.testing.assert_allclose(np.linalg.norm(Xn, axis=1), [2.0, 2.0])
+    with pytest.raises(ValueError, match="ball of radius 2"):
+        prepare_inputs(X, y, "check", radius=2.0)
+    with pytest.raises(ValueError, match="radius"):
+        prepare_inputs(X, y, "clip", radius=0.0)
+    kw = dict(epsilon=1.0, delta=1e-5, variant="experimental", sampling_rate=0.5, n_iter=4)
+    one, two = DPBatchPerceptron(0.3, **kw), DPBatchPerceptron(0.3, clip_norm=2.0, **kw)
+    P1, P2 = one.parameters(), two.parameters()
+    assert P2.sigma == P1.sigma and perceptron_module.gaussian_noise_std(P2) == 2 * P1.sigma
+    assert perceptron_module.margin_threshold(P2) == 2 * perceptron_module.margin_threshold(P1)
+    assert two.tight_epsilon(1e-5)[0] == pytest.approx(one.tight_epsilon(1e-5)[0], rel=1e-9)
+    theory = dict(epsilon=1.0, delta=1e-5, n_iter=16)
+    assert DPBatchPerceptron(0.3, clip_norm=3.0, **theory).tight_epsilon(1e-5)[0] == pytest.approx(
+        DPBatchPerceptron(0.3, **theory).tight_epsilon(1e-5)[0], rel=1e-9)
+
+
+def test_diluted_count_pld_lies_between_no_count_and_the_laplace_count():
+    # The count of n always-mistake records dilutes the Laplace: the step's epsilon decreases in n, stays above the
+    # Gaussian part alone, and n = 0 is the undiluted PLD.
+    from privbound.learners.robust_halfspaces.perceptron import subsampled_laplace_gaussian_pld as pld
+
+    p, sigma, b, T = 0.25, 1428.55, 377.96, 16
+    eps = [pld(p, sigma, b, T, count_copies=n).get_epsilon_for_delta(1e-5) for n in (0, 1000, 12000)]
+    assert eps[0] == pld(p, sigma, b, T).get_epsilon_for_delta(1e-5)
+    assert eps[0] > eps[1] > eps[2] > DPBatchPerceptron(0.3, variant="experimental", sampling_rate=p, n_iter=T,
+                                                         noise_std=sigma).tight_epsilon(1e-5)[0]
+    assert eps[2] == pytest.approx(0.005736, abs=5e-6)
