@@ -8,7 +8,8 @@ on first use):
 * :mod:`.decision_lists_winnow`, :mod:`.robust_halfspaces`, :mod:`.agnostic_halfspaces` --
   the learners of each paper, their planted bugs and their one-run canary designs;
 * :mod:`.dpsgd` -- DP-SGD audited with gradient (white-box) and input (black-box) canaries;
-* :mod:`.opendp` -- measurements of the OpenDP Library at its own claims (when installed).
+* :mod:`.opendp` -- measurements of the OpenDP Library at its own claims (when installed);
+* :mod:`.opacus` -- Opacus DP-SGD trainings at the claims of its accountant (when torch and Opacus are installed).
 
 :mod:`.membership` holds the membership-inference targets (models and data, audited by
 :func:`privbound.audit.membership.membership_audit`); it registers them when it is imported.
@@ -31,6 +32,7 @@ from privbound.audit.targets import robust_halfspaces  # noqa: E402,F401  (regis
 from privbound.audit.targets import agnostic_halfspaces  # noqa: E402,F401  (registers)
 from privbound.audit.targets import opendp  # noqa: E402,F401  (registers when OpenDP is installed)
 from privbound.audit.targets import dpsgd  # noqa: E402,F401  (registers)
+from privbound.audit.targets import opacus  # noqa: E402,F401  (registers when torch and Opacus are installed)
 
 __all__ = [
     "INDEPENDENT_RELEASES",
