@@ -62,6 +62,7 @@ __all__ = [
     "ThreatModel",
     "subsampled_gaussian_log_likelihood_ratio",
     "subsampled_gaussian_step_log_likelihood_ratio",
+    "last_iterate_log_likelihood_ratio",
     "GradientCanary",
     "InputCanary",
     "GradientCanaries",
@@ -126,6 +127,30 @@ def subsampled_gaussian_log_likelihood_ratio(observations: Any, *, sampling_rate
     Poisson-subsampled Gaussian mechanism along the canary direction."""
     return subsampled_gaussian_step_log_likelihood_ratio(observations, sampling_rate=sampling_rate,
                                                          noise_multiplier=noise_multiplier, shift=shift).sum(axis=1)
+
+
+def last_iterate_log_likelihood_ratio(scores: Any, *, noise_multiplier: float, steps: int, learning_rate: float,
+                                      normaliser: float, magnitude: float, initial_weight: float,
+                                      shift: float) -> np.ndarray:
+    """Exact log p_d0 / p_d1 of an input canary's score in the worst-case-initial-model design, per run.
+
+    Black-box, last iterate (Annamalai & De Cristofaro, NeurIPS 2024, arXiv:2405.14106: DP-SGD's guarantee holds
+    for any initial parameters, so the auditor picks them). The canary x = magnitude e_j (label 1) sits on a
+    feature that is zero in every record of a logistic regression without intercept, and the initial weight w_0 of
+    that feature is so negative that the canary's logit z = magnitude w stays far below zero: its clipped gradient
+    is -shift e_j at every step (shift = min(magnitude, C) in units of C), and nothing else moves w. With full
+    batches (q = 1) and T steps of lr / b times the noisy sum, w_T ~ N(w_0, (lr / b)^2 sigma^2 T) under d0 and the
+    same shifted by T (lr / b) shift under d1: the last iterate keeps all the T updates say about the canary. The
+    score (minus the canary's loss softplus(-z), which is z while z << 0) is z_T = magnitude w_T.
+    """
+    z = np.asarray(scores, float)
+    if z.ndim != 1:
+        raise ValueError(f"scores must be 1-d (one per run), got shape {z.shape}")
+    step = learning_rate / normaliser
+    m0 = magnitude * initial_weight
+    m1 = m0 + magnitude * steps * step * shift
+    v = (magnitude * step * noise_multiplier) ** 2 * steps
+    return -(m1 - m0) * (z - 0.5 * (m0 + m1)) / v
 
 
 def _split_dataset(dataset: Any, name: str = "dataset") -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:

@@ -55,6 +55,7 @@ from privbound.audit.canaries import (
     InputCanaries,
     InputCanary,
     ThreatModel,
+    last_iterate_log_likelihood_ratio,
     pad_features,
 )
 from privbound.audit.engine import map_chunks
@@ -515,5 +516,46 @@ def _input_trials(model, bug: bool) -> int:
     return 5_000 if model is not None else 10_000
 
 
+WORST_INIT_STEPS = 10
+WORST_INIT_LR = 0.1
+WORST_INIT_WEIGHT = -20.0
+
+
+def _register_worst_init_target() -> None:
+    """Black-box, last iterate with a worst-case initial model (Annamalai & De Cristofaro 2024): the design of
+    :func:`privbound.audit.canaries.last_iterate_log_likelihood_ratio` on logistic regression without intercept,
+    full batches, T = 10, claim (8, 1e-5) by dp_accounting's PLD."""
+    X, y = base_data()
+    j = _inert_feature(X)
+    x_c = np.zeros(X.shape[1])
+    x_c[j] = INPUT_CANARY_MAGNITUDE
+    canary = InputCanary(x_c, 1.0)
+    init = np.zeros(X.shape[1])
+    init[j] = WORST_INIT_WEIGHT
+    learner = DPSGD(LogisticRegression(fit_intercept=False), epsilon=8.0, delta=DELTA, sampling_rate=1.0,
+                    steps=WORST_INIT_STEPS, clip_norm=CLIP_NORM, learning_rate=WORST_INIT_LR, expected_batch_size=1.0,
+                    init=init, accountant="pld")
+    score = _canary_loss_score(learner, canary)
+
+    def llr(outputs):
+        P = learner.run_parameters()
+        return last_iterate_log_likelihood_ratio(
+            score(outputs), noise_multiplier=P.noise_multiplier, steps=P.steps, learning_rate=P.learning_rate,
+            normaliser=P.expected_batch_size, magnitude=INPUT_CANARY_MAGNITUDE, initial_weight=WORST_INIT_WEIGHT,
+            shift=min(INPUT_CANARY_MAGNITUDE, P.clip_norm) / P.clip_norm)
+
+    register_target(DPSGDTarget(
+        "dpsgd-input-worst-init-eps8", "dpsgd-input-canary", learner, canary.exclude((X, y)), canary.insert((X, y)),
+        8.0, DELTA, neighbouring=NeighbouringRelation.ADD_OR_REMOVE_ONE, canary=canary.describe(), paper=PAPER,
+        description=(f"{_BB}; worst-case initial model (the canary feature's weight {WORST_INIT_WEIGHT:g}: its logit "
+                     f"stays far below 0, its clipped gradient the same at every step), full batches (q = 1), T = "
+                     f"{WORST_INIT_STEPS}, lr = {WORST_INIT_LR:g}; logistic regression without intercept, "
+                     f"{INPUT_CANARY_MAGNITUDE:g} e_j canary; exact Gaussian law of its loss, betting estimator"),
+        score=score, log_likelihood_ratio=llr, default_trials=10_000, claim_source=_CLAIM,
+        threat_model=ThreatModel.BLACK_BOX_LAST_ITERATE,
+    ))
+
+
 _register_gradient_targets()
 _register_input_targets()
+_register_worst_init_target()

@@ -67,7 +67,11 @@ import numpy as np
 from scipy import special
 
 from privbound.audit.opacus_runs import OPACUS_CLIP_EPS, UNAVAILABLE, OpacusRun, opacus_epsilon, train_batch
-from privbound.audit.canaries import ThreatModel, subsampled_gaussian_step_log_likelihood_ratio
+from privbound.audit.canaries import (
+    ThreatModel,
+    last_iterate_log_likelihood_ratio,
+    subsampled_gaussian_step_log_likelihood_ratio,
+)
 from privbound.audit.targets.registry import Target, TightEpsilon, register_target
 from privbound.learners.neighbouring import NeighbouringRelation
 
@@ -458,22 +462,6 @@ LAST_ITERATE_LR = 0.1
 CANARY_MAGNITUDE = 10.0
 INITIAL_CANARY_WEIGHT = -20.0
 LAST_ITERATE_EPSILON = 8.0
-
-
-def last_iterate_log_likelihood_ratio(scores: Any, *, noise_multiplier: float, steps: int, learning_rate: float,
-                                      normaliser: float, magnitude: float, initial_weight: float,
-                                      shift: float) -> np.ndarray:
-    """Exact log p_d0 / p_d1 of the canary's score (minus its loss, = its logit z while z << 0) under the
-    worst-case design: z_T = magnitude * w_T with w_T ~ N(w_0, (lr / b)^2 sigma^2 T) under d0 and shifted by
-    T (lr / b) shift under d1 (every step's clipped canary gradient is -shift e_j)."""
-    z = np.asarray(scores, float)
-    if z.ndim != 1:
-        raise ValueError(f"scores must be 1-d (one per run), got shape {z.shape}")
-    step = learning_rate / normaliser
-    m0 = magnitude * initial_weight
-    m1 = m0 + magnitude * steps * step * shift
-    v = (magnitude * step * noise_multiplier) ** 2 * steps
-    return -(m1 - m0) * (z - 0.5 * (m0 + m1)) / v
 
 
 def _last_iterate_llr(setup: OpacusSetup):
