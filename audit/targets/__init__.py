@@ -33,6 +33,7 @@ from privbound.audit.targets import agnostic_halfspaces  # noqa: E402,F401  (reg
 from privbound.audit.targets import opendp  # noqa: E402,F401  (registers when OpenDP is installed)
 from privbound.audit.targets import dpsgd  # noqa: E402,F401  (registers)
 from privbound.audit.targets import opacus  # noqa: E402,F401  (registers when torch and Opacus are installed)
+from privbound.audit.targets import libraries  # noqa: E402,F401  (registers when diffprivlib / PipelineDP are installed)
 
 __all__ = [
     "INDEPENDENT_RELEASES",
