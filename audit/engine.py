@@ -200,7 +200,11 @@ def _check_outputs(out: np.ndarray, side: int, chunk: int, seed: int, chunk_size
 
 UNSEEDED_MESSAGE = (
     "mechanism draws randomness that its rng argument does not control ({how}): its outputs cannot be "
-    "reproduced from the seed; draw every random number from the rng (numpy.random.Generator) it is given"
+    "reproduced from the seed; draw every random number from the rng (numpy.random.Generator) it is given. "
+    "Code you cannot change: wrap a mechanism that uses the global np.random in "
+    "privbound.audit.seeding.GlobalNumpyRandom (seeds it from the trial's rng for each call and restores the "
+    "global state), or declare draws_own_randomness = True on one that draws from a secure generator of its own "
+    "(valid audits that do not repeat for a seed)"
 )
 
 
