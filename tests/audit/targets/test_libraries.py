@@ -1,0 +1,25 @@
+"""diffprivlib and PipelineDP targets (run only where the libs extra is installed). Audits at confidence 0.999:
+a sound auditor fails each correct-target check with probability <= 1e-3."""
+
+from __future__ import annotations
+
+import pytest
+
+pytest.importorskip("diffprivlib")
+pytest.importorskip("pipeline_dp")
+
+from privbound.audit.targets import get_target, targets  # noqa: E402
+from privbound.audit.targets.libraries import FLOAT_SAFE, library_versions  # noqa: E402
+
+
+def test_every_library_target_is_registered_with_its_float_verdict():
+    names = {t.name for t in targets() if t.family in ("diffprivlib", "pipelinedp")}
+    assert names == set(FLOAT_SAFE) and set(library_versions()) >= {"diffprivlib", "pipeline-dp"}
+
+
+def test_diffprivlib_laplace_holds_and_is_refuted_in_floating_point():
+    t = get_target("diffprivlib-laplace")
+    assert not t.audit(trials=3000, confidence=0.999).violation
+    assert t.audit(trials=3000, estimator="floating-point").violation  # float_safe=False: must be caught
+    r1, r2 = t.audit(trials=500, seed=3), t.audit(trials=500, seed=3)
+    assert r1.epsilon_lower_bound == r2.epsilon_lower_bound  # seeded RandomState: audits repeat
