@@ -10,10 +10,11 @@ the records, each tagged with its model. This is the same law as R independent t
   flat norm -- and Opacus' clip factor C / (norm + 1e-6) -- is that of the record's gradient in model r alone;
   per-layer clipping likewise (one norm per parameter tensor, again only row r);
 * Opacus adds i.i.d. N(0, sigma^2 C^2) noise to every coordinate, so each row gets noise independent of the others;
-* Poisson sampling (Opacus' ``DPDataLoader``) includes every record of every copy independently with probability q,
-  which is each model sampling its own records; shuffled batches (``poisson_sampling=False``) come from
-  :class:`PerModelShuffle`, which permutes each model's records independently (a uniform permutation, as
-  ``DataLoader(shuffle=True)``) and cuts each into the same consecutive batches;
+* Poisson sampling (Opacus' ``DPDataLoader``, its rate set to q: Opacus' own 1 / len(loader) is q only when R n q is
+  a whole batch) includes every record of every copy independently with probability q, which is each model sampling
+  its own records; an empty batch is a step of noise alone, as in Opacus; shuffled batches
+  (``poisson_sampling=False``) come from :class:`PerModelShuffle`, which permutes each model's records independently
+  (a uniform permutation, as ``DataLoader(shuffle=True)``) and cuts each into the same consecutive batches;
 * the losses are summed (``loss_reduction="sum"``) and the step is ``lr / b`` with the public normaliser b, which
   is what ``loss_reduction="mean"`` does with Opacus' ``expected_batch_size = b`` for one model.
 
@@ -340,7 +341,10 @@ def _one_run_quiet(run: OpacusRun, X, y, kind, a, R: int, seed: int, observe: tu
     module, optimizer, loader = (made[0], made[1], made[3]) if ghost else made
     if run.clip_after_build is not None:
         optimizer.max_grad_norms = [run.clip_after_build] + list(optimizer.max_grad_norms[1:])
-    if run.poisson and hasattr(loader.batch_sampler, "generator"):
+    if run.poisson:
+        # Opacus' DPDataLoader samples at 1 / len(loader), which is 1 / round(R n q) of R n records: q only when R n q
+        # is (close to) an integer; each model samples its own records at exactly q.
+        loader.batch_sampler.sample_rate = loader.sample_rate = run.sampling_rate
         loader.batch_sampler.generator = gen
     bce = torch.nn.functional.binary_cross_entropy_with_logits
     watched = None if observe is None else getattr(model, observe[0]).weight
@@ -352,7 +356,12 @@ def _one_run_quiet(run: OpacusRun, X, y, kind, a, R: int, seed: int, observe: tu
             for _ in range(run.steps_per_batch):
                 before = None if watched is None else watched[:, observe[1]].detach().clone()
                 optimizer.zero_grad()
-                if len(bidx):
+                if ghost and not len(bidx):
+                    # an empty Poisson batch (of all R models) steps by the noise alone; Opacus' ghost clipping of an
+                    # Embedding cannot take one (it reshapes zero ids), so its gradients are set to zero here
+                    for p in model.parameters():
+                        p.grad = torch.zeros_like(p)
+                else:
                     z, u = module(bidx, bx)
                     per_sample = torch.where(bk, ba * u, bce(z, by, reduction="none"))
                     if ghost:
@@ -420,6 +429,10 @@ def train_one(run: OpacusRun, X: Any, y: Any, seed: int, *, kind: Any = None, a:
 
     X, y, kind, a = _check_records(X, y, kind, a)
     n, d = X.shape
+    batch = n * run.sampling_rate
+    if run.poisson and (abs(batch - round(batch)) > 1e-9 or round(batch) < 1):
+        raise ValueError(f"train_one needs sampling_rate * n to be a whole batch size (a user's loader of batch q n "
+                         f"samples at q = 1 / len(loader)), got q = {run.sampling_rate:g}, n = {n}")
     with torch.random.fork_rng(devices=[]), warnings.catch_warnings():
         warnings.filterwarnings("ignore", message="Full backward hook is firing")
         warnings.filterwarnings("ignore", message="Secure RNG turned off")
@@ -501,10 +514,9 @@ def train_one(run: OpacusRun, X: Any, y: Any, seed: int, *, kind: Any = None, a:
                 for _ in range(run.steps_per_batch):
                     before = None if watched is None else watched.detach().reshape(-1)[observe[1]].item()
                     optimizer.zero_grad()
-                    if len(by):
-                        z, u = module(bx)
-                        loss = torch.where(bk, ba * u, bce(z, by, reduction="none")).mean()
-                        loss.backward()
+                    z, u = module(bx)  # an empty Poisson batch too: Opacus' step then adds the noise alone
+                    loss = torch.where(bk, ba * u, bce(z, by, reduction="none")).mean()
+                    loss.backward()
                     optimizer.step()
                     if watched is not None:
                         records.append(watched.detach().reshape(-1)[observe[1]].item() - before)

@@ -77,7 +77,8 @@ from privbound.learners.neighbouring import NeighbouringRelation
 
 __all__ = ["UNAVAILABLE", "OpacusTarget", "OpacusSetup", "OpacusAllIterates", "OpacusLastIterate", "LazyAllIterates",
            "LazyLastIterate", "opacus_targets", "shuffled_epoch_log_likelihood_ratio", "paired_steps_log_likelihood_ratio",
-           "poisson_with_others_step_log_likelihood_ratio", "last_iterate_log_likelihood_ratio", "gradient_data",
+           "poisson_with_others_step_log_likelihood_ratio", "poisson_with_others_epsilon_lower_estimate",
+           "shuffled_epochs_epsilon_upper_bound", "last_iterate_log_likelihood_ratio", "gradient_data",
            "shuffle_pair", "DELTA"]
 
 PAPER = "opacus"
@@ -189,6 +190,69 @@ def poisson_with_others_step_log_likelihood_ratio(observations: Any, *, n_others
     lp0 = log_mix(0.0)
     lp1 = np.logaddexp(math.log1p(-q) + lp0, math.log(q) + log_mix(shift))
     return lp0 - lp1
+
+
+def poisson_with_others_epsilon_lower_estimate(*, n_others: int, sampling_rate: float, noise_multiplier: float,
+                                               shift: float, steps: int, delta: float,
+                                               bin_width: float = 0.002) -> float:
+    """The epsilon at ``delta`` of ``steps`` Poisson steps of Chua et al.'s pair (the law of
+    :func:`poisson_with_others_step_log_likelihood_ratio`), from below: the observation is rounded to bins of
+    ``bin_width`` on [-shift n - 12 sigma, shift + 12 sigma] plus the two tails (a post-processing, so no larger than
+    the exact value), and each direction's privacy-loss distribution of the binned laws is built and composed by
+    dp_accounting with optimistic rounding; the larger direction. With ``n_others = 0`` it is the subsampled
+    Gaussian's epsilon (dp_accounting's PLD of the same steps) up to the discretisation."""
+    from dp_accounting.pld import privacy_loss_distribution as pld
+    from scipy import stats
+
+    n, q, sigma, shift = int(n_others), float(sampling_rate), float(noise_multiplier), float(shift)
+    edges = np.concatenate([[-np.inf], np.arange(-shift * n - 12 * sigma, shift + 12 * sigma + bin_width, bin_width),
+                            [np.inf]])
+    k = np.arange(n + 1)
+    weights = stats.binom.pmf(k, n, q)
+
+    def binned(offset: float) -> np.ndarray:
+        cdf = sum(w * stats.norm.cdf((edges + shift * j - offset) / sigma) for j, w in zip(k, weights))
+        return np.diff(cdf)
+
+    p0 = binned(0.0)
+    p1 = (1 - q) * p0 + q * binned(shift)
+    log0 = {i: math.log(v) for i, v in enumerate(p0) if v > 0}
+    log1 = {i: math.log(v) for i, v in enumerate(p1) if v > 0}
+    return max(pld.from_two_probability_mass_functions(lower, upper, pessimistic_estimate=False)
+               .self_compose(int(steps)).get_epsilon_for_delta(float(delta))
+               for lower, upper in ((log0, log1), (log1, log0)))
+
+
+def shuffled_epochs_epsilon_upper_bound(*, batches: int, epochs: int, noise_multiplier: float, shift: float,
+                                        delta: float) -> float:
+    """An upper bound on the epsilon at ``delta`` of ``epochs`` shuffled epochs of Chua et al.'s pair (the law of
+    :func:`shuffled_epoch_log_likelihood_ratio`, both directions).
+
+    Given the canary's batch k in an epoch, d0 and d1 are Gaussians N(shift e_K, sigma^2 I) and N(2 shift e_k, sigma^2 I)
+    whose means are shift sqrt(5) apart (k != K) or shift (k = K). The hockey-stick divergence is jointly convex, so
+    delta(eps) of the pair of mixtures over the epochs' batches is at most the average over them of the Gaussian
+    mechanism's delta(eps) (Balle & Wang, ICML 2018, Thm 8) with mu^2 = (5 (epochs - m) + m) shift^2 / sigma^2, m ~
+    Bin(epochs, 1 / K) the epochs with k = K. The epsilon where that average equals ``delta``, by bisection. Not
+    tight: each epoch's mixture over the canary's batch is more private than its worst component.
+    """
+    from scipy import optimize, stats
+
+    from privbound.learners.mechanisms import gaussian_delta
+
+    K, E = int(batches), int(epochs)
+    m = np.arange(E + 1)
+    weights = stats.binom.pmf(m, E, 1.0 / K)
+    mus = np.sqrt(5.0 * (E - m) + m) * float(shift) / float(noise_multiplier)
+
+    def excess(eps: float) -> float:
+        return float(sum(w * gaussian_delta(1.0, eps, sensitivity=mu) for w, mu in zip(weights, mus))) - float(delta)
+
+    if excess(0.0) <= 0:
+        return 0.0
+    high = 1.0
+    while excess(high) > 0:
+        high *= 2
+    return float(optimize.brentq(excess, 0.0, high, xtol=1e-10))
 
 
 # --------------------------------------------------------------------------- data
