@@ -27,7 +27,7 @@ PARTS = {
     "B": [("opacus-input-worst-init-eps8", 10_000), ("dpsgd-input-worst-init-eps8", 10_000)],
     "C": [("opacus-gradient-poisson-sampling-false", None), ("opacus-shuffle-poisson-control", None)],
     "D": [("opacus-gradient-other-eps-noise", None), ("opacus-gradient-per-layer-clip-raised", None),
-          ("opacus-gradient-two-steps-per-batch", None)],
+          ("opacus-gradient-two-steps-per-batch", None), ("opacus-input-worst-init-other-eps-noise", None)],
 }
 
 

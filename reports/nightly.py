@@ -298,9 +298,10 @@ def run_audits(
 
 def skipped_target_notes() -> list[str]:
     """One line per optional family of targets that is not registered because its library is missing."""
-    from privbound.audit.targets import opendp
+    from privbound.audit.targets import libraries, opacus, opendp
 
-    return [] if opendp.UNAVAILABLE is None else [f"OpenDP targets skipped: {opendp.UNAVAILABLE}"]
+    missing = [("OpenDP", opendp.UNAVAILABLE), *libraries.UNAVAILABLE.items(), ("Opacus", opacus.UNAVAILABLE)]
+    return [f"{name} targets skipped: {reason}" for name, reason in missing if reason is not None]
 
 
 def planned_checks(claim_ids: list[str] | None) -> list[str]:
@@ -543,6 +544,8 @@ def _do_run(prof: NightlyProfile, paths: NightlyPaths, *, seed, n_jobs, target_n
             progress, stream, started, run_id, warnings, warn, history_state) -> dict[str, Any]:
     t0 = time.perf_counter()
     selected = targets() if target_names is None else [t for t in targets() if t.name in set(target_names)]
+    later = [t.name for t in selected if target_names is None and not t.audited_in(prof.name)]
+    selected = [t for t in selected if t.name not in set(later)]
 
     bar = PhaseProgress("audits", len(audit_jobs(selected)), stream=stream, enabled=progress)
 
@@ -620,7 +623,8 @@ def _do_run(prof: NightlyProfile, paths: NightlyPaths, *, seed, n_jobs, target_n
         "audit_confidence": audit_confidence(len(audit_jobs(selected))),
         "paths": paths.to_dict(),
         "warnings": warnings,
-        "notes": skipped_target_notes() if target_names is None else [],
+        "notes": (skipped_target_notes() if target_names is None else []) + (
+            [f"Audited only by the full profile: {', '.join(later)}"] if later else []),
         "audits": audits,
         "checks": checks,
         "counts": _counts(audits, counted, mutants),

@@ -9,7 +9,8 @@ on first use):
   the learners of each paper, their planted bugs and their one-run canary designs;
 * :mod:`.dpsgd` -- DP-SGD audited with gradient (white-box) and input (black-box) canaries;
 * :mod:`.opendp` -- measurements of the OpenDP Library at its own claims (when installed);
-* :mod:`.opacus` -- Opacus DP-SGD trainings at the claims of its accountant (when torch and Opacus are installed).
+* :mod:`.opacus` -- Opacus DP-SGD trainings at the claims of its accountant (when torch and Opacus are installed);
+* :mod:`.libraries` -- diffprivlib and PipelineDP mechanisms at their own claims (when installed).
 
 :mod:`.membership` holds the membership-inference targets (models and data, audited by
 :func:`privbound.audit.membership.membership_audit`); it registers them when it is imported.

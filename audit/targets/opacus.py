@@ -19,16 +19,16 @@ Families (each target's description states its threat model):
   (:mod:`privbound.audit.estimators.composition`) bounds one step's privacy-loss law and composes it. Logistic
   regression on 10 records in the unit disc (q = 0.1, T = 100, C = 1, lr = 0.01, b = 1) at eps = 2, 4, 8, and a
   one-hidden-layer MLP (4 tanh units, random initialisation per run; canary on W1[0, j]) at eps = 4.
-  Planted bugs a user makes with Opacus (claim 4 unless stated):
+  Planted bugs a user makes with Opacus (claim 4 unless stated; 10 Poisson batches, where their audits are cheap):
 
   - ``opacus-gradient-other-eps-noise`` -- trains with the noise multiplier Opacus gives for eps = 8 while
     claiming 4;
   - ``opacus-gradient-per-layer-clip-raised`` -- ``clipping="per_layer"`` with norms [1, 1]; the first tensor's
     norm raised to 2 after ``make_private`` (``optimizer.max_grad_norms``): clipping follows, the noise (fixed at
     construction from the norms' total) does not;
-  - ``opacus-gradient-two-steps-per-batch`` -- two ``optimizer.step()`` per Poisson batch: Opacus accounts 200
-    independent steps (sigma calibrated by Opacus for eps = 4 over them), but each pair shares its batch: 100 steps of the
-    subsampled Gaussian with sigma / sqrt(2);
+  - ``opacus-gradient-two-steps-per-batch`` -- two ``optimizer.step()`` per Poisson batch, 10 batches: Opacus
+    accounts 20 independent steps (sigma calibrated by Opacus for eps = 4 over them), but each pair shares its batch:
+    10 steps of the subsampled Gaussian with sigma / sqrt(2) (eps 6.57 by dp_accounting's PLD);
   - ``opacus-gradient-poisson-sampling-false`` -- ``poisson_sampling=False`` with a shuffled loader of fixed batch
     size, claiming Opacus' Poisson-accounted eps (below).
 
@@ -50,7 +50,12 @@ Families (each target's description states its threat model):
   iterate a sufficient statistic of the T updates along e_j. The adversary sees only the final model's loss on
   the canary: minus the logit, exactly N(z0, v) under d0 and N(z0 + 10 T lr s / b, v) under d1, whose likelihood
   ratio the betting estimator (:mod:`privbound.audit.estimators.whitebox`) uses. Logistic regression without
-  intercept, claim eps = 8.
+  intercept, claim eps = 8; its planted bug ``opacus-input-worst-init-other-eps-noise`` trains with the noise
+  multiplier Opacus gives for eps = 16.
+
+Nightly: ``opacus-gradient-eps4``, the planted bugs and the last-iterate target every night;
+``opacus-gradient-eps2``, ``-eps8``, ``opacus-mlp-gradient-eps4`` and the Poisson control only in the full profile
+(``Target.nightly_profile``): the same designs again at 9-21 s of CPU each (``benchmarks/README.md``, 'Opacus').
 
 The module registers nothing when torch or opacus is missing (``pip install "privbound[torch]"``);
 :data:`UNAVAILABLE` then says why.
@@ -86,6 +91,9 @@ DELTA = 1e-5
 SAMPLING_RATE = 0.1
 STEPS = 100
 LEARNING_RATE = 0.01
+# Poisson batches of the planted gradient bugs: an audit costs a tenth of one at STEPS, and sharing a batch between
+# two steps costs much more privacy over few pairs (10 pairs: 6.57 against the claim 4; 100 pairs would leak 4.74)
+BUG_STEPS = 10
 CANARY_GRADIENT = 2.0
 _CLAIM = "Opacus' PRV accountant (PrivacyEngine default) for the run's (sigma, q = 1 / len(loader), T)"
 
@@ -396,7 +404,6 @@ def _tight_poisson(setup: OpacusSetup, what: str):
 _LOGREG = "logistic regression on 10 records in the unit disc and a zero feature"
 _WB = "white-box, all iterates (the noisy update of the canary's weight read from consecutive model states)"
 _BB = "black-box, last iterate (the final model's loss on the canary)"
-_GD_KW = (("sampling_rate", SAMPLING_RATE), ("steps", STEPS), ("learning_rate", LEARNING_RATE))
 
 
 def _gradient_pair(mlp: bool = False) -> tuple[tuple, tuple, int]:
@@ -410,43 +417,50 @@ def _gradient_pair(mlp: bool = False) -> tuple[tuple, tuple, int]:
 def _register_gradient_targets() -> list[OpacusTarget]:
     d0, d1, column = _gradient_pair()
     out = []
-    setup_desc = f"q = {SAMPLING_RATE:g} (Poisson), T = {STEPS}, C = 1, lr = {LEARNING_RATE:g}, b = 1"
+    # eps 2 and 8 and the MLP only in the full nightly: the same design as eps 4, at about 17-21 s of CPU each; the
+    # planted bugs at T = BUG_STEPS, where an audit costs a tenth of one at T = 100 and the bug shows as plainly
     specs = [
-        ("opacus-gradient-eps2", 2.0, (), "logistic", False, _LOGREG, 10_000),
-        ("opacus-gradient-eps4", 4.0, (), "logistic", False, _LOGREG, 10_000),
-        ("opacus-gradient-eps8", 8.0, (), "logistic", False, _LOGREG, 10_000),
+        ("opacus-gradient-eps2", 2.0, (), "logistic", False, _LOGREG, 10_000, STEPS, "full"),
+        ("opacus-gradient-eps4", 4.0, (), "logistic", False, _LOGREG, 10_000, STEPS, "smoke"),
+        ("opacus-gradient-eps8", 8.0, (), "logistic", False, _LOGREG, 10_000, STEPS, "full"),
         ("opacus-mlp-gradient-eps4", 4.0, (("model", "mlp"),), "mlp", False,
-         "one-hidden-layer MLP (4 tanh units, random initialisation per run), canary on W1[0, j]", 5_000),
+         "one-hidden-layer MLP (4 tanh units, random initialisation per run), canary on W1[0, j]", 5_000, STEPS,
+         "full"),
         ("opacus-gradient-other-eps-noise", 4.0, (("sigma_from_epsilon", 8.0),), "logistic", True,
-         "BUG: trains with the noise multiplier Opacus gives for eps = 8, claims 4; " + _LOGREG, 2_000),
+         "BUG: trains with the noise multiplier Opacus gives for eps = 8, claims 4; " + _LOGREG, 2_000, BUG_STEPS,
+         "smoke"),
         ("opacus-gradient-per-layer-clip-raised", 4.0, (("per_layer", True), ("clip_after_build", 2.0)), "logistic",
          True, "BUG: clipping='per_layer' with norms [1, 1], the weight's norm raised to 2 after make_private "
-         "(optimizer.max_grad_norms): the noise keeps sigma * ||[1, 1]||; " + _LOGREG, 2_000),
+         "(optimizer.max_grad_norms): the noise keeps sigma * ||[1, 1]||; " + _LOGREG, 2_000, BUG_STEPS, "smoke"),
     ]
-    for name, eps, kw, model, bug, desc, trials in specs:
-        setup = OpacusSetup(eps, SAMPLING_RATE, STEPS, _GD_KW + kw)
+    for name, eps, kw, model, bug, desc, trials, steps, nightly in specs:
+        setup = OpacusSetup(eps, SAMPLING_RATE, steps, (("sampling_rate", SAMPLING_RATE), ("steps", steps),
+                                                        ("learning_rate", LEARNING_RATE)) + kw)
         mech = LazyAllIterates(setup, "w" if model == "logistic" else "W1", column,
                                250 if dict(kw).get("per_layer") else 2500)
+        setup_desc = (f"q = {SAMPLING_RATE:g} (Poisson), T = {steps}, C = 1, lr = {LEARNING_RATE:g}, b = 1; sigma by "
+                      f"Opacus for eps = {dict(kw).get('sigma_from_epsilon', eps):g}")
         out.append(OpacusTarget(
             name, "opacus-gradient-canary", mech, d0, d1, eps, DELTA,
             neighbouring=NeighbouringRelation.ADD_OR_REMOVE_ONE,
             canary=f"Dirac gradient canary {CANARY_GRADIENT:g} e_j on the zero feature's weight (add/remove)",
-            planted_bug=bug, paper=PAPER, description=f"{_WB}; {desc}; {setup_desc}; sigma by Opacus for eps = {eps:g}",
+            planted_bug=bug, paper=PAPER, description=f"{_WB}; {desc}; {setup_desc}",
             step_log_likelihood_ratio=_poisson_step_llr(setup), default_trials=trials, claim_source=_CLAIM,
             tight_epsilon=None if bug else _tight_poisson(setup, "what runs"),
             no_tight_epsilon="a planted bug: judged against its claim" if bug else "",
-            threat_model=ThreatModel.WHITE_BOX_ALL_ITERATES))
+            threat_model=ThreatModel.WHITE_BOX_ALL_ITERATES, nightly_profile=nightly))
     # two optimizer steps per Poisson batch; sigma calibrated for the 2T steps Opacus' accountant counts
-    setup = OpacusSetup(4.0, SAMPLING_RATE, 2 * STEPS, _GD_KW + (("steps_per_batch", 2),))
+    setup = OpacusSetup(4.0, SAMPLING_RATE, 2 * BUG_STEPS, (("sampling_rate", SAMPLING_RATE), ("steps", BUG_STEPS),
+                                                            ("learning_rate", LEARNING_RATE), ("steps_per_batch", 2)))
     out.append(OpacusTarget(
         "opacus-gradient-two-steps-per-batch", "opacus-gradient-canary", LazyAllIterates(setup, "w", column),
         d0, d1, 4.0, DELTA, neighbouring=NeighbouringRelation.ADD_OR_REMOVE_ONE,
         canary=f"Dirac gradient canary {CANARY_GRADIENT:g} e_j on the zero feature's weight (add/remove)",
         planted_bug=True, paper=PAPER,
-        description=(f"{_WB}; BUG: two optimizer.step() per Poisson batch ({STEPS} batches); sigma calibrated by Opacus "
-                     f"for eps = 4 over the {2 * STEPS} steps its accountant counts as independently sampled; "
-                     f"{_LOGREG}; q = {SAMPLING_RATE:g}, C = 1"),
-        step_log_likelihood_ratio=_poisson_step_llr(setup), default_trials=5_000, claim_source=_CLAIM,
+        description=(f"{_WB}; BUG: two optimizer.step() per Poisson batch ({BUG_STEPS} batches); sigma "
+                     f"calibrated by Opacus for eps = 4 over the {2 * BUG_STEPS} steps its accountant counts as "
+                     f"independently sampled; {_LOGREG}; q = {SAMPLING_RATE:g}, C = 1, lr = {LEARNING_RATE:g}, b = 1"),
+        step_log_likelihood_ratio=_poisson_step_llr(setup), default_trials=2_000, claim_source=_CLAIM,
         no_tight_epsilon="a planted bug: judged against its claim", threat_model=ThreatModel.WHITE_BOX_ALL_ITERATES))
     return out
 
@@ -514,7 +528,7 @@ def _register_shuffle_targets() -> list[OpacusTarget]:
             description=(f"{_WB}; the correct control of opacus-gradient-poisson-sampling-false: the same data, sigma "
                          f"and T with Opacus' Poisson sampling at q = {q:g}; {pair}; exact per-step law (mixture "
                          "over the binomial count of the other records)"),
-            step_log_likelihood_ratio=_poisson_control_llr(poisson), default_trials=10_000,
+            step_log_likelihood_ratio=_poisson_control_llr(poisson), default_trials=10_000, nightly_profile="full",
             tight_epsilon=lambda: _pld(q, poisson.sigma(), T, "the canary against zero-gradient records (the worst "
                                        "case; other records only hide it)"), **common),
     ]
@@ -547,21 +561,29 @@ def _register_last_iterate_targets() -> list[OpacusTarget]:
     X1, y1, k1, a1 = d0
     d1 = (np.vstack([X1, x_c[None, :]]), np.append(y1, 1.0), np.append(k1, 0), np.append(a1, 0.0))
     init = (("w", (0.0, 0.0, INITIAL_CANARY_WEIGHT)),)
-    setup = OpacusSetup(LAST_ITERATE_EPSILON, 1.0, LAST_ITERATE_STEPS,
-                        (("sampling_rate", 1.0), ("steps", LAST_ITERATE_STEPS), ("fit_intercept", False),
-                         ("learning_rate", LAST_ITERATE_LR), ("init", init)))
-    return [OpacusTarget(
-        "opacus-input-worst-init-eps8", "opacus-input-canary", LazyLastIterate(setup, tuple(x_c), 1.0), d0, d1,
-        LAST_ITERATE_EPSILON, DELTA, neighbouring=NeighbouringRelation.ADD_OR_REMOVE_ONE,
-        canary=f"input canary {CANARY_MAGNITUDE:g} e_j (label 1) on the zero feature (add/remove)", paper=PAPER,
-        description=(f"{_BB}; worst-case initial model (w_j = {INITIAL_CANARY_WEIGHT:g}: the canary's logit stays below "
-                     f"-100, its clipped gradient the same at every step), full batches (q = 1), T = "
-                     f"{LAST_ITERATE_STEPS}, lr = {LAST_ITERATE_LR:g}; logistic regression without intercept on 10 "
-                     "records; exact Gaussian law of the canary's loss, betting estimator"),
-        log_likelihood_ratio=_last_iterate_llr(setup), default_trials=10_000, claim_source=_CLAIM,
-        tight_epsilon=lambda: _pld(1.0, setup.sigma(), LAST_ITERATE_STEPS, "the run (full batches: the Gaussian "
-                                   "mechanism composed T times; the last iterate loses nothing)"),
-        threat_model=ThreatModel.BLACK_BOX_LAST_ITERATE)]
+    kwargs = (("sampling_rate", 1.0), ("steps", LAST_ITERATE_STEPS), ("fit_intercept", False),
+              ("learning_rate", LAST_ITERATE_LR), ("init", init))
+    design = (f"worst-case initial model (w_j = {INITIAL_CANARY_WEIGHT:g}: the canary's logit stays below -100, its "
+              f"clipped gradient the same at every step), full batches (q = 1), T = {LAST_ITERATE_STEPS}, lr = "
+              f"{LAST_ITERATE_LR:g}; logistic regression without intercept on 10 records; exact Gaussian law of the "
+              "canary's loss, betting estimator")
+    out = []
+    for name, extra, bug in (("opacus-input-worst-init-eps8", (), False),
+                             ("opacus-input-worst-init-other-eps-noise", (("sigma_from_epsilon", 16.0),), True)):
+        setup = OpacusSetup(LAST_ITERATE_EPSILON, 1.0, LAST_ITERATE_STEPS, kwargs + extra)
+        what = ("BUG: trains with the noise multiplier Opacus gives for eps = 16 while claiming 8; " if bug else "")
+        out.append(OpacusTarget(
+            name, "opacus-input-canary", LazyLastIterate(setup, tuple(x_c), 1.0), d0, d1, LAST_ITERATE_EPSILON,
+            DELTA, neighbouring=NeighbouringRelation.ADD_OR_REMOVE_ONE,
+            canary=f"input canary {CANARY_MAGNITUDE:g} e_j (label 1) on the zero feature (add/remove)", paper=PAPER,
+            planted_bug=bug, description=f"{_BB}; {what}{design}", log_likelihood_ratio=_last_iterate_llr(setup),
+            default_trials=10_000, claim_source=_CLAIM,
+            tight_epsilon=None if bug else (lambda setup=setup: _pld(
+                1.0, setup.sigma(), LAST_ITERATE_STEPS, "the run (full batches: the Gaussian mechanism composed T "
+                "times; the last iterate loses nothing)")),
+            no_tight_epsilon="a planted bug: judged against its claim" if bug else "",
+            threat_model=ThreatModel.BLACK_BOX_LAST_ITERATE))
+    return out
 
 
 def opacus_targets() -> list[OpacusTarget]:

@@ -35,6 +35,7 @@ __all__ = [
     "TightEpsilon",
     "OneRunDesign",
     "INDEPENDENT_RELEASES",
+    "NIGHTLY_PROFILE_ORDER",
     "register_target",
     "targets",
     "get_target",
@@ -43,6 +44,8 @@ __all__ = [
 
 # Name of the generic one-run design: each canary is one independent release on d1 or d0.
 INDEPENDENT_RELEASES = "independent-releases"
+# The nightly profiles from the smallest to the largest (privbound.reports.nightly.NIGHTLY_PROFILES).
+NIGHTLY_PROFILE_ORDER = ("smoke", "default", "full")
 
 
 @dataclass(frozen=True)
@@ -131,6 +134,10 @@ class Target:
         ``overspend(factor) -> Mutant``: the learner made to spend ``factor`` times its privacy budget (its noise
         scales divided by ``factor``, or its epsilon multiplied by it, in the code the learner runs), for the
         smallest overspend the target's audit flags (``benchmarks/learner_tightness.py --overspend``).
+    nightly_profile : str
+        The smallest nightly profile that audits this target (:data:`NIGHTLY_PROFILE_ORDER`): ``"smoke"``, every
+        night; ``"full"``, only the full night -- for a costly variant of a design that a cheaper target audits every
+        night. ``privbound audit`` and a night restricted to named targets audit it whatever the profile.
     """
 
     name: str
@@ -157,6 +164,7 @@ class Target:
     no_tight_epsilon: str = ""
     mutants: tuple[Mutant, ...] = ()
     overspend: Callable[[float], Mutant] | None = field(default=None, repr=False)
+    nightly_profile: str = "smoke"
 
     def tight(self) -> TightEpsilon | None:
         """The tightest epsilon of what the code runs (computed once per process), or None."""
@@ -176,6 +184,13 @@ class Target:
                 f"target {self.name!r}: neighbouring must be a NeighbouringRelation "
                 f"({', '.join(r.name for r in NeighbouringRelation)}), got {self.neighbouring!r}"
             )
+        if self.nightly_profile not in NIGHTLY_PROFILE_ORDER:
+            raise ValueError(f"target {self.name!r}: nightly_profile must be one of {', '.join(NIGHTLY_PROFILE_ORDER)}, "
+                             f"got {self.nightly_profile!r}")
+
+    def audited_in(self, profile: str) -> bool:
+        """Whether the nightly profile named ``profile`` audits this target (``nightly_profile`` or a larger one)."""
+        return NIGHTLY_PROFILE_ORDER.index(self.nightly_profile) <= NIGHTLY_PROFILE_ORDER.index(profile)
 
     def estimator(self, estimator: Estimator | str = "auto") -> Estimator:
         """The estimator of this target's audits: ``"auto"`` chooses from its declarations
@@ -322,6 +337,7 @@ class Target:
             "float_safe": self.float_safe,
             "paper": self.paper,
             "default_trials": self.default_trials,
+            "nightly_profile": self.nightly_profile,
             "description": self.description,
         }
 

@@ -14,6 +14,8 @@ import json
 import pytest
 
 from privbound.audit.targets import get_target
+from privbound.audit.targets import libraries as library_targets
+from privbound.audit.targets import opacus as opacus_targets
 from privbound.audit.targets import opendp as opendp_targets
 from privbound.audit.targets import registry
 from privbound.reports import nightly
@@ -84,6 +86,8 @@ def test_cli_float_is_exclusive_with_one_run_and_search(capsys):
 
 
 def test_a_missing_optional_library_is_one_note_in_the_outputs(tmp_path, monkeypatch):
+    monkeypatch.setattr(library_targets, "UNAVAILABLE", {})
+    monkeypatch.setattr(opacus_targets, "UNAVAILABLE", None)
     monkeypatch.setattr(opendp_targets, "UNAVAILABLE", "opendp is not installed: pip install 'privbound[libs]'")
     assert nightly.skipped_target_notes() == [
         "OpenDP targets skipped: opendp is not installed: pip install 'privbound[libs]'"]
@@ -94,3 +98,7 @@ def test_a_missing_optional_library_is_one_note_in_the_outputs(tmp_path, monkeyp
     assert "OpenDP targets skipped" in (tmp_path / "run" / "report.html").read_text()
     monkeypatch.setattr(opendp_targets, "UNAVAILABLE", None)
     assert nightly.skipped_target_notes() == []
+    monkeypatch.setattr(library_targets, "UNAVAILABLE", {"pipeline-dp": "pipeline-dp is not installed"})
+    monkeypatch.setattr(opacus_targets, "UNAVAILABLE", "torch or opacus is not installed")
+    assert nightly.skipped_target_notes() == ["pipeline-dp targets skipped: pipeline-dp is not installed",
+                                              "Opacus targets skipped: torch or opacus is not installed"]

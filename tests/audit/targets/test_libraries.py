@@ -26,3 +26,19 @@ def test_diffprivlib_laplace_holds_and_is_refuted_in_floating_point():
     assert t.audit(trials=3000, estimator="floating-point").violation  # float_safe=False: must be caught
     r1, r2 = t.audit(trials=500, seed=3), t.audit(trials=500, seed=3)
     assert r1.epsilon_lower_bound == r2.epsilon_lower_bound  # seeded RandomState: audits repeat
+
+
+def test_a_users_two_rows_are_caught_and_pipelinedp_bounds_them_per_privacy_id():
+    # the two planted user bugs are flagged at confidence 0.999; PipelineDP with the user as privacy id keeps the
+    # claim on the same pair (so the bug is the extractor, not the pair)
+    import dataclasses
+
+    from privbound.audit.targets.libraries import PipelineDPMechanism, _pdp_sum
+
+    for name in ("diffprivlib-laplace-two-rows-per-user", "pipelinedp-sum-row-as-privacy-id"):
+        t = get_target(name)
+        assert t.planted_bug and t.audit(trials=t.default_trials, confidence=0.999).violation, name
+    bug = get_target("pipelinedp-sum-row-as-privacy-id")
+    fixed = dataclasses.replace(bug, mechanism=PipelineDPMechanism("sum, user as privacy id", _pdp_sum),
+                                planted_bug=False)
+    assert not fixed.audit(trials=bug.default_trials, confidence=0.999).violation

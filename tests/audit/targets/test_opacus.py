@@ -137,7 +137,7 @@ def test_bad_runs_are_refused_naming_the_argument():
 
 def test_registry_and_claims():
     ts = [t for t in targets() if t.paper == "opacus"]
-    assert len(ts) == 10 and sum(t.planted_bug for t in ts) == 4
+    assert len(ts) == 11 and sum(t.planted_bug for t in ts) == 5
     t = get_target("opacus-gradient-eps4")
     sigma = t.mechanism.setup.sigma()
     # Opacus' get_noise_multiplier leaves its own accountant at or just below the claim (tolerance 0.01)
@@ -234,7 +234,8 @@ def test_the_other_eps_noise_and_poisson_sampling_false_are_flagged_cheaply():
 
 @pytest.mark.slow
 @pytest.mark.parametrize("name", ["opacus-gradient-other-eps-noise", "opacus-gradient-per-layer-clip-raised",
-                                  "opacus-gradient-two-steps-per-batch", "opacus-gradient-poisson-sampling-false"])
+                                  "opacus-gradient-two-steps-per-batch", "opacus-gradient-poisson-sampling-false",
+                                  "opacus-input-worst-init-other-eps-noise"])
 def test_every_planted_bug_flagged_on_five_seeds(name):
     t = get_target(name)
     for seed in range(5):

@@ -81,6 +81,20 @@ def test_register_target_rejects_non_targets():
         register_target(get_target("laplace-eps1"))
 
 
+def test_nightly_profile_is_the_smallest_night_that_audits_a_target():
+    import dataclasses
+
+    t = get_target("laplace-eps1")
+    assert t.nightly_profile == "smoke" and all(t.audited_in(p) for p in ("smoke", "default", "full"))
+    full = dataclasses.replace(t, nightly_profile="full")
+    assert [full.audited_in(p) for p in ("smoke", "default", "full")] == [False, False, True]
+    assert [dataclasses.replace(t, nightly_profile="default").audited_in(p)
+            for p in ("smoke", "default", "full")] == [False, True, True]
+    assert t.record()["nightly_profile"] == "smoke" and full.record()["nightly_profile"] == "full"
+    with pytest.raises(ValueError, match="nightly_profile must be one of smoke, default, full"):
+        dataclasses.replace(t, nightly_profile="nightly")
+
+
 def test_accountant_epsilon_of_laplace_is_its_epsilon():
     # Laplace(scale 1/eps) with sensitivity 1 is exactly eps-DP, so for any delta > 0 the
     # PLD accountant's epsilon(delta) is <= eps and, for tiny delta, within its
