@@ -71,6 +71,19 @@ class AuditResult:
     float_audit : bool
         The audit included the floating-point attack (:mod:`privbound.audit.attacks.floating`): a
         violation then says the implementation is float-unsafe at the claimed epsilon.
+    tradeoff : dict or None
+        The empirical trade-off curve of the chosen attack's test family on the evaluation outputs, its
+        simultaneous confidence band and the certified points (:class:`privbound.audit.tradeoff.TradeOffCurve`
+        as a dict: ``alpha``, ``beta``, ``alpha_lower``, ``alpha_upper``, ``beta_lower``, ``beta_upper``,
+        ``mu_lower_bound``, ``confidence``, ``null``, ``alternative``, ``n_null``, ``n_alternative``).
+    mu_lower_bound : float or None
+        Gaussian-DP: the mechanism is not mu-GDP for any mu below it (at the curve's confidence), read from
+        the certified trade-off curve.
+    stop_reason : str or None
+        For an audit with ``trials="auto"``: why it stopped (``trials`` is then the trials it spent per dataset).
+    floating_point : AuditResult or None
+        The floating-point attack's own verdict, beside the mathematical one, when it ran by default
+        (``float_audit="auto"`` on float outputs); its confidence is its own share of the audit's.
     details : dict
         Everything else: the ROC of the chosen event family, timings, what the target records.
     """
@@ -101,6 +114,10 @@ class AuditResult:
     tight_source: str | None = None
     tight_violation: bool = False
     float_audit: bool = False
+    tradeoff: dict[str, Any] | None = None
+    mu_lower_bound: float | None = None
+    stop_reason: str | None = None
+    floating_point: "AuditResult | None" = None
     details: dict[str, Any] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
@@ -151,9 +168,25 @@ class AuditResult:
             f"  event               : {self.event or 'none (no distinguishing event found)'}",
             f"  TPR / FPR           : {self.tpr:.4g} / {self.fpr:.4g}"
             f" (CP bounds {self.tpr_lower:.4g} / {self.fpr_upper:.4g}), AUROC {self.auroc:.3f}",
-            f"  wall time           : {self.wall_seconds:.2f} s",
         ]
+        if self.mu_lower_bound is not None:
+            conf = (self.tradeoff or {}).get("confidence", self.confidence)
+            lines.append(f"  Gaussian-DP mu      : >= {self.mu_lower_bound:.4f} at {conf:.1%} confidence "
+                         f"(from the certified trade-off curve; epsilon lower bound {self.epsilon_lower_bound:.4g})")
+        if self.stop_reason is not None:
+            lines.append(f"  stopped             : after {self.trials} trials per dataset -- {self.stop_reason}")
+        if self.floating_point is not None:
+            lines.append(f"  floating point      : {self.floating_point.float_verdict()}")
+        lines.append(f"  wall time           : {self.wall_seconds:.2f} s")
         return "\n".join(lines)
+
+    def float_verdict(self) -> str:
+        """One line on what the floating-point attack found (for a result with ``float_audit``)."""
+        if self.violation:
+            return (f"float-unsafe at the claimed epsilon: lower bound {self.epsilon_lower_bound:.4g} > "
+                    f"{self.epsilon_claimed:g} at {self.confidence:.1%} confidence (attack {self.attack})")
+        return (f"no floating-point leak found: lower bound {self.epsilon_lower_bound:.4g} at "
+                f"{self.confidence:.1%} confidence (attack {self.attack}, {self.n_evaluation} evaluated)")
 
     def __str__(self) -> str:
         return self.summary()

@@ -18,6 +18,7 @@ from privbound.audit.attacks.library import Attack, ThresholdAttack
 from privbound.audit.estimators.base import Estimator, result_from_estimate, roc_of_family
 from privbound.audit.features import is_scalar_numeric
 from privbound.audit.result import AuditResult
+from privbound.audit.tradeoff import TradeOffCurve, curve_of_event_family
 from privbound.audit.statistics import (
     AllThresholds,
     Explicit,
@@ -36,6 +37,19 @@ __all__ = ["BlackBox", "FloatingPoint", "SCALAR_SELECTION", "GENERAL_SELECTION"]
 # that learn on other outputs are fitted there too.
 SCALAR_SELECTION = 0.2
 GENERAL_SELECTION = 0.3
+
+
+# Selection outputs per side whose scores place the trade-off curve's thresholds (a subsample of larger parts).
+_CURVE_SELECTION = 20_000
+
+
+def _family_curve(attack: Attack, sel0, sel1, e_in, e_out, event, confidence: float) -> TradeOffCurve:
+    """The trade-off curve of the chosen event's family: thresholds from the chosen attack's scores on (at most
+    :data:`_CURVE_SELECTION` of) the selection outputs, errors on the evaluation scores ``e_in`` (d1), ``e_out`` (d0)."""
+    side, top = ("ge", 1) if event is None else (event.side, event.top)
+    s_in = attack_scores(attack, sel1[:_CURVE_SELECTION])
+    s_out = attack_scores(attack, sel0[:_CURVE_SELECTION])
+    return curve_of_event_family(s_in, s_out, e_in, e_out, side=side, top=top, confidence=confidence)
 
 
 @dataclass(frozen=True)
@@ -107,9 +121,11 @@ class BlackBox(Estimator):
                 est = null_estimate(e_in.size, e_out.size, delta=delta, confidence=confidence, method=method)
         details = {"roc": roc_of_family(e_in, e_out, est.event), "attack_selection": choice.table,
                    "selection_trials": min(n_sel0, n_sel1)}
+        curve = _family_curve(choice.attack, sel0, sel1, e_in, e_out, est.event, confidence)
         return result_from_estimate(est, estimator=self.name, epsilon=epsilon, confidence=confidence,
                                     trials=min(len(out0), len(out1)), attack=choice.attack.name, seed=seed,
-                                    details=details, auc=auroc(e_in, e_out), float_audit=self.float_audit)
+                                    details=details, auc=auroc(e_in, e_out), float_audit=self.float_audit,
+                                    tradeoff=curve)
 
     def _all_trials(self, out0, out1, candidates, *, epsilon, delta, confidence, seed) -> AuditResult:
         """``AllThresholds`` / ``Explicit``: every trial evaluates, so the attack must not learn."""
