@@ -19,6 +19,7 @@ from privbound.audit.engine import DEFAULT_CHUNK_SIZE, run_trials
 from privbound.audit.estimators import Estimator, resolve_estimator
 from privbound.audit.features import as_batch
 from privbound.audit.result import AuditResult
+from privbound.audit.sequential import DEFAULT_MAX_TRIALS, DEFAULT_TOLERANCE, sequential_audit
 
 __all__ = ["audit_mechanism", "audit_outputs"]
 
@@ -73,7 +74,7 @@ def audit_mechanism(
     *,
     epsilon: float,
     delta: float = 0.0,
-    trials: int = 10_000,
+    trials: int | str = 10_000,
     confidence: float = 0.95,
     seed: int = 0,
     n_jobs: int | None = 1,
@@ -82,6 +83,9 @@ def audit_mechanism(
     chunk_size: int = DEFAULT_CHUNK_SIZE,
     name: str | None = None,
     cache: Any = None,
+    max_trials: int = DEFAULT_MAX_TRIALS,
+    max_seconds: float | None = None,
+    tolerance: float = DEFAULT_TOLERANCE,
 ) -> AuditResult:
     """Audit ``mechanism`` on the neighbouring pair ``(d0, d1)`` against a claimed (epsilon, delta).
 
@@ -110,6 +114,14 @@ def audit_mechanism(
     :class:`~privbound.audit.attacks.Attack`, ``"threshold"``, ``"plug-in"``, ``"single-pattern"``,
     ``"logistic"``, ``"boosting"``, ``"floating-point"``, or ``"auto"``: the portfolio).
 
+    ``trials="auto"`` samples in stages and stops when the bound is decided
+    (:mod:`privbound.audit.sequential`): a violation predicted by the selection part and evaluated, the claim
+    out of reach of ``max_trials`` trials per dataset, no overspend above ``tolerance`` (default 10%) visible
+    to the attacks within that budget, or ``max_seconds`` spent. The bound is the fixed-trials bound at the
+    trials spent and keeps its confidence whatever the stopping rule (the looks read only the selection
+    part); ``result.trials`` is the trials spent per dataset and ``result.stop_reason`` says why it stopped.
+    It needs the black-box (or floating-point) estimator.
+
     Example::
 
         from privbound.audit import audit_mechanism
@@ -118,17 +130,31 @@ def audit_mechanism(
     """
     epsilon = check_epsilon(epsilon)
     delta = check_delta(delta)
-    trials = check_int(trials, "trials", low=1)
+    sequential = _check_trials(trials)
     confidence = check_confidence(confidence)
     check_int(seed, "seed", low=0)
-    if trials < 10:
-        raise ValueError(f"trials must be at least 10 for an audit, got {trials}")
     est = resolve_estimator(estimator, attack=attack, output_space=getattr(mechanism, "output_space", None))
     est = est.for_mechanism(mechanism, d0, d1)
     start = time.perf_counter()
+    if sequential:
+        result, _ = sequential_audit(mechanism, d0, d1, est, epsilon=epsilon, delta=delta, confidence=confidence,
+                                     seed=seed, n_jobs=n_jobs, max_trials=max_trials, max_seconds=max_seconds,
+                                     tolerance=tolerance, chunk_size=chunk_size, cache=cache)
+        return replace(result, name=name, wall_seconds=time.perf_counter() - start)
     outs = run_trials(mechanism, d0, d1, trials, seed=seed, n_jobs=n_jobs, chunk_size=chunk_size, cache=cache)
     wall = time.perf_counter() - start
     result = audit_outputs(outs.out0, outs.out1, epsilon=epsilon, delta=delta, confidence=confidence,
                            estimator=est, seed=seed, name=name)
     return replace(result, wall_seconds=time.perf_counter() - start,
                    details={**result.details, "sampling_seconds": wall})
+
+
+def _check_trials(trials: Any) -> bool:
+    """Whether ``trials`` asks for the sequential audit (``"auto"``); an integer must be at least 10."""
+    if isinstance(trials, str):
+        if trials != "auto":
+            raise ValueError(f"trials must be an integer >= 10 or 'auto', got {trials!r}")
+        return True
+    if check_int(trials, "trials", low=1) < 10:
+        raise ValueError(f"trials must be at least 10 for an audit, got {trials}")
+    return False

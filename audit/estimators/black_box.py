@@ -89,17 +89,23 @@ class BlackBox(Estimator):
         """The attacks this estimator chooses from, for outputs like ``out0``."""
         return candidate_attacks(self.attack, out0[:1])
 
+    def selection_fraction(self, out0: np.ndarray, candidates: list[Attack] | None = None) -> float:
+        """The share of each side's trials (the first, in trial order) that selects attack and event: the
+        Split's fraction, else 20% for scalar outputs or attacks that do not learn and 30% otherwise."""
+        if self.strategy is not None:
+            if not isinstance(self.strategy, Split):
+                raise ValueError(f"strategy {self.strategy!r} has no selection part")
+            return self.strategy.fraction
+        cands = self.candidates(out0) if candidates is None else candidates
+        learns = any(c.needs_training for c in cands)
+        return SCALAR_SELECTION if is_scalar_numeric(out0[:1]) or not learns else GENERAL_SELECTION
+
     def estimate(self, out0, out1, *, epsilon, delta, confidence, seed) -> AuditResult:
         cands = self.candidates(out0)
         if self.strategy is not None and not isinstance(self.strategy, Split):
             return self._all_trials(out0, out1, cands, epsilon=epsilon, delta=delta, confidence=confidence, seed=seed)
-        if self.strategy is None:
-            learns = any(c.needs_training for c in cands)
-            fraction = SCALAR_SELECTION if is_scalar_numeric(out0[:1]) or not learns else GENERAL_SELECTION
-        else:
-            fraction = self.strategy.fraction
-        return self._split(out0, out1, cands, fraction, epsilon=epsilon, delta=delta, confidence=confidence,
-                           seed=seed)
+        return self._split(out0, out1, cands, self.selection_fraction(out0, cands), epsilon=epsilon, delta=delta,
+                           confidence=confidence, seed=seed)
 
     def _split(self, out0, out1, candidates, fraction, *, epsilon, delta, confidence, seed) -> AuditResult:
         n_sel0, n_sel1 = int(math.floor(fraction * len(out0))), int(math.floor(fraction * len(out1)))
