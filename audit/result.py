@@ -140,6 +140,9 @@ class AuditResult:
             verdict = "consistent with the claim, ABOVE the tight epsilon of what the code runs"
         if self.float_audit:
             verdict = "float-unsafe at the claimed epsilon" if self.violation else "no floating-point leak found"
+        elif self.floating_point is not None:
+            verdict += ("; FLOAT-UNSAFE in floating point" if self.floating_point.violation else
+                        "; no floating-point leak found")
         name = f"{self.name}: " if self.name else ""
         lines = [
             f"{name}{'floating-point ' if self.float_audit else ''}privacy audit -- {verdict}",

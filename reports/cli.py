@@ -67,6 +67,12 @@ def _nonneg_int(name):
     return _int_at_least(name, 0)
 
 
+def _trials(text):
+    if text == "auto":
+        return "auto"
+    return _positive_int("trials")(text)
+
+
 def _confidence(text):
     try:
         v = float(text)
@@ -105,8 +111,13 @@ def _add_list(sub) -> None:
 def _add_audit(sub) -> None:
     au = sub.add_parser("audit", help="audit one target")
     au.add_argument("name", help="target name (see `privbound list`)")
-    au.add_argument("--trials", type=_positive_int("trials"), default=None,
-                    help="trials per dataset (default: the target's; not with --one-run)")
+    au.add_argument("--trials", type=_trials, default=None,
+                    help="trials per dataset, or 'auto': sample in stages and stop when the bound is decided "
+                         "(default: the target's; not with --one-run)")
+    au.add_argument("--max-trials", type=_positive_int("max-trials"), default=None,
+                    help="with --trials auto: the most trials per dataset it may spend (default 2000000)")
+    au.add_argument("--max-seconds", type=_wait_seconds, default=None,
+                    help="with --trials auto: stop before a stage that would end after this many seconds")
     au.add_argument("--seed", type=_nonneg_int("seed"), default=0)
     au.add_argument("--n-jobs", type=_n_jobs, default=1)
     au.add_argument("--confidence", type=_confidence, default=0.95)
@@ -231,6 +242,10 @@ def _cmd_audit(args) -> int:
         raise CLIError("--canaries only applies to a one-run audit: add --one-run, or drop --canaries")
     if args.one_run and args.trials is not None:
         raise CLIError("--trials does not apply to --one-run (one training run with --canaries canaries)")
+    if args.trials != "auto" and (args.max_trials is not None or args.max_seconds is not None):
+        raise CLIError("--max-trials and --max-seconds only apply to --trials auto")
+    if args.trials == "auto" and args.search:
+        raise CLIError("--trials auto does not apply to --search: give --trials N")
 
     try:
         target = get_target(args.name)
@@ -251,8 +266,15 @@ def _cmd_audit(args) -> int:
         print(json.dumps(found.audit.to_dict(), sort_keys=True) if args.json else found.summary())
         return _verdict_status(target, found.audit.violation)
     with _dask_backend(args.dask_scheduler):
-        result = target.audit(trials=args.trials, seed=args.seed, n_jobs=n_jobs, confidence=args.confidence,
-                              estimator="floating-point" if args.float_audit else "auto")
+        auto = {} if args.trials != "auto" else {
+            k: v for k, v in (("max_trials", args.max_trials), ("max_seconds", args.max_seconds)) if v is not None}
+        try:
+            result = target.audit(trials=args.trials, seed=args.seed, n_jobs=n_jobs, confidence=args.confidence,
+                                  estimator="floating-point" if args.float_audit else "auto", **auto)
+        except ValueError as exc:
+            if args.trials != "auto":
+                raise
+            raise CLIError(f"--trials auto: {exc}") from None
     expect_violation = expects_violation(target, args.float_audit)
     if args.json:
         print(json.dumps(result.to_dict(), sort_keys=True))

@@ -167,11 +167,22 @@ class FloatingPoint(BlackBox):
     centers: tuple[Any, Any] | None = None
 
     def candidates(self, out0: np.ndarray) -> list[Attack]:
+        if isinstance(self.attack, FloatingPointAttack):
+            return [self.attack]
         return candidate_attacks(self.attack, out0[:1]) + [FloatingPointAttack(centers=self.centers)]
+
+    @classmethod
+    def attack_only(cls, mechanism: Any, d0: Any, d1: Any) -> "FloatingPoint":
+        """The floating-point attack alone (the default audit's float verdict), with the mechanism's answers."""
+        answer = getattr(mechanism, "answer", None)
+        centers = (answer(d0), answer(d1)) if callable(answer) else None
+        return cls(attack=FloatingPointAttack(centers=centers), centers=centers)
 
     def for_mechanism(self, mechanism: Any, d0: Any, d1: Any) -> "FloatingPoint":
         """The exact answers from the mechanism's ``answer(d)`` when it has one and ``centers`` is not given."""
         answer = getattr(mechanism, "answer", None)
         if self.centers is not None or not callable(answer):
             return self
-        return FloatingPoint(attack=self.attack, strategy=self.strategy, centers=(answer(d0), answer(d1)))
+        centers = (answer(d0), answer(d1))
+        attack = FloatingPointAttack(centers=centers) if isinstance(self.attack, FloatingPointAttack) else self.attack
+        return FloatingPoint(attack=attack, strategy=self.strategy, centers=centers)
