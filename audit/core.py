@@ -196,9 +196,9 @@ def _float_outputs(mechanism: Any, d0: Any, seed: int, size: int = 16) -> bool:
     rng = np.random.default_rng(np.random.SeedSequence([int(seed), 0xF10A7]))
     try:
         probe = as_batch(sample_mechanism(mechanism, d0, rng, size))
-    except Exception:  # the trials report a failing mechanism, naming the trial and seed
+        x = numeric_matrix(probe)
+    except Exception:  # the trials report a failing mechanism or an output that cannot be audited, naming the trial
         return False
-    x = numeric_matrix(probe)
     if x is None or probe.dtype.kind != "f":
         return False
     return bool(np.any(np.isfinite(x) & (x != np.round(x))))
