@@ -329,8 +329,8 @@ def test_each_kind_is_bounded_at_its_share_of_the_level():
 
     def by_hand(level):
         groups = [(*stochastic_lower_band(l0[:, :1], level), 1), (*stochastic_lower_band(l0[:, 1:], level), 3)]
-        losses, probs, inf_mass, _ = comp.composed_loss_law_of_groups(groups)
-        return epsilon_for_delta(losses, probs, inf_mass, delta + comp._ROUND_OFF * probs.size)
+        losses, probs, inf_mass, _ = comp.composed_loss_law_of_groups(groups, delta=delta)
+        return epsilon_for_delta(losses, probs, inf_mass, delta)
 
     got = composed_epsilon_lower_bound(l0, None, delta=delta, confidence=0.9, groups=["A", "B", "B", "B"])
     assert got.details["groups"] == 2
