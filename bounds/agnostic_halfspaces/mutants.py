@@ -461,7 +461,7 @@ MUTANTS: dict[tuple[str, str], tuple[Mutant, ...]] = {
     ),
     ("proposition-4.2", "error-vs-eta"): (
         Mutant("gradient-ascent", "DPSAS's ramp gradient with its sign flipped (labels negated in the step)",
-               patch(L + "dpsas", "dpsas_gradient_release", _labels_negated)),
+               patch(L + "dpsas", "dpsas_gradient_step", _labels_negated)),
     ),
     ("proposition-c.1", "selection-exact-and-accounting"): (
         Mutant("erm-noise-one-step", "Algorithm 1's ERM noise calibrated for one step (composition over K forgotten)",
