@@ -60,7 +60,7 @@ from privbound.learners.agnostic_halfspaces.common import (
     laplace_epsilon,
     selection_pair_epsilon,
 )
-from privbound.learners.agnostic_halfspaces.hermite import clip_features, hermite_features, n_features
+from privbound.learners.agnostic_halfspaces.hermite import hermite_features, n_features
 from privbound.learners.agnostic_halfspaces.proper import alg2_noise_multiplier
 from privbound.learners.agnostic_halfspaces.regression import PrivatePolynomialRegression, alg1_pair_epsilon
 from privbound.learners.agnostic_halfspaces.semi_agnostic import SemiAgnosticHalfspace, alg4_pair_epsilon

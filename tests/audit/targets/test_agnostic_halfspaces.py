@@ -181,7 +181,7 @@ def test_alg1_erm_steps_are_iid_gaussians_on_the_pair():
 
 
 # Every registered mutant is flagged by its target at the default trials and seed 0 (as the nightly runs them);
-# the measured bounds are in the module docstring of privbound.audit.targets.agnostic_halfspaces' report table.
+# measured bounds: benchmarks/learner_tightness.py (audit_mutant at default trials, seed 0).
 MUTANT_CASES = [(t.name, m.name) for t in targets() if t.paper == PAPER for m in t.mutants]
 _CHEAP_MUTANTS = {("alg1-selection", "selection-eps-not-halved"), ("dpsas-label-mean",
                   "dpsas-laplace-add-remove-sensitivity"), ("dpsas-initial-direction", "dpsas-rows-unclipped")}
