@@ -15,6 +15,8 @@ import json
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
+from privbound.reports import arguments
+
 __all__ = [
     "MEMBERSHIP_PROFILES",
     "add_parser",
@@ -211,33 +213,24 @@ def membership_markdown(records: list[dict[str, Any]] | None) -> list[str]:
 
 def add_parser(sub) -> None:
     """Register ``privbound membership`` on the CLI's subparsers."""
-    from privbound.reports.cli import _confidence, _n_jobs, _nonneg_int, _positive_int
-
     me = sub.add_parser("membership", help="membership-inference audit of a model (LiRA, RMIA, loss threshold)")
     me.add_argument("name", help="membership target (`privbound membership list` lists them)")
-    me.add_argument("--reference-models", type=_int_at_least_two, default=None, metavar="K",
-                    help="reference models (default: the target's)")
-    me.add_argument("--targets", type=_positive_int("targets"), default=None, metavar="T",
+    me.add_argument("--reference-models", type=arguments.int_at_least("reference-models", 2), default=None,
+                    metavar="K", help="reference models (default: the target's)")
+    me.add_argument("--targets", type=arguments.positive_int("targets"), default=None, metavar="T",
                     help="target models (default: the target's)")
-    me.add_argument("--seed", type=_nonneg_int("seed"), default=0)
-    me.add_argument("--n-jobs", type=_n_jobs, default=1)
-    me.add_argument("--confidence", type=_confidence, default=0.95)
+    me.add_argument("--seed", type=arguments.nonneg_int("seed"), default=0)
+    me.add_argument("--n-jobs", type=arguments.n_jobs, default=1)
+    me.add_argument("--confidence", type=arguments.confidence, default=0.95)
     me.add_argument("--cache", default=None, metavar="DIR", help="keep finished models here; a rerun resumes")
-    me.add_argument("--top", type=_nonneg_int("top"), default=10, help="riskiest records to print")
+    me.add_argument("--top", type=arguments.nonneg_int("top"), default=10, help="riskiest records to print")
     me.add_argument("--dask-scheduler", default=None, metavar="ADDRESS")
     me.add_argument("--json", action="store_true", help="print MembershipResult.to_dict() as JSON")
-
-
-def _int_at_least_two(text):
-    from privbound.reports.cli import _int_at_least
-
-    return _int_at_least("reference-models", 2)(text)
 
 
 def cmd_membership(args) -> int:
     """``privbound membership NAME``: 0 when the verdict is the expected one, 1 otherwise."""
     from privbound.audit.targets.membership import get_membership_target, membership_targets
-    from privbound.reports.cli import _dask_backend
 
     if args.name == "list":
         recs = [t.record() for t in membership_targets()]
@@ -254,7 +247,7 @@ def cmd_membership(args) -> int:
     except KeyError as exc:
         raise ValueError(str(exc.args[0])) from None  # the CLI prints it as one line, exit 2
     n_jobs = -1 if (args.dask_scheduler and args.n_jobs == 1) else args.n_jobs
-    with _dask_backend(args.dask_scheduler):
+    with arguments.dask_backend(args.dask_scheduler):
         result = target.audit(n_reference=args.reference_models, n_targets=args.targets, seed=args.seed,
                               n_jobs=n_jobs, confidence=args.confidence, cache_dir=args.cache, top=max(args.top, 1))
     if args.json:
