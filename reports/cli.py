@@ -34,6 +34,7 @@ from typing import Any, Callable, Sequence
 
 from privbound.reports import arguments
 from privbound.reports.arguments import CLIError
+from privbound.reports.schema import NightlyResults
 
 __all__ = ["main", "build_parser"]
 
@@ -215,45 +216,46 @@ def _cmd_nightly(args) -> int:
     return main_status(results)
 
 
-def _nightly_table(results: dict[str, Any]) -> str:
-    c = results["counts"]
+def _nightly_table(results: NightlyResults) -> str:
+    """The night on the terminal: one line per audit, the counts, the comparison."""
+    c = results.counts
     lines = [f"{'target':32s} {'claim':>8s} {'eps_lb':>8s}  status"]
-    for a in results["audits"]:
-        r = a["result"] or {}
+    for a in results.audits:
+        r = a.result or {}
         claim = r.get("epsilon_claimed")
         lb = r.get("epsilon_lower_bound")
-        lines.append(f"{a['target']:32s} {claim if claim is None else f'{claim:8.4g}':>8} "
-                     f"{lb if lb is None else f'{lb:8.4f}':>8}  {a['status']}")
-    lines.append(f"checks: {c['checks_pass']} pass, {c['checks_fail']} fail, {c['checks_inconclusive']} inconclusive, "
-                 f"{c['checks_expected_fail']} expected failures (documented errata)")
-    lines.append(f"audits: {c['holds']} hold, {c['violated']} violated, {c['caught']} planted bugs caught, "
-                 f"{c['missed']} missed, {c['error']} errors")
-    changes = [ch for ch in results.get("changes", []) if ch["kind"] != "note"]
-    base = (results.get("comparison") or {}).get("baseline")
+        lines.append(f"{a.target:32s} {claim if claim is None else f'{claim:8.4g}':>8} "
+                     f"{lb if lb is None else f'{lb:8.4f}':>8}  {a.status}")
+    lines.append(f"checks: {c.checks_pass} pass, {c.checks_fail} fail, {c.checks_inconclusive} inconclusive, "
+                 f"{c.checks_expected_fail} expected failures (documented errata)")
+    lines.append(f"audits: {c.holds} hold, {c.violated} violated, {c.caught} planted bugs caught, "
+                 f"{c.missed} missed, {c.error} errors")
+    changes = [ch for ch in results.changes if ch["kind"] != "note"]
+    comp = results.comparison
+    base = None if comp is None else comp.baseline
     if base is None:
-        lines.append((results.get("comparison") or {}).get("note") or "no baseline")
+        lines.append((comp and comp.note) or "no baseline")
     else:
-        lines.append(f"changes since run {base['run_id']} (seed {base['seed']}): "
+        lines.append(f"changes since run {base.run_id} (seed {base.seed}): "
                      + (f"{len(changes)}, see summary.md" if changes else "none"))
     return "\n".join(lines)
 
 
-def _nightly_footer(results: dict[str, Any], out_dir, total: float) -> list[str]:
+def _nightly_footer(results: NightlyResults, out_dir, total: float) -> list[str]:
     """The closing lines: every file written, and the wall time of each phase."""
     from privbound.reports.nightly import OUTPUT_FILES
 
-    hist = results.get("history") or {}
-    lines = [f"run {results['run_id']} wrote:"]
+    hist = results.history
+    lines = [f"run {results.run_id} wrote:"]
     lines += [f"  {out_dir / name}" for name in OUTPUT_FILES]
-    if hist.get("updated"):
-        lines.append(f"  {hist['path']} (history: run appended)")
+    if hist is not None and hist.updated:
+        lines.append(f"  {hist.path} (history: run appended)")
     else:
-        lines.append(f"  history NOT updated: {hist.get('problem')}")
-    cache = (results.get("paths") or {}).get("cache")
-    if cache:
-        lines.append(f"  {cache} (cache)")
-    ph = dict(results.get("phases") or {})
-    ph["history"] = hist.get("seconds", 0.0)
+        lines.append(f"  history NOT updated: {None if hist is None else hist.problem}")
+    if results.paths is not None and results.paths.cache is not None:
+        lines.append(f"  {results.paths.cache} (cache)")
+    ph = dict(results.phases)
+    ph["history"] = 0.0 if hist is None else hist.seconds
     lines.append("wall time: " + ", ".join(f"{k} {v:.1f} s" for k, v in ph.items()) + f"; total {total:.1f} s")
     return lines
 

@@ -1,7 +1,7 @@
 """The nightly run: audit every registered target and run the bound checks of a profile.
 
-A night writes ``results.json`` (schema below), ``summary.md`` and ``report.html`` into its
-output folder, then appends itself to the history. The rules that keep a night whole:
+A night writes ``results.json``, ``summary.md`` and ``report.html`` into its output folder, then
+appends itself to the history. The rules that keep a night whole:
 
 * every location (the output folder, the cache folder, the history file) is checked before
   any work, and a bad one stops the run with one line naming it (:class:`NightlyError`);
@@ -19,38 +19,9 @@ full profiles) every check fails on each of its mutants; 1 otherwise; plus 4
 (so 4 or 5) when the history was not updated. The command line returns 2 for bad arguments,
 a bad location, a busy folder or an output that could not be written.
 
-``results.json`` schema ``privbound.nightly/2`` (fields marked + were added within /2)::
-
-    {
-      "schema": "privbound.nightly/2",
-      "run_id": str,                        # + unique: "<UTC start>-<8 hex digits>"
-      "profile": "smoke" | "default" | "full",
-      "started_utc": ISO 8601, "finished_utc": ISO 8601, "wall_seconds": float,
-      "phases": {"audits": s, "checks": s, "mutants": s, "membership": s, "report": s},  # + wall seconds
-      "code_version": str,                  # privbound version + git commit when available
-      "seed": int, "audit_family_confidence": float, "audit_confidence": float,
-      "paths": {"out", "cache", "history"}, # + where this run read and wrote
-      "comparison": {"baseline": {run_id, started_utc, seed, code_version, out_dir} | null,
-                     "note": str, "differences": [str], "rule": str, "alpha": float,
-                     "threshold": float},   # + what the changes were computed against
-      "changes": [{kind, name, change, status, rank, ...}],
-      "warnings": [str],                    # +
-      "notes": [str],                       # + e.g. targets of an optional library not installed
-      "audits": [ {                         # one per target, then one per floating-point implementation
-          "target": str,                    # the target's name; + "<name>:floating-point" for its float audit
-          "audit": "mathematical" | "floating-point",  # +
-          "family": str, "paper": str | null, "planted_bug": bool,
-          "status": "holds" | "violated" | "caught" | "missed" | "error",
-          "result": AuditResult.to_dict() | null, "error": str | null } ],
-      "checks": [ CheckResult.to_dict() (+ "expected": true for a documented erratum) ],
-      "counts": {"holds", "violated", "caught", "missed", "error", "checks_pass", "checks_fail",
-                 "checks_inconclusive", "checks_expected_fail", "mutants_detected", "mutants_undetected": int}
-      "mutants": [ MutantResult.to_dict() ],  # + each check on each of its mutants (default, full)
-      "membership": [ {                    # membership-inference audits (privbound.reports.membership)
-          "target": str, "family": str, "paper": str | null, "planted_bug": bool,
-          "status": "holds" | "violated" | "caught" | "missed" | "non-private" | "error",
-          "result": MembershipResult.to_dict() without record_risk | null, "error": str | null } ]
-    }
+The night is one :class:`privbound.reports.schema.NightlyResults`: results.json is its JSON form
+(schema ``privbound.nightly/2``, documented in :mod:`privbound.reports.schema`), and summary.md and
+report.html are rendered from it.
 """
 
 from __future__ import annotations
@@ -63,7 +34,7 @@ import sys
 import tempfile
 import time
 import uuid
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import IO, Any, Callable
 
@@ -71,6 +42,8 @@ from privbound.audit.cache import atomic_write_bytes, stage_bytes, sweep_stale_t
 from privbound.audit.targets import Target, targets
 from privbound.bounds.checks import CheckResult, run_checks
 from privbound.reports.progress import PhaseProgress
+from privbound.reports.schema import (AuditRecord, Counts, HistoryUpdate, MembershipRecord, NightlyPaths, NightlyResults,
+                                      as_results)
 
 __all__ = [
     "NIGHTLY_PROFILES", "NightlyProfile", "NightlyError", "NightlyPaths", "resolve_paths", "validate_paths",
@@ -78,7 +51,6 @@ __all__ = [
     "OUTPUT_FILES",
 ]
 
-SCHEMA = "privbound.nightly/2"
 OUTPUT_FILES = ("results.json", "summary.md", "report.html")
 EXIT_HISTORY_NOT_UPDATED = 4
 HISTORY_LOCK_WAIT = 600.0  # seconds a run waits for another run's history transaction (seconds long)
@@ -147,19 +119,6 @@ def new_run_id(started: _dt.datetime) -> str:
 
 
 # ----------------------------------------------------------------- locations
-
-
-@dataclass(frozen=True)
-class NightlyPaths:
-    """Where a run writes: its output folder, the chunk/check cache and the history database."""
-
-    out: Path
-    cache: Path | None
-    history: Path
-
-    def to_dict(self) -> dict[str, str | None]:
-        return {"out": str(self.out), "cache": None if self.cache is None else str(self.cache),
-                "history": str(self.history)}
 
 
 def resolve_paths(out: str | os.PathLike | None = None, cache: str | os.PathLike | None = None,
@@ -266,9 +225,9 @@ def audit_name(target: Target, float_audit: bool) -> str:
 
 def run_audits(
     selected: list[Target], profile: NightlyProfile, *, seed: int = 0, n_jobs: int | None = 1,
-    progress: Callable[[dict], None] | None = None, cache_dir: Path | None = None,
+    progress: Callable[[AuditRecord], None] | None = None, cache_dir: Path | None = None,
     before: Callable[[str], None] | None = None,
-) -> list[dict[str, Any]]:
+) -> list[AuditRecord]:
     """Audit each target (and each floating-point implementation's floating point, :func:`audit_jobs`) at
     the Bonferroni-corrected confidence; an error in one audit is recorded, not fatal.
 
@@ -281,15 +240,16 @@ def run_audits(
         name = audit_name(t, float_audit)
         if before is not None:
             before(name)
-        rec: dict[str, Any] = {"target": name, "family": t.family, "paper": t.paper, "planted_bug": t.planted_bug,
-                               "audit": "floating-point" if float_audit else "mathematical"}
         try:
             result = t.audit(trials=trials_for(t, profile, float_audit), seed=seed, n_jobs=n_jobs,
                              confidence=confidence, cache_dir=None if cache_dir is None else str(cache_dir),
                              estimator="floating-point" if float_audit else "auto")
-            rec.update(status=audit_status(t, result.violation, float_audit), result=result.to_dict(), error=None)
+            status, payload, error = audit_status(t, result.violation, float_audit), result.to_dict(), None
         except Exception as exc:  # recorded and reported; the run exits 1
-            rec.update(status="error", result=None, error=f"{type(exc).__name__}: {exc}")
+            status, payload, error = "error", None, f"{type(exc).__name__}: {exc}"
+        rec = AuditRecord(target=name, family=t.family, paper=t.paper, planted_bug=t.planted_bug,
+                          audit="floating-point" if float_audit else "mathematical", status=status, result=payload,
+                          error=error)
         records.append(rec)
         if progress is not None:
             progress(rec)
@@ -311,15 +271,16 @@ def planned_checks(claim_ids: list[str] | None) -> list[str]:
     return [f"{c.id}:{k.name}" for c in selected for k in c.checks]
 
 
-def _counts(audits: list[dict], checks: list[dict], mutants: list[dict] = ()) -> dict[str, int]:
-    c = {k: 0 for k in ("holds", "violated", "caught", "missed", "error")}
-    for a in audits:
-        c[a["status"]] += 1
-    for k in ("pass", "fail", "inconclusive"):
-        c[f"checks_{k}"] = sum(1 for r in checks if r["status"] == k)
-    c["mutants_detected"] = sum(1 for m in mutants if m["detected"])
-    c["mutants_undetected"] = len(mutants) - c["mutants_detected"]
-    return c
+def count_results(audits: list[AuditRecord], checks: list[dict], mutants: list[dict] = ()) -> Counts:
+    """The night's verdicts counted; a check marked ``expected`` (a documented erratum) is counted apart."""
+    statuses = ("holds", "violated", "caught", "missed", "error")
+    counted = [ch for ch in checks if not ch.get("expected")]
+    detected = sum(1 for m in mutants if m["detected"])
+    return Counts(**{k: sum(1 for a in audits if a.status == k) for k in statuses},
+                  **{f"checks_{k}": sum(1 for r in counted if r["status"] == k)
+                     for k in ("pass", "fail", "inconclusive")},
+                  mutants_detected=detected, mutants_undetected=len(mutants) - detected,
+                  checks_expected_fail=len(checks) - len(counted))
 
 
 def run_mutant_phase(prof: NightlyProfile, claim_ids: list[str] | None, *, seed: int = 0, n_jobs=1, stream=None,
@@ -346,16 +307,17 @@ def run_mutant_phase(prof: NightlyProfile, claim_ids: list[str] | None, *, seed:
     return [r.to_dict() for r in rows]
 
 
-def main_status(results: dict[str, Any]) -> int:
+def main_status(results: NightlyResults | dict[str, Any]) -> int:
     """0 when every claim holds, every planted bug is caught and every mutant run is detected, else 1;
-    plus 4 when the history was not updated."""
-    c = results["counts"]
-    bad = c["violated"] + c["missed"] + c["error"] + c["checks_fail"] + c.get("mutants_undetected", 0)
+    plus 4 when the history was not updated. ``results`` may be read back from a results.json."""
+    results = as_results(results)
+    c = results.counts
+    bad = c.violated + c.missed + c.error + c.checks_fail + c.mutants_undetected
     from privbound.reports.membership import membership_failures
 
     bad += membership_failures(results)
     status = 0 if bad == 0 else 1
-    if (results.get("history") or {}).get("updated") is False:
+    if results.history is not None and not results.history.updated:
         status += EXIT_HISTORY_NOT_UPDATED
     return status
 
@@ -368,51 +330,51 @@ def expected_failure(check: dict) -> bool:
 # -------------------------------------------------------------------- summary
 
 
-def comparison_lines(results: dict[str, Any]) -> list[str]:
+def comparison_lines(results: NightlyResults) -> list[str]:
     """What this run was compared against, in words (the first lines of the changes section)."""
-    comp = results.get("comparison") or {}
-    base = comp.get("baseline")
+    comp = results.comparison
+    base = None if comp is None else comp.baseline
     if base is None:
-        return [comp.get("note") or "No baseline: no previous run of this profile."]
-    return [f"Compared with run {base['run_id']} (started {base['started_utc']}, seed {base['seed']}, "
-            f"code {base['code_version']})."]
+        return [(comp and comp.note) or "No baseline: no previous run of this profile."]
+    return [f"Compared with run {base.run_id} (started {base.started_utc}, seed {base.seed}, "
+            f"code {base.code_version})."]
 
 
-def render_summary(results: dict[str, Any]) -> str:
+def render_summary(results: NightlyResults) -> str:
     """``summary.md``: headline counts, comparison and changes, then the audits and the checks as tables."""
     from privbound.reports.html import check_meaning
 
-    c = results["counts"]
+    c = results.counts
     lines = [
-        f"# privbound nightly -- profile `{results['profile']}`",
+        f"# privbound nightly -- profile `{results.profile}`",
         "",
-        f"Run `{results.get('run_id', '-')}`: code {results['code_version']}, seed **{results['seed']}**, "
-        f"started {results['started_utc']}, {results['wall_seconds']:.1f} s.",
+        f"Run `{results.run_id or '-'}`: code {results.code_version}, seed **{results.seed}**, "
+        f"started {results.started_utc}, {results.wall_seconds:.1f} s.",
         "",
     ]
-    for d in (results.get("comparison") or {}).get("differences", []):
+    for d in () if results.comparison is None else results.comparison.differences:
         lines += [f"> **{d[0].upper() + d[1:]}.**", ""]
-    for w in results.get("warnings", []):
+    for w in results.warnings:
         lines += [f"> **Warning:** {w}", ""]
-    for n in results.get("notes", []):
+    for n in results.notes:
         lines += [f"> {n}", ""]
     lines += [
-        f"- claims held: **{c['holds']}**, violated: **{c['violated']}**; planted bugs caught: **{c['caught']}**, "
-        f"missed: **{c['missed']}**; errors: **{c['error']}**",
-        f"- bound checks: pass **{c['checks_pass']}**, fail **{c['checks_fail']}**, "
-        f"inconclusive **{c['checks_inconclusive']}**, documented errata **{c.get('checks_expected_fail', 0)}**",
-        f"- mutants (checks run on broken versions of what they guard): detected **{c.get('mutants_detected', 0)}**, "
-        f"not detected **{c.get('mutants_undetected', 0)}**"
-        + ("" if results.get("mutants") else " (this profile lists the mutants without running them)"),
+        f"- claims held: **{c.holds}**, violated: **{c.violated}**; planted bugs caught: **{c.caught}**, "
+        f"missed: **{c.missed}**; errors: **{c.error}**",
+        f"- bound checks: pass **{c.checks_pass}**, fail **{c.checks_fail}**, "
+        f"inconclusive **{c.checks_inconclusive}**, documented errata **{c.checks_expected_fail}**",
+        f"- mutants (checks run on broken versions of what they guard): detected **{c.mutants_detected}**, "
+        f"not detected **{c.mutants_undetected}**"
+        + ("" if results.mutants else " (this profile lists the mutants without running them)"),
         *[f"  - not detected: `{m['claim_id']}:{m['check']}` under `{m['mutant']}` ({m['description']})"
-          for m in results.get("mutants") or [] if not m["detected"]],
+          for m in results.mutants if not m["detected"]],
         "",
         "## Changes since the previous run",
         "",
     ]
     lines += comparison_lines(results) + [""]
-    changes = results.get("changes") or []
-    if (results.get("comparison") or {}).get("baseline") is not None:
+    changes = results.changes
+    if results.comparison is not None and results.comparison.baseline is not None:
         if any(ch["kind"] != "note" for ch in changes):
             lines += [f"- {ch['kind']} `{ch['name']}`: {ch['change']}" if ch["kind"] != "note" else f"- {ch['change']}"
                       for ch in changes]
@@ -426,18 +388,18 @@ def render_summary(results: dict[str, Any]) -> str:
         "| target | family | claimed (eps, delta) | eps lower bound | trials | audit | attack | status |",
         "|---|---|---|---|---|---|---|---|",
     ]
-    for a in results["audits"]:
-        r = a["result"] or {}
+    for a in results.audits:
+        r = a.result or {}
         claim = f"({r.get('epsilon_claimed', float('nan')):g}, {r.get('delta', 0):g})" if r else "-"
         lb = f"{r['epsilon_lower_bound']:.3f}" if r and r.get("epsilon_lower_bound") is not None else "-"
-        status = a["status"] + (f" ({a['error']})" if a["error"] else "")
-        lines.append(f"| {a['target']} | {a['family']} | {claim} | {lb} | {r.get('trials', '-')} | "
-                     f"{a.get('audit', 'mathematical')} | {r.get('attack', '-')} | {status} |")
+        status = a.status + (f" ({a.error})" if a.error else "")
+        lines.append(f"| {a.target} | {a.family} | {claim} | {lb} | {r.get('trials', '-')} | "
+                     f"{a.audit} | {r.get('attack', '-')} | {status} |")
     lines += ["", "## Bound checks", "",
               "A check passes when `observed` stands in the stated relation to `bound` (`~`: the fitted exponent's "
               "confidence interval contains the theorem's).", "",
               "| claim | check | kind | status | observed | relation | bound |", "|---|---|---|---|---|---|---|"]
-    for ch in results["checks"]:
+    for ch in results.checks:
         obs = "-" if ch["observed"] is None else f"{ch['observed']:.4g}"
         bnd = "-" if ch["bound"] is None else f"{ch['bound']:.4g}"
         note = ""
@@ -447,7 +409,7 @@ def render_summary(results: dict[str, Any]) -> str:
                      f"{check_meaning(ch)[0]} | {bnd} |")
     from privbound.reports.membership import membership_markdown
 
-    lines += membership_markdown(results.get("membership"))
+    lines += membership_markdown(results.membership)
     return "\n".join(lines) + "\n"
 
 
@@ -480,8 +442,11 @@ def run_nightly(
     history: str | os.PathLike | None = None,
     wait: float = 0.0,
     stream: IO[str] | None = None,
-) -> tuple[dict[str, Any], Path]:
+) -> tuple[NightlyResults, Path]:
     """Run the audits and checks of ``profile``; write results.json, summary.md and report.html into ``out``.
+
+    Returns the night's :class:`~privbound.reports.schema.NightlyResults` (its :attr:`history` says whether
+    the history was updated) and the output folder.
 
     ``membership_names`` selects the membership-inference audits (default: the profile's on a full run,
     none when ``target_names`` restricts the audits).
@@ -532,22 +497,22 @@ def run_nightly(
     return results, paths.out
 
 
-def _outcome(rec: dict[str, Any]) -> str:
+def _outcome(rec: AuditRecord | MembershipRecord) -> str:
     """An audit record's progress line: its status, its epsilon lower bound, its error."""
-    lb = (rec["result"] or {}).get("epsilon_lower_bound")
-    outcome = rec["status"] + ("" if lb is None else f", eps lower bound {lb:.3f}")
-    return outcome + (f" ({rec['error']})" if rec["error"] else "")
+    lb = (rec.result or {}).get("epsilon_lower_bound")
+    outcome = rec.status + ("" if lb is None else f", eps lower bound {lb:.3f}")
+    return outcome + (f" ({rec.error})" if rec.error else "")
 
 
 def _do_run(prof: NightlyProfile, paths: NightlyPaths, *, seed, n_jobs, target_names, claim_ids, membership_names,
-            progress, stream, started, run_id, warnings, warn, history_state) -> dict[str, Any]:
+            progress, stream, started, run_id, warnings, warn, history_state) -> NightlyResults:
     t0 = time.perf_counter()
     selected = targets() if target_names is None else [t for t in targets() if t.name in set(target_names)]
 
     bar = PhaseProgress("audits", len(audit_jobs(selected)), stream=stream, enabled=progress)
 
-    def on_audit(rec):
-        bar.done(rec["target"], _outcome(rec))
+    def on_audit(rec: AuditRecord):
+        bar.done(rec.target, _outcome(rec))
 
     cache_root = paths.cache
     for folder in (cache_root, paths.out):
@@ -588,7 +553,6 @@ def _do_run(prof: NightlyProfile, paths: NightlyPaths, *, seed, n_jobs, target_n
     for ch in checks:
         if expected_failure(ch):
             ch["expected"] = True
-    counted = [ch for ch in checks if not ch.get("expected")]
     # Membership inference: the profile's targets on a full run, none on a run restricted to some
     # audit targets unless membership_names says which.
     from privbound.reports.membership import membership_plan, run_membership
@@ -598,48 +562,45 @@ def _do_run(prof: NightlyProfile, paths: NightlyPaths, *, seed, n_jobs, target_n
     planned_membership = membership_plan(prof.name, membership_names)
     mbar = PhaseProgress("membership", len(planned_membership), stream=stream, enabled=progress)
 
-    def on_membership(rec):
-        mbar.done(rec["target"], _outcome(rec))
+    def on_membership(rec: MembershipRecord):
+        mbar.done(rec.target, _outcome(rec))
 
     membership = run_membership(prof.name, planned_membership, seed=seed, n_jobs=n_jobs,
                                 cache_dir=None if cache_root is None else cache_root / "membership",
                                 before=mbar.start, progress=on_membership)
     mbar.close()
     t_membership = time.perf_counter() - t0 - t_audits - t_checks - t_mutants
-    results = {
-        "schema": SCHEMA,
-        "run_id": run_id,
-        "profile": prof.name,
-        "started_utc": started.isoformat(timespec="seconds"),
-        "finished_utc": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
-        "wall_seconds": time.perf_counter() - t0,
-        "phases": {"audits": t_audits, "checks": t_checks, "mutants": t_mutants, "membership": t_membership},
-        "code_version": code_version(),
-        "seed": seed,
-        "audit_family_confidence": FAMILY_CONFIDENCE,
-        "audit_confidence": audit_confidence(len(audit_jobs(selected))),
-        "paths": paths.to_dict(),
-        "warnings": warnings,
-        "notes": skipped_target_notes() if target_names is None else [],
-        "audits": audits,
-        "checks": checks,
-        "counts": _counts(audits, counted, mutants),
-        "membership": membership,
-        "mutants": mutants,
-    }
-    results["counts"]["checks_expected_fail"] = len(checks) - len(counted)
-    finish_run(results, paths, warn=warn, history_state=history_state)
-    return results
+    results = NightlyResults(
+        run_id=run_id,
+        profile=prof.name,
+        started_utc=started.isoformat(timespec="seconds"),
+        finished_utc=_dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
+        wall_seconds=time.perf_counter() - t0,
+        phases={"audits": t_audits, "checks": t_checks, "mutants": t_mutants, "membership": t_membership},
+        code_version=code_version(),
+        seed=seed,
+        audit_family_confidence=FAMILY_CONFIDENCE,
+        audit_confidence=audit_confidence(len(audit_jobs(selected))),
+        paths=paths,
+        warnings=tuple(warnings),
+        notes=tuple(skipped_target_notes() if target_names is None else ()),
+        audits=tuple(audits),
+        checks=tuple(checks),
+        counts=count_results(audits, checks, mutants),
+        membership=tuple(membership),
+        mutants=tuple(mutants),
+    )
+    return finish_run(results, paths, warn=warn, history_state=history_state)
 
 
-def _render_outputs(results: dict[str, Any], paths: NightlyPaths) -> dict[str, str]:
+def _render_outputs(results: NightlyResults, paths: NightlyPaths) -> dict[str, str]:
     from privbound.reports.html import render_html
 
     experiments = sorted((paths.out.parent / "experiments").glob("**/*.png"))
     return {
-        "results.json": json.dumps(results, indent=1, sort_keys=True, allow_nan=False),
+        "results.json": results.to_json(),
         "summary.md": render_summary(results),
-        "report.html": render_html(results, results["changes"], claims_info(), experiments),
+        "report.html": render_html(results, claims_info(), experiments),
     }
 
 
@@ -667,19 +628,25 @@ def publish(out_dir: Path, texts: dict[str, str]) -> list[Path]:
     return [dst for _, dst in staged]
 
 
-def finish_run(results: dict[str, Any], paths: NightlyPaths, *, warn: Callable[[str], None] = lambda m: None,
-               history_state: dict[str, Any] | None = None) -> None:
+def finish_run(results: NightlyResults, paths: NightlyPaths, *, warn: Callable[[str], None] = lambda m: None,
+               history_state: dict[str, Any] | None = None) -> NightlyResults:
     """Compare with the history, write results.json, summary.md, report.html, then record the run.
 
-    Fills ``results["changes"]``, ``results["comparison"]``, ``results["phases"]["report"]``
-    and (after the outputs are published) ``results["history"] = {"path", "updated",
-    "problem", "seconds"}``. ``history_state`` is :func:`privbound.reports.history.probe`'s
-    verdict on the file (probed here when not given).
+    Returns ``results`` with its ``changes``, ``comparison``, the ``report`` phase and the warnings
+    raised here, and (set after the outputs are published, so not in results.json) its ``history``.
+    ``history_state`` is :func:`privbound.reports.history.probe`'s verdict on the file (probed here when
+    not given).
     """
     from privbound.reports.history import HistoryError, compare, comparison_summary, previous_run, probe, record_run
     from privbound.reports.locking import LockBusy, RunLock, holder_info
 
     t0 = time.perf_counter()
+    emitted: list[str] = []
+
+    def warn_here(message: str) -> None:
+        emitted.append(message)
+        warn(message)
+
     hist = paths.history
     state = dict(probe(hist) if history_state is None else history_state)
     problem = state["problem"]
@@ -688,33 +655,34 @@ def finish_run(results: dict[str, Any], paths: NightlyPaths, *, warn: Callable[[
         hlock = RunLock(Path(f"{hist}.lock"), f"history {hist}")
         try:
             hist.parent.mkdir(parents=True, exist_ok=True)
-            hlock.acquire(holder_info(run_id=results["run_id"]), wait=HISTORY_LOCK_WAIT)
+            hlock.acquire(holder_info(run_id=results.run_id), wait=HISTORY_LOCK_WAIT)
         except (LockBusy, OSError) as exc:
             hlock = None
             state["writable"] = False
             problem = (f"{exc} for more than {HISTORY_LOCK_WAIT:.0f} s" if isinstance(exc, LockBusy)
                        else f"cannot lock history {hist}: {_reason(exc)}")
-            warn(f"{problem}; the history will not be updated")
+            warn_here(f"{problem}; the history will not be updated")
     try:
         previous = None
         if state["readable"]:
             try:
-                previous = previous_run(hist, results["profile"], results["started_utc"], exclude=results["run_id"])
+                previous = previous_run(hist, results.profile, results.started_utc, exclude=results.run_id)
             except HistoryError as exc:
                 state.update(readable=False, writable=False)
                 problem = str(exc)
-                warn(f"{exc}; the outputs are written, the history is not updated")
+                warn_here(f"{exc}; the outputs are written, the history is not updated")
         if not state["readable"]:
             note = f"No baseline: {problem}."
         elif previous is None:
-            note = f"No baseline: no previous run of profile {results['profile']} in {hist}."
+            note = f"No baseline: no previous run of profile {results.profile} in {hist}."
         else:
             note = None
-        results["changes"] = compare(results, previous)
-        results["comparison"] = dict(comparison_summary(results, previous), note=note)
+        results = replace(results, warnings=(*results.warnings, *emitted), changes=tuple(compare(results, previous)),
+                          comparison=replace(comparison_summary(results, previous), note=note))
+        published_warnings = len(emitted)
         texts = _render_outputs(results, paths)
-        results["phases"]["report"] = time.perf_counter() - t0
-        texts["results.json"] = json.dumps(results, indent=1, sort_keys=True, allow_nan=False)
+        results = replace(results, phases={**results.phases, "report": time.perf_counter() - t0})
+        texts["results.json"] = results.to_json()
         publish(paths.out, texts)
         t1 = time.perf_counter()
         updated = False
@@ -724,9 +692,10 @@ def finish_run(results: dict[str, Any], paths: NightlyPaths, *, warn: Callable[[
                 updated = True
             except HistoryError as exc:
                 problem = str(exc)
-                warn(f"{exc}; the night's outputs stand, the history was not updated")
-        results["history"] = {"path": str(hist), "updated": updated, "problem": problem,
-                              "seconds": time.perf_counter() - t1}
+                warn_here(f"{exc}; the night's outputs stand, the history was not updated")
+        return replace(results, warnings=(*results.warnings, *emitted[published_warnings:]),
+                       history=HistoryUpdate(path=str(hist), updated=updated, problem=problem,
+                                             seconds=time.perf_counter() - t1))
     finally:
         if hlock is not None:
             hlock.release()
