@@ -218,16 +218,19 @@ def _cmd_nightly(args) -> int:
 
 def _nightly_table(results: NightlyResults) -> str:
     """The night on the terminal: one line per audit, the counts, the comparison."""
+    from privbound.reports.html import tight_columns
+
     c = results.counts
-    lines = [f"{'target':32s} {'claim':>8s} {'eps_lb':>8s}  status"]
+    lines = [f"{'target':32s} {'claim':>8s} {'tight':>8s} {'eps_lb':>8s}  {'tight verdict':13s} claim verdict"]
     for a in results.audits:
-        r = a.result or {}
-        claim = r.get("epsilon_claimed")
-        lb = r.get("epsilon_lower_bound")
-        lines.append(f"{a.target:32s} {claim if claim is None else f'{claim:8.4g}':>8} "
-                     f"{lb if lb is None else f'{lb:8.4f}':>8}  {a.status}")
+        claim = (a.result or {}).get("epsilon_claimed")
+        tight, lb, _ = tight_columns(a)
+        lines.append(f"{a.target:32s} {'-' if claim is None else f'{claim:8.4g}':>8} {tight:>8} {lb:>8}  "
+                     f"{a.tight_status or '-':13s} {a.status}")
     lines.append(f"checks: {c.checks_pass} pass, {c.checks_fail} fail, {c.checks_inconclusive} inconclusive, "
                  f"{c.checks_expected_fail} expected failures (documented errata)")
+    lines.append(f"tight verdicts: {c.tight_holds} hold, {c.tight_violated} violated, {c.tight_inconclusive} "
+                 "inconclusive (bound below half the tight epsilon)")
     lines.append(f"audits: {c.holds} hold, {c.violated} violated, {c.caught} planted bugs caught, "
                  f"{c.missed} missed, {c.error} errors")
     changes = [ch for ch in results.changes if ch["kind"] != "note"]

@@ -18,13 +18,14 @@ from __future__ import annotations
 
 import base64
 import html
+import math
 from pathlib import Path
 from typing import Any
 
 from privbound.reports import plots
 from privbound.reports.schema import AuditRecord, NightlyResults
 
-__all__ = ["render_html", "PAPER_TITLES", "SECTIONS", "check_meaning", "mutants_section"]
+__all__ = ["render_html", "PAPER_TITLES", "SECTIONS", "check_meaning", "mutants_section", "tight_columns"]
 
 PAPER_TITLES = {
     None: "Reference mechanisms",
@@ -84,22 +85,54 @@ def check_meaning(check: dict[str, Any], description: str = "") -> tuple[str, st
     return rel, what
 
 
+def tight_columns(record: AuditRecord) -> tuple[str, str, str]:
+    """(tight epsilon, epsilon lower bound, bound / tight) of an audit, formatted (``-`` when absent).
+
+    JSON has no infinity: a null bound of a result that violates its claim is an infinite one (the outputs
+    proved that no finite epsilon holds) and reads ``inf``.
+    """
+    r = record.result
+    if not r:
+        return "-", "-", "-"
+    bound = r.get("epsilon_lower_bound")
+    if bound is None and r.get("violation"):
+        bound = math.inf
+    tight = r.get("epsilon_tight")
+    ratio = "-" if bound is None or not tight else f"{bound / tight:.2f}"
+    return ("-" if tight is None else f"{tight:.3g}"), ("-" if bound is None else f"{bound:.3f}"), ratio
+
+
 def _audit_table(audits: list[AuditRecord]) -> str:
-    rows = ["<table><tr><th>target</th><th>family</th><th>claimed (&epsilon;, &delta;)</th><th>&epsilon; lower bound</th>"
-            "<th>p-value</th><th>trials</th><th>audit</th><th>attack</th><th>accountant &epsilon;</th><th>status</th></tr>"]
+    """Per audit: the claim, the tight epsilon (its source as the cell's tooltip), the bound, bound / tight, the
+    tight verdict (why there is none as a tooltip), the claim verdict, then how the audit ran."""
+    rows = ["<table><tr><th>target</th><th>family</th><th>claim (&epsilon;, &delta;)</th><th>tight &epsilon;</th>"
+            "<th>&epsilon; lower bound</th><th>bound / tight</th><th>tight verdict</th><th>claim verdict</th>"
+            "<th>p-value (claim)</th><th>trials</th><th>audit</th><th>attack</th><th>accountant &epsilon;</th></tr>"]
     for a in audits:
         r = a.result or {}
         acc = r.get("accountant_epsilon") or {}
         acc_s = ", ".join(f"{k} {v:.3g}" for k, v in acc.items()) or "-"
         claim = f"({_fmt(r.get('epsilon_claimed'))}, {_fmt(r.get('delta'))})" if r else "-"
         status = a.status + (f": {a.error}" if a.error else "")
+        tight_eps, bound, ratio = tight_columns(a)
+        source = r.get("tight_source")
+        tight_cell = (f"<td class=\"num\" title=\"{html.escape(source)}\">{tight_eps}</td>" if source
+                      else f"<td class=\"num\">{tight_eps}</td>")
+        verdict = (f"<td class=\"{a.tight_status}\">{a.tight_status}</td>" if a.tight_status else
+                   f"<td class=\"small\" title=\"{html.escape(a.tight_reason or '')}\">-</td>")
         rows.append(f"<tr><td>{html.escape(a.target)}</td><td>{html.escape(a.family)}</td><td>{claim}</td>"
-                    f"<td class=\"num\">{_fmt(r.get('epsilon_lower_bound'))}</td>"
+                    f"{tight_cell}<td class=\"num\">{bound}</td><td class=\"num\">{ratio}</td>{verdict}"
+                    f"<td class=\"{a.status}\">{html.escape(status)}</td>"
                     f"<td class=\"num\">{_fmt(r.get('p_value'), 3)}</td>"
                     f"<td class=\"num\">{_fmt(r.get('trials'))}</td><td>{html.escape(a.audit)}</td>"
-                    f"<td>{_fmt(r.get('attack'))}</td><td>{acc_s}</td>"
-                    f"<td class=\"{a.status}\">{html.escape(status)}</td></tr>")
+                    f"<td>{_fmt(r.get('attack'))}</td><td>{acc_s}</td></tr>")
     rows.append("</table>")
+    sources = [(a.target, a.result["tight_source"]) for a in audits if a.result and a.result.get("tight_source")]
+    if sources:
+        rows.append("<details><summary class=\"small\">where each tight &epsilon; comes from</summary>"
+                    "<ul class=\"small\">"
+                    + "".join(f"<li><b>{html.escape(t)}</b>: {html.escape(src)}</li>" for t, src in sources)
+                    + "</ul></details>")
     return "\n".join(rows)
 
 
@@ -191,6 +224,15 @@ def header_section(results: NightlyResults, claims_info: list[dict], experiment_
         out.append(f"<div class=\"warning\"><b>Warning:</b> {html.escape(w)}</div>")
     for n in results.notes:
         out.append(f"<div class=\"notice\">{html.escape(n)}</div>")
+    untight = sum(1 for a in results.audits if a.tight_status is None)
+    out.append(
+        "<p>Tight verdicts: each audit's &epsilon; lower bound against the tight &epsilon; of what the code runs "
+        "(violated above it; holds at most it and at least half of it; inconclusive below half: the audit could "
+        f"not have seen a 2x overspend). {untight} audit(s) have none (no tight &epsilon;, planted bugs, "
+        "floating-point audits).</p>"
+        "<table><tr><th>tight: holds</th><th>tight: violated</th><th>tight: inconclusive</th></tr>"
+        f"<tr><td class=\"holds\">{c.tight_holds}</td><td class=\"violated\">{c.tight_violated}</td>"
+        f"<td class=\"inconclusive\">{c.tight_inconclusive}</td></tr></table>")
     out.append(
         "<table><tr><th>claims held</th><th>claims violated</th><th>checks pass</th><th>checks fail</th>"
         "<th>inconclusive</th><th>documented errata</th><th>planted bugs caught</th><th>planted bugs missed</th>"

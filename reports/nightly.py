@@ -12,7 +12,11 @@ appends itself to the history. The rules that keep a night whole:
 * a history that cannot be read or written costs the comparison or the record, never the
   night: a warning names the file and :func:`main_status` adds :data:`EXIT_HISTORY_NOT_UPDATED`.
 
-Exit status (:func:`main_status`): 0 when every claim holds, every check passes (or is
+Every audit of a correct target gets two verdicts: ``status`` against the paper's claim and
+``tight_status`` against the tight epsilon of what its code runs (:func:`tight_status`).
+
+Exit status (:func:`main_status`): 0 when every claim holds, no audit exceeds its tight epsilon (an
+inconclusive tight verdict fails nothing), every check passes (or is
 inconclusive or a documented erratum), every planted bug is caught and every floating-point
 implementation registered as float-unsafe is caught by the floating-point audit, and (default and
 full profiles) every check fails on each of its mutants; 1 otherwise; plus 4
@@ -27,7 +31,6 @@ report.html are rendered from it.
 from __future__ import annotations
 
 import datetime as _dt
-import json
 import os
 import subprocess
 import sys
@@ -39,16 +42,17 @@ from pathlib import Path
 from typing import IO, Any, Callable
 
 from privbound.audit.cache import atomic_write_bytes, stage_bytes, sweep_stale_temporaries
+from privbound.audit.result import AuditResult
 from privbound.audit.targets import Target, targets
 from privbound.bounds.checks import CheckResult, run_checks
 from privbound.reports.progress import PhaseProgress
-from privbound.reports.schema import (AuditRecord, Counts, HistoryUpdate, MembershipRecord, NightlyPaths, NightlyResults,
-                                      as_results)
+from privbound.reports.schema import (TIGHT_STATUSES, AuditRecord, Counts, HistoryUpdate, MembershipRecord,
+                                      NightlyPaths, NightlyResults, as_results)
 
 __all__ = [
     "NIGHTLY_PROFILES", "NightlyProfile", "NightlyError", "NightlyPaths", "resolve_paths", "validate_paths",
     "run_nightly", "default_out_dir", "code_version", "write_atomic", "main_status", "EXIT_HISTORY_NOT_UPDATED",
-    "OUTPUT_FILES",
+    "OUTPUT_FILES", "audit_status", "tight_status", "TIGHT_POWER_FRACTION",
 ]
 
 OUTPUT_FILES = ("results.json", "summary.md", "report.html")
@@ -199,6 +203,50 @@ def audit_status(target: Target, violation: bool, float_audit: bool = False) -> 
     return "violated" if violation else "holds"
 
 
+TIGHT_POWER_FRACTION = 0.5
+"""The fraction of the tight epsilon an audit's bound must reach for its tight verdict to be ``holds``
+(below it: ``inconclusive``); :func:`tight_status` says why."""
+
+
+def tight_status(target: Target, result: AuditResult | None,
+                 float_audit: bool = False) -> tuple[str | None, str | None]:
+    """The second verdict of an audit: its epsilon lower bound against the tight epsilon of what the code runs.
+
+    Returns ``(status, reason)``. For the mathematical audit of a correct target with a tight value
+    (:meth:`Target.tight`, carried by ``result.epsilon_tight``), ``reason`` is None and ``status`` is
+
+    * ``"violated"`` when the bound exceeds the tight epsilon: the implementation leaks more than what
+      it runs allows -- a bug of the code or of its accounting -- even when the paper's looser claim
+      holds. The bound holds at the audit's confidence, so a correct implementation reads ``violated``
+      with probability at most one minus that confidence.
+    * ``"holds"`` when the bound is at most the tight epsilon and at least :data:`TIGHT_POWER_FRACTION`
+      (one half) of it. An audit's bound scales with the epsilon the code spends, so an audit that reaches
+      half of the tight epsilon on the correct code would have gone past the tight epsilon on code that
+      spends twice it (a noise scale halved, a sensitivity factor dropped): it had the power to see such
+      a bug, and "holds" says the code was looked at closely enough to tell.
+    * ``"inconclusive"`` when the bound is below half of the tight epsilon: the audit could not have seen
+      even a 2x overspend, so its silence is no evidence; it must never read as "holds".
+
+    ``status`` is None, and ``reason`` says why, when the audit has no tight verdict: the target states
+    no tight epsilon (``reason`` is its ``no_tight_epsilon``), the audit failed, or it is judged by its
+    claim verdict alone -- a planted bug (caught or missed) and a floating-point audit (whose tight
+    epsilon would be the mathematical mechanism's, not the floating-point implementation's).
+    """
+    if result is None:
+        return None, "the audit failed"
+    if target.planted_bug:
+        return None, "a planted bug: judged by its claim verdict (caught or missed)"
+    if float_audit:
+        return None, "a floating-point audit: judged against the claim only"
+    tight = result.epsilon_tight
+    if tight is None:
+        return None, target.no_tight_epsilon or "the target states no tight epsilon"
+    bound = result.epsilon_lower_bound
+    if bound > tight:
+        return "violated", None
+    return ("holds" if bound >= TIGHT_POWER_FRACTION * tight else "inconclusive"), None
+
+
 FAMILY_CONFIDENCE = 0.95
 FLOAT_SUFFIX = ":floating-point"
 
@@ -240,6 +288,7 @@ def run_audits(
         name = audit_name(t, float_audit)
         if before is not None:
             before(name)
+        result = None
         try:
             result = t.audit(trials=trials_for(t, profile, float_audit), seed=seed, n_jobs=n_jobs,
                              confidence=confidence, cache_dir=None if cache_dir is None else str(cache_dir),
@@ -247,9 +296,10 @@ def run_audits(
             status, payload, error = audit_status(t, result.violation, float_audit), result.to_dict(), None
         except Exception as exc:  # recorded and reported; the run exits 1
             status, payload, error = "error", None, f"{type(exc).__name__}: {exc}"
+        tight, reason = tight_status(t, result, float_audit)
         rec = AuditRecord(target=name, family=t.family, paper=t.paper, planted_bug=t.planted_bug,
                           audit="floating-point" if float_audit else "mathematical", status=status, result=payload,
-                          error=error)
+                          error=error, tight_status=tight, tight_reason=reason)
         records.append(rec)
         if progress is not None:
             progress(rec)
@@ -277,6 +327,7 @@ def count_results(audits: list[AuditRecord], checks: list[dict], mutants: list[d
     counted = [ch for ch in checks if not ch.get("expected")]
     detected = sum(1 for m in mutants if m["detected"])
     return Counts(**{k: sum(1 for a in audits if a.status == k) for k in statuses},
+                  **{f"tight_{k}": sum(1 for a in audits if a.tight_status == k) for k in TIGHT_STATUSES},
                   **{f"checks_{k}": sum(1 for r in counted if r["status"] == k)
                      for k in ("pass", "fail", "inconclusive")},
                   mutants_detected=detected, mutants_undetected=len(mutants) - detected,
@@ -308,11 +359,12 @@ def run_mutant_phase(prof: NightlyProfile, claim_ids: list[str] | None, *, seed:
 
 
 def main_status(results: NightlyResults | dict[str, Any]) -> int:
-    """0 when every claim holds, every planted bug is caught and every mutant run is detected, else 1;
-    plus 4 when the history was not updated. ``results`` may be read back from a results.json."""
+    """0 when every claim holds, no audit exceeds the tight epsilon of what the code runs, every planted bug
+    is caught and every mutant run is detected, else 1 (an inconclusive tight verdict fails nothing); plus 4
+    when the history was not updated. ``results`` may be read back from a results.json."""
     results = as_results(results)
     c = results.counts
-    bad = c.violated + c.missed + c.error + c.checks_fail + c.mutants_undetected
+    bad = c.violated + c.tight_violated + c.missed + c.error + c.checks_fail + c.mutants_undetected
     from privbound.reports.membership import membership_failures
 
     bad += membership_failures(results)
@@ -342,7 +394,7 @@ def comparison_lines(results: NightlyResults) -> list[str]:
 
 def render_summary(results: NightlyResults) -> str:
     """``summary.md``: headline counts, comparison and changes, then the audits and the checks as tables."""
-    from privbound.reports.html import check_meaning
+    from privbound.reports.html import check_meaning, tight_columns
 
     c = results.counts
     lines = [
@@ -358,7 +410,12 @@ def render_summary(results: NightlyResults) -> str:
         lines += [f"> **Warning:** {w}", ""]
     for n in results.notes:
         lines += [f"> {n}", ""]
+    untight = sum(1 for a in results.audits if a.tight_status is None)
     lines += [
+        f"- tight verdicts (bound against the tight epsilon of what the code runs): holds **{c.tight_holds}**, "
+        f"violated **{c.tight_violated}**, inconclusive **{c.tight_inconclusive}** (bound below "
+        f"{TIGHT_POWER_FRACTION:g} x tight: the audit could not have seen a 2x overspend); {untight} audit(s) "
+        "without a tight verdict",
         f"- claims held: **{c.holds}**, violated: **{c.violated}**; planted bugs caught: **{c.caught}**, "
         f"missed: **{c.missed}**; errors: **{c.error}**",
         f"- bound checks: pass **{c.checks_pass}**, fail **{c.checks_fail}**, "
@@ -385,16 +442,21 @@ def render_summary(results: NightlyResults) -> str:
     lines += [
         "## Privacy audits",
         "",
-        "| target | family | claimed (eps, delta) | eps lower bound | trials | audit | attack | status |",
-        "|---|---|---|---|---|---|---|---|",
+        "Two verdicts per audit: the *tight verdict* judges the epsilon lower bound against the tight epsilon of "
+        "what the code runs (violated above it; holds at most it and at least half of it; inconclusive below "
+        "half), the *claim verdict* against the paper's claim (or, for a planted bug, whether it was caught).",
+        "",
+        "| target | family | claim (eps, delta) | tight eps | eps lower bound | bound / tight | tight verdict | "
+        "claim verdict | trials | audit | attack |",
+        "|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for a in results.audits:
         r = a.result or {}
         claim = f"({r.get('epsilon_claimed', float('nan')):g}, {r.get('delta', 0):g})" if r else "-"
-        lb = f"{r['epsilon_lower_bound']:.3f}" if r and r.get("epsilon_lower_bound") is not None else "-"
         status = a.status + (f" ({a.error})" if a.error else "")
-        lines.append(f"| {a.target} | {a.family} | {claim} | {lb} | {r.get('trials', '-')} | "
-                     f"{a.audit} | {r.get('attack', '-')} | {status} |")
+        tight_eps, lb, ratio = tight_columns(a)
+        lines.append(f"| {a.target} | {a.family} | {claim} | {tight_eps} | {lb} | {ratio} | {a.tight_status or '-'} | "
+                     f"{status} | {r.get('trials', '-')} | {a.audit} | {r.get('attack', '-')} |")
     lines += ["", "## Bound checks", "",
               "A check passes when `observed` stands in the stated relation to `bound` (`~`: the fitted exponent's "
               "confidence interval contains the theorem's).", "",

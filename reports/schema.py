@@ -29,11 +29,14 @@ older file gets their empty value: None, an empty list or mapping, 0 for a count
           "target": str,                    # the target's name; + "<name>:floating-point" for its float audit
           "audit": "mathematical" | "floating-point",  # +
           "family": str, "paper": str | null, "planted_bug": bool,
-          "status": "holds" | "violated" | "caught" | "missed" | "error",
+          "status": "holds" | "violated" | "caught" | "missed" | "error",    # the claim verdict
+          "tight_status": "holds" | "violated" | "inconclusive" | null,      # + against the tight epsilon
+          "tight_reason": str | null,       # + why tight_status is null (e.g. the target's no_tight_epsilon)
           "result": AuditResult.to_dict() | null, "error": str | null } ],
       "checks": [ CheckResult.to_dict() (+ "expected": true for a documented erratum) ],
       "counts": {"holds", "violated", "caught", "missed", "error", "checks_pass", "checks_fail",
-                 "checks_inconclusive", "checks_expected_fail", "mutants_detected", "mutants_undetected": int}
+                 "checks_inconclusive", "checks_expected_fail", "mutants_detected", "mutants_undetected",
+                 "tight_holds", "tight_violated", "tight_inconclusive": int},  # + tight_*
       "mutants": [ MutantResult.to_dict() ],  # + each check on each of its mutants (default, full)
       "membership": [ {                    # membership-inference audits (privbound.reports.membership)
           "target": str, "family": str, "paper": str | null, "planted_bug": bool,
@@ -57,6 +60,7 @@ __all__ = [
     "AUDIT_KINDS",
     "AUDIT_STATUSES",
     "MEMBERSHIP_STATUSES",
+    "TIGHT_STATUSES",
     "NightlyPaths",
     "BaselineRun",
     "Comparison",
@@ -73,6 +77,7 @@ SCHEMA = "privbound.nightly/2"
 AUDIT_KINDS = ("mathematical", "floating-point")
 AUDIT_STATUSES = ("holds", "violated", "caught", "missed", "error")
 MEMBERSHIP_STATUSES = ("holds", "violated", "caught", "missed", "non-private", "error")
+TIGHT_STATUSES = ("holds", "violated", "inconclusive")
 
 
 # ----------------------------------------------------------------- reading
@@ -260,6 +265,13 @@ class AuditRecord:
         ``AuditResult.to_dict()``; None when the audit failed.
     error : str or None
         The failure, ``"<exception type>: <message>"``, or None.
+    tight_status : str or None
+        The verdict against the tight epsilon of what the code runs (:data:`TIGHT_STATUSES`,
+        :func:`privbound.reports.nightly.tight_status`): ``violated`` above it, ``holds`` at most it and at
+        least half of it, ``inconclusive`` below half of it; None when there is no tight verdict.
+    tight_reason : str or None
+        Why ``tight_status`` is None (the target's ``no_tight_epsilon``, a planted bug, a floating-point
+        audit, a failed audit); None when there is a tight verdict.
     """
 
     target: str
@@ -270,10 +282,14 @@ class AuditRecord:
     status: str
     result: Mapping[str, Any] | None
     error: str | None
+    tight_status: str | None = None
+    tight_reason: str | None = None
 
     def __post_init__(self) -> None:
         _one_of(self.audit, AUDIT_KINDS, f"audit record {self.target!r}: audit")
         _one_of(self.status, AUDIT_STATUSES, f"audit record {self.target!r}: status")
+        if self.tight_status is not None:
+            _one_of(self.tight_status, TIGHT_STATUSES, f"audit record {self.target!r}: tight_status")
 
     @property
     def epsilon_lower_bound(self) -> float | None:
@@ -282,18 +298,19 @@ class AuditRecord:
 
     def to_dict(self) -> dict[str, Any]:
         return {"target": self.target, "family": self.family, "paper": self.paper, "planted_bug": self.planted_bug,
-                "audit": self.audit, "status": self.status, "result": _plain(self.result), "error": self.error}
+                "audit": self.audit, "status": self.status, "tight_status": self.tight_status,
+                "tight_reason": self.tight_reason, "result": _plain(self.result), "error": self.error}
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any], where: str = "audit record") -> AuditRecord:
         d = _keys(data, where, ("target", "family", "paper", "planted_bug", "status", "result", "error"),
-                  {"audit": "mathematical"})
+                  {"audit": "mathematical", "tight_status": None, "tight_reason": None})
         return cls(d["target"], d["family"], d["paper"], d["planted_bug"], d["audit"], d["status"],
-                   _mapping_or_none(d["result"], f"{where}.result"), d["error"])
+                   _mapping_or_none(d["result"], f"{where}.result"), d["error"], d["tight_status"], d["tight_reason"])
 
     def __repr__(self) -> str:
         lb = self.epsilon_lower_bound
-        return (f"AuditRecord({self.target!r}, status={self.status!r}"
+        return (f"AuditRecord({self.target!r}, status={self.status!r}, tight_status={self.tight_status!r}"
                 + ("" if lb is None else f", epsilon_lower_bound={lb:.4g}") + ")")
 
 
@@ -345,7 +362,8 @@ class MembershipRecord:
 
 _COUNTS_REQUIRED = ("holds", "violated", "caught", "missed", "error", "checks_pass", "checks_fail",
                     "checks_inconclusive")
-_COUNTS_ADDED = ("mutants_detected", "mutants_undetected", "checks_expected_fail")
+_COUNTS_ADDED = ("mutants_detected", "mutants_undetected", "checks_expected_fail", "tight_holds", "tight_violated",
+                 "tight_inconclusive")
 
 
 @dataclass(frozen=True)
@@ -362,6 +380,8 @@ class Counts:
         Check mutant runs whose check failed (detected the bug) or passed.
     checks_expected_fail : int
         Failing checks that document an erratum of the paper (not counted in ``checks_fail``).
+    tight_holds, tight_violated, tight_inconclusive : int
+        Audits by tight verdict (:attr:`AuditRecord.tight_status`; audits without one are not counted).
     """
 
     holds: int = 0
@@ -375,6 +395,9 @@ class Counts:
     mutants_detected: int = 0
     mutants_undetected: int = 0
     checks_expected_fail: int = 0
+    tight_holds: int = 0
+    tight_violated: int = 0
+    tight_inconclusive: int = 0
 
     def to_dict(self) -> dict[str, int]:
         return {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
@@ -481,7 +504,8 @@ class NightlyResults:
         for name, kind in (("audits", AuditRecord), ("membership", MembershipRecord)):
             for i, rec in enumerate(getattr(self, name)):
                 if not isinstance(rec, kind):
-                    raise TypeError(f"NightlyResults.{name}[{i}] must be an instance of {kind.__name__}, got {type(rec).__name__}")
+                    raise TypeError(f"NightlyResults.{name}[{i}] must be an instance of {kind.__name__}, "
+                                    f"got {type(rec).__name__}")
         if not isinstance(self.counts, Counts):
             raise TypeError(f"NightlyResults.counts must be a Counts, got {type(self.counts).__name__}")
 
@@ -558,7 +582,8 @@ class NightlyResults:
     def __repr__(self) -> str:
         c = self.counts
         return (f"NightlyResults(run_id={self.run_id!r}, profile={self.profile!r}, seed={self.seed}, "
-                f"audits={len(self.audits)} (holds {c.holds}, violated {c.violated}, caught {c.caught}, "
+                f"audits={len(self.audits)} (tight: holds {c.tight_holds}, violated {c.tight_violated}, inconclusive "
+                f"{c.tight_inconclusive}; claims: holds {c.holds}, violated {c.violated}; caught {c.caught}, "
                 f"missed {c.missed}, error {c.error}), checks={len(self.checks)}, mutants={len(self.mutants)}, "
                 f"membership={len(self.membership)})")
 

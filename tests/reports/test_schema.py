@@ -24,8 +24,8 @@ def night(tmp_path_factory):
     out = tmp_path_factory.mktemp("schema") / "night"
     results, out = run_nightly("smoke", out, target_names=["randomized-response", "laplace-inverted-scale",
                                                            "dp-winnow-replay"],
-                               claim_ids=["decision-lists-winnow/lemma-3"], membership_names=["randomized-response-eps1"],
-                               progress=False)
+                               claim_ids=["decision-lists-winnow/lemma-3"],
+                               membership_names=["randomized-response-eps1"], progress=False)
     return results, out
 
 
@@ -54,7 +54,8 @@ def test_to_dict_keeps_the_key_order_of_the_schema(night):
     assert list(d) == ["schema", "run_id", "profile", "started_utc", "finished_utc", "wall_seconds", "phases",
                        "code_version", "seed", "audit_family_confidence", "audit_confidence", "paths", "warnings",
                        "notes", "audits", "checks", "counts", "membership", "mutants", "changes", "comparison"]
-    assert list(d["audits"][0]) == ["target", "family", "paper", "planted_bug", "audit", "status", "result", "error"]
+    assert list(d["audits"][0]) == ["target", "family", "paper", "planted_bug", "audit", "status", "tight_status",
+                                    "tight_reason", "result", "error"]
 
 
 def test_every_key_is_documented_in_the_schema(night):
@@ -69,18 +70,19 @@ def test_every_key_is_documented_in_the_schema(night):
 def _minimal():
     return {"schema": SCHEMA, "profile": "smoke", "started_utc": "t0", "finished_utc": "t1", "wall_seconds": 1.0,
             "code_version": "v", "seed": 0, "audit_family_confidence": 0.95, "audit_confidence": 0.95,
-            "audits": [], "checks": [], "counts": {k: 0 for k in ("holds", "violated", "caught", "missed", "error",
-                                                                   "checks_pass", "checks_fail", "checks_inconclusive")}}
+            "audits": [], "checks": [],
+            "counts": {k: 0 for k in ("holds", "violated", "caught", "missed", "error", "checks_pass", "checks_fail",
+                                      "checks_inconclusive")}}
 
 
 def test_fields_added_within_the_schema_read_as_empty_when_absent():
     res = NightlyResults.from_dict(_minimal())
     assert res.run_id is None and res.paths is None and res.comparison is None and res.phases == {}
     assert res.warnings == () and res.membership == () and res.mutants == () and res.changes == ()
-    assert res.counts.mutants_detected == 0 and res.counts.checks_expected_fail == 0
+    assert res.counts.mutants_detected == 0 and res.counts.checks_expected_fail == 0 and res.counts.tight_violated == 0
     rec = AuditRecord.from_dict({"target": "t", "family": "f", "paper": None, "planted_bug": False,
                                  "status": "holds", "result": None, "error": None})
-    assert rec.audit == "mathematical"
+    assert rec.audit == "mathematical" and rec.tight_status is None and rec.tight_reason is None
 
 
 @pytest.mark.parametrize("change, error, message", [
