@@ -233,6 +233,9 @@ def _nightly_table(results: NightlyResults) -> str:
                  "inconclusive (bound below half the tight epsilon)")
     lines.append(f"audits: {c.holds} hold, {c.violated} violated, {c.caught} planted bugs caught, "
                  f"{c.missed} missed, {c.error} errors")
+    if results.learner_mutants:
+        lines.append(f"learner mutants: {c.learner_mutants_caught} caught, {c.learner_mutants_missed} missed, "
+                     f"{c.learner_mutants_error} errors, {c.learner_mutants_not_run} not run")
     changes = [ch for ch in results.changes if ch["kind"] != "note"]
     comp = results.comparison
     base = None if comp is None else comp.baseline

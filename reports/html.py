@@ -23,9 +23,10 @@ from pathlib import Path
 from typing import Any
 
 from privbound.reports import plots
-from privbound.reports.schema import AuditRecord, NightlyResults
+from privbound.reports.schema import AuditRecord, LearnerMutantRecord, NightlyResults
 
-__all__ = ["render_html", "PAPER_TITLES", "SECTIONS", "check_meaning", "mutants_section", "tight_columns"]
+__all__ = ["render_html", "PAPER_TITLES", "SECTIONS", "check_meaning", "mutants_section", "learner_mutants_section",
+           "tight_columns"]
 
 PAPER_TITLES = {
     None: "Reference mechanisms",
@@ -85,7 +86,7 @@ def check_meaning(check: dict[str, Any], description: str = "") -> tuple[str, st
     return rel, what
 
 
-def tight_columns(record: AuditRecord) -> tuple[str, str, str]:
+def tight_columns(record: AuditRecord | LearnerMutantRecord) -> tuple[str, str, str]:
     """(tight epsilon, epsilon lower bound, bound / tight) of an audit, formatted (``-`` when absent).
 
     JSON has no infinity: a null bound of a result that violates its claim is an infinite one (the outputs
@@ -344,8 +345,38 @@ def mutants_section(results: NightlyResults, claims_info: list[dict], experiment
     return "\n".join(parts)
 
 
-SECTIONS = [header_section, changes_section, epsilon_section, papers_section, mutants_section, membership_section,
-            experiments_section]
+def learner_mutants_section(results: NightlyResults, claims_info: list[dict], experiment_pngs) -> str:
+    """Audits with teeth: each mutant of each audited target's learner, the bound its audit reached against the
+    tight epsilon of the correct code, and whether it was caught (or why it was not run)."""
+    if not results.learner_mutants:
+        return ""
+    c = results.counts
+    rows = []
+    for m in results.learner_mutants:
+        tight, bound, _ = tight_columns(m)
+        source = (m.result or {}).get("tight_source")
+        tight_cell = (f"<td class=\"num\" title=\"{html.escape(source)}\">{tight}</td>" if source
+                      else f"<td class=\"num\">{tight}</td>")
+        if m.status == "not-run":
+            tonight, cls = f"not run tonight (runs at the {m.profile} profile)", "inconclusive"
+        else:
+            tonight = m.status + (f": {m.error}" if m.error else "")
+            cls = {"caught": "caught", "missed": "missed"}.get(m.status, "error")
+        rows.append(f"<tr><td>{html.escape(m.target)}</td><td>{html.escape(m.mutant)}</td>"
+                    f"<td class=\"small\">{html.escape(m.description)}</td><td>{m.profile}</td>"
+                    f"<td class=\"num\">{bound}</td>{tight_cell}<td class=\"{cls}\">{html.escape(tonight)}</td></tr>")
+    head = (f"<p>Each mutant breaks a target's learner the way a privacy bug would (a noise scale halved, a "
+            f"sensitivity factor dropped); the target's audit of the broken learner must exceed the tight &epsilon; "
+            f"of the correct code. Tonight: {c.learner_mutants_caught} caught, {c.learner_mutants_missed} missed, "
+            f"{c.learner_mutants_error} errors, {c.learner_mutants_not_run} not run in this profile.</p>")
+    return "\n".join(["<h2>Audits with teeth: learner mutants</h2>", head,
+                      "<table><tr><th>target</th><th>mutant</th><th>what it breaks</th><th>profile</th>"
+                      "<th>&epsilon; lower bound</th><th>tight &epsilon; (correct code)</th><th>tonight</th></tr>",
+                      *rows, "</table>"])
+
+
+SECTIONS = [header_section, changes_section, epsilon_section, papers_section, learner_mutants_section,
+            mutants_section, membership_section, experiments_section]
 
 
 def render_html(results: NightlyResults, claims_info: list[dict] = (), experiment_pngs: list[Path] = ()) -> str:

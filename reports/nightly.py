@@ -45,9 +45,11 @@ from privbound.audit.cache import atomic_write_bytes, stage_bytes, sweep_stale_t
 from privbound.audit.result import AuditResult
 from privbound.audit.targets import Target, targets
 from privbound.bounds.checks import CheckResult, run_checks
+from privbound.mutation import MUTANT_PROFILES, Mutant
 from privbound.reports.progress import PhaseProgress
-from privbound.reports.schema import (TIGHT_STATUSES, AuditRecord, Counts, HistoryUpdate, MembershipRecord,
-                                      NightlyPaths, NightlyResults, as_results)
+from privbound.reports.schema import (LEARNER_MUTANT_STATUSES, TIGHT_STATUSES, AuditRecord, Counts, HistoryUpdate,
+                                      LearnerMutantRecord, MembershipRecord, NightlyPaths, NightlyResults,
+                                      as_results)
 
 __all__ = [
     "NIGHTLY_PROFILES", "NightlyProfile", "NightlyError", "NightlyPaths", "resolve_paths", "validate_paths",
@@ -321,7 +323,8 @@ def planned_checks(claim_ids: list[str] | None) -> list[str]:
     return [f"{c.id}:{k.name}" for c in selected for k in c.checks]
 
 
-def count_results(audits: list[AuditRecord], checks: list[dict], mutants: list[dict] = ()) -> Counts:
+def count_results(audits: list[AuditRecord], checks: list[dict], mutants: list[dict] = (),
+                  learner_mutants: list[LearnerMutantRecord] = ()) -> Counts:
     """The night's verdicts counted; a check marked ``expected`` (a documented erratum) is counted apart."""
     statuses = ("holds", "violated", "caught", "missed", "error")
     counted = [ch for ch in checks if not ch.get("expected")]
@@ -331,7 +334,70 @@ def count_results(audits: list[AuditRecord], checks: list[dict], mutants: list[d
                   **{f"checks_{k}": sum(1 for r in counted if r["status"] == k)
                      for k in ("pass", "fail", "inconclusive")},
                   mutants_detected=detected, mutants_undetected=len(mutants) - detected,
-                  checks_expected_fail=len(checks) - len(counted))
+                  checks_expected_fail=len(checks) - len(counted),
+                  **{f"learner_mutants_{k.replace('-', '_')}": sum(1 for m in learner_mutants if m.status == k)
+                     for k in LEARNER_MUTANT_STATUSES})
+
+
+def runs_mutant(prof: NightlyProfile, mutant_profile: str) -> bool:
+    """Whether a night of profile ``prof`` runs a mutant of profile ``mutant_profile``: when the night runs
+    mutants at all (``prof.mutants``) and the mutant's profile is at most the night's (check and learner
+    mutants alike)."""
+    return prof.mutants is not None and MUTANT_PROFILES.index(mutant_profile) <= MUTANT_PROFILES.index(prof.mutants)
+
+
+def learner_mutant_plan(selected: list[Target], prof: NightlyProfile) -> list[tuple[Target, Mutant, bool]]:
+    """``(target, mutant, runs tonight)`` of every mutant of every selected target, in registry order."""
+    return [(t, m, runs_mutant(prof, m.profile)) for t in selected for m in t.mutants]
+
+
+def run_learner_mutants(
+    selected: list[Target], prof: NightlyProfile, *, seed: int = 0, n_jobs: int | None = 1,
+    cache_dir: Path | None = None, before: Callable[[str], None] | None = None,
+    progress: Callable[[LearnerMutantRecord], None] | None = None,
+) -> list[LearnerMutantRecord]:
+    """Audit each learner mutant of the selected targets that the profile runs (:func:`learner_mutant_plan`);
+    list the others as ``not-run``. An error in one audit is recorded, not fatal.
+
+    Each runs :meth:`Target.audit_mutant` at :func:`trials_for` the target's trials, seed ``seed``, with
+    the chunk cache in ``cache_dir``: it is ``caught`` when the audit flags it -- its bound above the
+    correct code's tight epsilon (``tight_violation``), or above the claim (``violation``) when the target
+    has no tight value -- and ``missed`` otherwise.
+
+    Confidence: each audit runs at the per-audit confidence of the night's target audits
+    (:func:`audit_confidence` of :func:`audit_jobs`), and the mutants are *not* counted in that Bonferroni
+    correction. The correction protects the night's claims about correct code: that no correct target is
+    reported violated with probability above 5%. A mutant's verdict says nothing about correct code; it is
+    judged for power (did the audit see the bug?), where a wider family would only make misses likelier,
+    and a false "caught" of one mutant is bounded by the same per-audit level as any single audit. Leaving
+    them out also keeps the target audits' confidence, and so their results, the same whether or not a
+    profile runs mutants.
+
+    ``before(name)`` is called as each audit starts (``<target>:<mutant>``), ``progress(record)`` as it
+    finishes.
+    """
+    confidence = audit_confidence(len(audit_jobs(selected)))
+    records = []
+    for target, mutant, runs in learner_mutant_plan(selected, prof):
+        fields = dict(target=target.name, mutant=mutant.name, description=mutant.description, profile=mutant.profile)
+        if not runs:
+            records.append(LearnerMutantRecord(**fields, status="not-run", result=None, error=None))
+            continue
+        if before is not None:
+            before(f"{target.name}:{mutant.name}")
+        try:
+            result = target.audit_mutant(mutant, trials=trials_for(target, prof), seed=seed, n_jobs=n_jobs,
+                                         confidence=confidence,
+                                         cache_dir=None if cache_dir is None else str(cache_dir))
+            flagged = result.tight_violation if result.epsilon_tight is not None else result.violation
+            rec = LearnerMutantRecord(**fields, status="caught" if flagged else "missed", result=result.to_dict(),
+                                      error=None)
+        except Exception as exc:  # recorded and reported; the run exits 1
+            rec = LearnerMutantRecord(**fields, status="error", result=None, error=f"{type(exc).__name__}: {exc}")
+        records.append(rec)
+        if progress is not None:
+            progress(rec)
+    return records
 
 
 def run_mutant_phase(prof: NightlyProfile, claim_ids: list[str] | None, *, seed: int = 0, n_jobs=1, stream=None,
@@ -341,12 +407,11 @@ def run_mutant_phase(prof: NightlyProfile, claim_ids: list[str] | None, *, seed:
     against, every night."""
     if prof.mutants is None:
         return []
-    from privbound.bounds.checks import MUTANT_PROFILES, run_mutants
+    from privbound.bounds.checks import run_mutants
     from privbound.bounds.registry import claims, get
 
     selected = [get(i) for i in claim_ids] if claim_ids is not None else [c for c in claims() if c.checks]
-    ceiling = MUTANT_PROFILES.index(prof.mutants)
-    n = sum(1 for c in selected for k in c.checks for m in k.mutants if MUTANT_PROFILES.index(m.profile) <= ceiling)
+    n = sum(1 for c in selected for k in c.checks for m in k.mutants if runs_mutant(prof, m.profile))
     bar = PhaseProgress("mutants", n, stream=stream, enabled=progress)
 
     def on_row(row):
@@ -360,11 +425,13 @@ def run_mutant_phase(prof: NightlyProfile, claim_ids: list[str] | None, *, seed:
 
 def main_status(results: NightlyResults | dict[str, Any]) -> int:
     """0 when every claim holds, no audit exceeds the tight epsilon of what the code runs, every planted bug
-    is caught and every mutant run is detected, else 1 (an inconclusive tight verdict fails nothing); plus 4
-    when the history was not updated. ``results`` may be read back from a results.json."""
+    is caught, every check mutant run is detected and every learner mutant run is caught, else 1 (an
+    inconclusive tight verdict fails nothing); plus 4 when the history was not updated. ``results`` may be
+    read back from a results.json."""
     results = as_results(results)
     c = results.counts
     bad = c.violated + c.tight_violated + c.missed + c.error + c.checks_fail + c.mutants_undetected
+    bad += c.learner_mutants_missed + c.learner_mutants_error
     from privbound.reports.membership import membership_failures
 
     bad += membership_failures(results)
@@ -425,6 +492,9 @@ def render_summary(results: NightlyResults) -> str:
         + ("" if results.mutants else " (this profile lists the mutants without running them)"),
         *[f"  - not detected: `{m['claim_id']}:{m['check']}` under `{m['mutant']}` ({m['description']})"
           for m in results.mutants if not m["detected"]],
+        learner_mutants_headline(results),
+        *[f"  - {m.status}: `{m.name}` ({m.error or m.description})" for m in results.learner_mutants
+          if m.status in ("missed", "error")],
         "",
         "## Changes since the previous run",
         "",
@@ -469,10 +539,45 @@ def render_summary(results: NightlyResults) -> str:
             note = f" (erratum: {ch['details']['erratum']})"
         lines.append(f"| {ch['claim_id']} | {ch['check']} | {ch['kind']} | {ch['status']}{note} | {obs} | "
                      f"{check_meaning(ch)[0]} | {bnd} |")
+    lines += learner_mutants_markdown(results)
     from privbound.reports.membership import membership_markdown
 
     lines += membership_markdown(results.membership)
     return "\n".join(lines) + "\n"
+
+
+def learner_mutants_headline(results: NightlyResults) -> str:
+    """The headline line of the learner mutants: how many were caught, missed, failed, not run."""
+    c = results.counts
+    line = (f"- learner mutants (privacy bugs planted in a target's learner, audited against the correct code's "
+            f"tight epsilon): caught **{c.learner_mutants_caught}**, missed **{c.learner_mutants_missed}**")
+    if c.learner_mutants_error:
+        line += f", errors **{c.learner_mutants_error}**"
+    if not results.learner_mutants:
+        return line + " (no audited target declares one)"
+    if c.learner_mutants_not_run:
+        line += f", not run **{c.learner_mutants_not_run}**" + (
+            " (this profile lists them without running them)" if results.profile == "smoke" else
+            " (above this profile)")
+    return line
+
+
+def learner_mutants_markdown(results: NightlyResults) -> list[str]:
+    """Lines of ``summary.md``'s learner-mutant table (none when no audited target declares a mutant)."""
+    from privbound.reports.html import tight_columns
+
+    if not results.learner_mutants:
+        return []
+    lines = ["", "## Learner mutants", "",
+             "Each mutant breaks a target's learner the way a privacy bug would; the target's own audit of the broken "
+             "learner must exceed the tight epsilon of the correct code (caught).", "",
+             "| target | mutant | what it breaks | profile | eps lower bound | tight eps (correct code) | status |",
+             "|---|---|---|---|---|---|---|"]
+    for m in results.learner_mutants:
+        tight, bound, _ = tight_columns(m)
+        status = m.status + (f" ({m.error})" if m.error else "")
+        lines.append(f"| {m.target} | {m.mutant} | {m.description} | {m.profile} | {bound} | {tight} | {status} |")
+    return lines
 
 
 def claims_info() -> list[dict[str, Any]]:
@@ -559,10 +664,14 @@ def run_nightly(
     return results, paths.out
 
 
-def _outcome(rec: AuditRecord | MembershipRecord) -> str:
-    """An audit record's progress line: its status, its epsilon lower bound, its error."""
-    lb = (rec.result or {}).get("epsilon_lower_bound")
+def _outcome(rec: AuditRecord | MembershipRecord | LearnerMutantRecord) -> str:
+    """An audit record's progress line: its status, its epsilon lower bound (and the tight epsilon it was
+    judged against, for a learner mutant), its error."""
+    r = rec.result or {}
+    lb = r.get("epsilon_lower_bound")
     outcome = rec.status + ("" if lb is None else f", eps lower bound {lb:.3f}")
+    if isinstance(rec, LearnerMutantRecord) and r.get("epsilon_tight") is not None:
+        outcome += f" (tight epsilon of the correct code {r['epsilon_tight']:.3g})"
     return outcome + (f" ({rec.error})" if rec.error else "")
 
 
@@ -586,6 +695,18 @@ def _do_run(prof: NightlyProfile, paths: NightlyPaths, *, seed, n_jobs, target_n
     bar.close()
     t_audits = time.perf_counter() - t0
 
+    lbar = PhaseProgress("learner mutants", sum(runs for *_, runs in learner_mutant_plan(selected, prof)),
+                         stream=stream, enabled=progress)
+
+    def on_learner_mutant(rec: LearnerMutantRecord):
+        lbar.done(rec.name, _outcome(rec))
+
+    learner_mutants = run_learner_mutants(selected, prof, seed=seed, n_jobs=n_jobs, before=lbar.start,
+                                          progress=on_learner_mutant,
+                                          cache_dir=None if cache_root is None else cache_root / "chunks")
+    lbar.close()
+    t_learner_mutants = time.perf_counter() - t0 - t_audits
+
     check_cache = None
     if cache_root is not None:
         from privbound.audit.cache import ResultCache
@@ -606,10 +727,10 @@ def _do_run(prof: NightlyProfile, paths: NightlyPaths, *, seed, n_jobs, target_n
     check_results: list[CheckResult] = run_checks(claim_ids, profile=prof.checks, seed=seed, n_jobs=n_jobs,
                                                   cache=check_cache, progress=on_check)
     cbar.close()
-    t_checks = time.perf_counter() - t0 - t_audits
+    t_checks = time.perf_counter() - t0 - t_audits - t_learner_mutants
     mutants = run_mutant_phase(prof, claim_ids, seed=seed, n_jobs=n_jobs, stream=stream, progress=progress,
                                cache=None if check_cache is None else check_cache)
-    t_mutants = time.perf_counter() - t0 - t_audits - t_checks
+    t_mutants = time.perf_counter() - t0 - t_audits - t_learner_mutants - t_checks
     checks = [r.to_dict() for r in check_results]
     # A failure that documents an erratum is expected: it is reported, and does not fail the run.
     for ch in checks:
@@ -631,14 +752,15 @@ def _do_run(prof: NightlyProfile, paths: NightlyPaths, *, seed, n_jobs, target_n
                                 cache_dir=None if cache_root is None else cache_root / "membership",
                                 before=mbar.start, progress=on_membership)
     mbar.close()
-    t_membership = time.perf_counter() - t0 - t_audits - t_checks - t_mutants
+    t_membership = time.perf_counter() - t0 - t_audits - t_learner_mutants - t_checks - t_mutants
     results = NightlyResults(
         run_id=run_id,
         profile=prof.name,
         started_utc=started.isoformat(timespec="seconds"),
         finished_utc=_dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
         wall_seconds=time.perf_counter() - t0,
-        phases={"audits": t_audits, "checks": t_checks, "mutants": t_mutants, "membership": t_membership},
+        phases={"audits": t_audits, "learner_mutants": t_learner_mutants, "checks": t_checks, "mutants": t_mutants,
+                "membership": t_membership},
         code_version=code_version(),
         seed=seed,
         audit_family_confidence=FAMILY_CONFIDENCE,
@@ -648,9 +770,10 @@ def _do_run(prof: NightlyProfile, paths: NightlyPaths, *, seed, n_jobs, target_n
         notes=tuple(skipped_target_notes() if target_names is None else ()),
         audits=tuple(audits),
         checks=tuple(checks),
-        counts=count_results(audits, checks, mutants),
+        counts=count_results(audits, checks, mutants, learner_mutants),
         membership=tuple(membership),
         mutants=tuple(mutants),
+        learner_mutants=tuple(learner_mutants),
     )
     return finish_run(results, paths, warn=warn, history_state=history_state)
 

@@ -15,7 +15,8 @@ older file gets their empty value: None, an empty list or mapping, 0 for a count
       "run_id": str,                        # + unique: "<UTC start>-<8 hex digits>"
       "profile": "smoke" | "default" | "full",
       "started_utc": ISO 8601, "finished_utc": ISO 8601, "wall_seconds": float,
-      "phases": {"audits": s, "checks": s, "mutants": s, "membership": s, "report": s},  # + wall seconds
+      "phases": {"audits": s, "learner_mutants": s, "checks": s, "mutants": s, "membership": s,
+                 "report": s},          # + wall seconds (+ learner_mutants)
       "code_version": str,                  # privbound version + git commit when available
       "seed": int, "audit_family_confidence": float, "audit_confidence": float,
       "paths": {"out", "cache", "history"}, # + where this run read and wrote
@@ -36,8 +37,15 @@ older file gets their empty value: None, an empty list or mapping, 0 for a count
       "checks": [ CheckResult.to_dict() (+ "expected": true for a documented erratum) ],
       "counts": {"holds", "violated", "caught", "missed", "error", "checks_pass", "checks_fail",
                  "checks_inconclusive", "checks_expected_fail", "mutants_detected", "mutants_undetected",
-                 "tight_holds", "tight_violated", "tight_inconclusive": int},  # + tight_*
+                 "tight_holds", "tight_violated", "tight_inconclusive", "learner_mutants_caught",
+                 "learner_mutants_missed", "learner_mutants_error", "learner_mutants_not_run": int},
+                                            # + tight_*, learner_mutants_*
       "mutants": [ MutantResult.to_dict() ],  # + each check on each of its mutants (default, full)
+      "learner_mutants": [ {                # + each mutant (privacy bug) of each audited target's learner
+          "target": str, "mutant": str, "description": str,
+          "profile": "smoke" | "default" | "full",  # the smallest profile that runs it
+          "status": "caught" | "missed" | "error" | "not-run",  # not-run: above the night's mutant profile
+          "result": AuditResult.to_dict() of Target.audit_mutant | null, "error": str | null } ],
       "membership": [ {                    # membership-inference audits (privbound.reports.membership)
           "target": str, "family": str, "paper": str | null, "planted_bug": bool,
           "status": "holds" | "violated" | "caught" | "missed" | "non-private" | "error",
@@ -61,11 +69,13 @@ __all__ = [
     "AUDIT_STATUSES",
     "MEMBERSHIP_STATUSES",
     "TIGHT_STATUSES",
+    "LEARNER_MUTANT_STATUSES",
     "NightlyPaths",
     "BaselineRun",
     "Comparison",
     "AuditRecord",
     "MembershipRecord",
+    "LearnerMutantRecord",
     "Counts",
     "HistoryUpdate",
     "NightlyResults",
@@ -78,6 +88,7 @@ AUDIT_KINDS = ("mathematical", "floating-point")
 AUDIT_STATUSES = ("holds", "violated", "caught", "missed", "error")
 MEMBERSHIP_STATUSES = ("holds", "violated", "caught", "missed", "non-private", "error")
 TIGHT_STATUSES = ("holds", "violated", "inconclusive")
+LEARNER_MUTANT_STATUSES = ("caught", "missed", "error", "not-run")
 
 
 # ----------------------------------------------------------------- reading
@@ -360,10 +371,68 @@ class MembershipRecord:
         return f"MembershipRecord({self.target!r}, status={self.status!r})"
 
 
+@dataclass(frozen=True, repr=False)
+class LearnerMutantRecord:
+    """One mutant of a target's learner (``Target.mutants``) in a night: a privacy bug the target's audit
+    must flag (:func:`privbound.reports.nightly.run_learner_mutants`).
+
+    Attributes
+    ----------
+    target : str
+        The target whose learner the mutant breaks.
+    mutant : str
+        The mutant's name.
+    description : str
+        What it breaks.
+    profile : str
+        The smallest nightly profile that runs it (``smoke``, ``default`` or ``full``).
+    status : str
+        :data:`LEARNER_MUTANT_STATUSES`: ``caught`` when the audit of the broken learner flagged it (its
+        bound above the correct code's tight epsilon, or above the claim when the target has no tight
+        value), ``missed`` when not, ``error`` when the audit failed, ``not-run`` when the night's profile
+        does not run it.
+    result : mapping or None
+        ``AuditResult.to_dict()`` of ``Target.audit_mutant`` (its ``epsilon_tight`` is the correct code's);
+        None when not run or failed.
+    error : str or None
+        The failure, or None.
+    """
+
+    target: str
+    mutant: str
+    description: str
+    profile: str
+    status: str
+    result: Mapping[str, Any] | None
+    error: str | None
+
+    def __post_init__(self) -> None:
+        _one_of(self.status, LEARNER_MUTANT_STATUSES, f"learner mutant {self.target}:{self.mutant}: status")
+
+    @property
+    def name(self) -> str:
+        """``<target>:<mutant>``, the name its audit runs under."""
+        return f"{self.target}:{self.mutant}"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"target": self.target, "mutant": self.mutant, "description": self.description,
+                "profile": self.profile, "status": self.status, "result": _plain(self.result), "error": self.error}
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any], where: str = "learner mutant") -> LearnerMutantRecord:
+        d = _keys(data, where, ("target", "mutant", "description", "profile", "status", "result", "error"))
+        return cls(d["target"], d["mutant"], d["description"], d["profile"], d["status"],
+                   _mapping_or_none(d["result"], f"{where}.result"), d["error"])
+
+    def __repr__(self) -> str:
+        return f"LearnerMutantRecord({self.name!r}, status={self.status!r})"
+
+
 _COUNTS_REQUIRED = ("holds", "violated", "caught", "missed", "error", "checks_pass", "checks_fail",
                     "checks_inconclusive")
 _COUNTS_ADDED = ("mutants_detected", "mutants_undetected", "checks_expected_fail", "tight_holds", "tight_violated",
-                 "tight_inconclusive")
+                 "tight_inconclusive", "learner_mutants_caught", "learner_mutants_missed", "learner_mutants_error",
+                 "learner_mutants_not_run")
 
 
 @dataclass(frozen=True)
@@ -382,6 +451,8 @@ class Counts:
         Failing checks that document an erratum of the paper (not counted in ``checks_fail``).
     tight_holds, tight_violated, tight_inconclusive : int
         Audits by tight verdict (:attr:`AuditRecord.tight_status`; audits without one are not counted).
+    learner_mutants_caught, learner_mutants_missed, learner_mutants_error, learner_mutants_not_run : int
+        Learner mutants by status (:attr:`LearnerMutantRecord.status`).
     """
 
     holds: int = 0
@@ -398,6 +469,10 @@ class Counts:
     tight_holds: int = 0
     tight_violated: int = 0
     tight_inconclusive: int = 0
+    learner_mutants_caught: int = 0
+    learner_mutants_missed: int = 0
+    learner_mutants_error: int = 0
+    learner_mutants_not_run: int = 0
 
     def to_dict(self) -> dict[str, int]:
         return {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
@@ -444,7 +519,8 @@ class NightlyResults:
     wall_seconds : float
         Wall time of the work (the report and the history excluded).
     phases : mapping of str to float
-        Wall seconds per phase (``audits``, ``checks``, ``mutants``, ``membership``, ``report``), in order.
+        Wall seconds per phase (``audits``, ``learner_mutants``, ``checks``, ``mutants``, ``membership``,
+        ``report``), in order.
     code_version : str
         privbound's version and, inside a git checkout, the commit.
     seed : int
@@ -469,6 +545,8 @@ class NightlyResults:
         The membership-inference audits.
     mutants : tuple of mapping
         ``MutantResult.to_dict()`` of each check run on each of its mutants (default and full profiles).
+    learner_mutants : tuple of LearnerMutantRecord
+        Each mutant of each audited target's learner, audited (default and full profiles) or listed.
     changes : tuple of mapping
         What changed since the baseline run (:func:`privbound.reports.history.compare`): ``kind``,
         ``name``, ``change``, ``status``, ``rank`` (+ ``old``, ``new``, ``z`` for an epsilon change).
@@ -496,12 +574,14 @@ class NightlyResults:
     counts: Counts
     membership: tuple[MembershipRecord, ...] = ()
     mutants: tuple[Mapping[str, Any], ...] = ()
+    learner_mutants: tuple[LearnerMutantRecord, ...] = ()
     changes: tuple[Mapping[str, Any], ...] = ()
     comparison: Comparison | None = None
     history: HistoryUpdate | None = field(default=None, compare=False)
 
     def __post_init__(self) -> None:
-        for name, kind in (("audits", AuditRecord), ("membership", MembershipRecord)):
+        for name, kind in (("audits", AuditRecord), ("membership", MembershipRecord),
+                           ("learner_mutants", LearnerMutantRecord)):
             for i, rec in enumerate(getattr(self, name)):
                 if not isinstance(rec, kind):
                     raise TypeError(f"NightlyResults.{name}[{i}] must be an instance of {kind.__name__}, "
@@ -531,6 +611,7 @@ class NightlyResults:
             "counts": self.counts.to_dict(),
             "membership": [m.to_dict() for m in self.membership],
             "mutants": _plain(self.mutants),
+            "learner_mutants": [m.to_dict() for m in self.learner_mutants],
             "changes": _plain(self.changes),
             "comparison": None if self.comparison is None else self.comparison.to_dict(),
         }
@@ -546,13 +627,14 @@ class NightlyResults:
                                     "seed", "audit_family_confidence", "audit_confidence", "audits", "checks",
                                     "counts"),
                   {"run_id": None, "phases": {}, "paths": None, "warnings": [], "notes": [], "membership": [],
-                   "mutants": [], "changes": [], "comparison": None})
+                   "mutants": [], "learner_mutants": [], "changes": [], "comparison": None})
         if d["schema"] != SCHEMA:
             raise ValueError(f"results: schema must be {SCHEMA!r}, got {d['schema']!r}")
         if not isinstance(d["audits"], (list, tuple)):
             raise TypeError(f"results.audits must be a list, got {type(d['audits']).__name__}")
-        if not isinstance(d["membership"], (list, tuple)):
-            raise TypeError(f"results.membership must be a list, got {type(d['membership']).__name__}")
+        for key in ("membership", "learner_mutants"):
+            if not isinstance(d[key], (list, tuple)):
+                raise TypeError(f"results.{key} must be a list, got {type(d[key]).__name__}")
         if not isinstance(d["phases"], Mapping):
             raise TypeError(f"results.phases must be a mapping, got {type(d['phases']).__name__}")
         return cls(
@@ -575,6 +657,8 @@ class NightlyResults:
             membership=tuple(MembershipRecord.from_dict(m, f"results.membership[{i}]")
                              for i, m in enumerate(d["membership"])),
             mutants=_mappings(d["mutants"], "results.mutants"),
+            learner_mutants=tuple(LearnerMutantRecord.from_dict(m, f"results.learner_mutants[{i}]")
+                                  for i, m in enumerate(d["learner_mutants"])),
             changes=_mappings(d["changes"], "results.changes"),
             comparison=None if d["comparison"] is None else Comparison.from_dict(d["comparison"], "results.comparison"),
         )
@@ -585,7 +669,7 @@ class NightlyResults:
                 f"audits={len(self.audits)} (tight: holds {c.tight_holds}, violated {c.tight_violated}, inconclusive "
                 f"{c.tight_inconclusive}; claims: holds {c.holds}, violated {c.violated}; caught {c.caught}, "
                 f"missed {c.missed}, error {c.error}), checks={len(self.checks)}, mutants={len(self.mutants)}, "
-                f"membership={len(self.membership)})")
+                f"learner_mutants={len(self.learner_mutants)}, membership={len(self.membership)})")
 
 
 def as_results(results: NightlyResults | Mapping[str, Any], argument: str = "results") -> NightlyResults:

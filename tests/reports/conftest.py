@@ -6,6 +6,7 @@ import pytest
 
 from privbound.audit.targets import registry
 from privbound.audit.targets.registry import Target, TightEpsilon
+from privbound.mutation import Mutant, patch
 
 
 class Noise:
@@ -48,3 +49,15 @@ def laplace_target(monkeypatch):
     yield make
     for name in names:
         registry._TIGHT.pop(name, None)
+
+
+@pytest.fixture
+def scale_mutant():
+    """``scale_mutant(name, factor, profile="default")``: a mutant of the fixture target's learner that
+    multiplies its Laplace scale by ``factor`` (0.5: epsilon doubled, a privacy bug; 2: harmless)."""
+
+    def make(name: str, factor: float, profile: str = "default") -> Mutant:
+        return Mutant(name, f"the Laplace scale times {factor:g}", patch(Noise, "scale", lambda s: s * factor),
+                      profile=profile)
+
+    return make

@@ -16,7 +16,8 @@ import pytest
 from privbound.reports import schema
 from privbound.reports.html import render_html
 from privbound.reports.nightly import claims_info, render_summary, run_nightly
-from privbound.reports.schema import SCHEMA, AuditRecord, BaselineRun, Counts, NightlyResults, load_results
+from privbound.reports.schema import (SCHEMA, AuditRecord, BaselineRun, Counts, LearnerMutantRecord, NightlyResults,
+                                     load_results)
 
 
 @pytest.fixture(scope="module")
@@ -53,7 +54,8 @@ def test_to_dict_keeps_the_key_order_of_the_schema(night):
     d = results.to_dict()
     assert list(d) == ["schema", "run_id", "profile", "started_utc", "finished_utc", "wall_seconds", "phases",
                        "code_version", "seed", "audit_family_confidence", "audit_confidence", "paths", "warnings",
-                       "notes", "audits", "checks", "counts", "membership", "mutants", "changes", "comparison"]
+                       "notes", "audits", "checks", "counts", "membership", "mutants", "learner_mutants", "changes",
+                       "comparison"]
     assert list(d["audits"][0]) == ["target", "family", "paper", "planted_bug", "audit", "status", "tight_status",
                                     "tight_reason", "result", "error"]
 
@@ -63,7 +65,7 @@ def test_every_key_is_documented_in_the_schema(night):
     d = results.to_dict()
     documented = set(re.findall(r'"(\w+)"', schema.__doc__)) | set(re.findall(r"[{,]\s*(\w+)", schema.__doc__))
     keys = {*d, *d["paths"], *d["comparison"], *(f.name for f in fields(BaselineRun)), *d["counts"], *d["audits"][0],
-            *d["membership"][0]}
+            *d["membership"][0], *(f.name for f in fields(LearnerMutantRecord)), *d["phases"]}
     assert keys - documented == set()
 
 
