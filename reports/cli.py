@@ -32,69 +32,16 @@ import sys
 import time
 from typing import Any, Callable, Sequence
 
+from privbound.reports import arguments
+from privbound.reports.arguments import CLIError
+from privbound.reports.schema import NightlyResults
+
 __all__ = ["main", "build_parser"]
-
-
-class CLIError(Exception):
-    """An error reported as one line with exit status 2."""
 
 
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str):  # one clear line, exit 2 (argparse prints usage too)
         raise CLIError(f"{self.prog}: {message}")
-
-
-def _int_at_least(name: str, low: int):
-    """argparse type: an integer >= ``low``, with an error naming the option."""
-
-    def parse(text):
-        try:
-            v = int(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"{name} must be an integer, got {text!r}") from None
-        if v < low:
-            raise argparse.ArgumentTypeError(f"{name} must be >= {low}, got {v}")
-        return v
-
-    return parse
-
-
-def _positive_int(name):
-    return _int_at_least(name, 1)
-
-
-def _nonneg_int(name):
-    return _int_at_least(name, 0)
-
-
-def _confidence(text):
-    try:
-        v = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"confidence must be a number in (0, 1), got {text!r}") from None
-    if not 0.0 < v < 1.0:
-        raise argparse.ArgumentTypeError(f"confidence must be in (0, 1), got {v}")
-    return v
-
-
-def _n_jobs(text):
-    try:
-        v = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"n-jobs must be an integer (-1 for all cores), got {text!r}") from None
-    if v == 0 or v < -1:
-        raise argparse.ArgumentTypeError(f"n-jobs must be >= 1 or -1 (all cores), got {v}")
-    return v
-
-
-def _wait_seconds(text):
-    try:
-        v = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"--wait takes seconds, got {text!r}") from None
-    if not v > 0:
-        raise argparse.ArgumentTypeError(f"--wait must be > 0 seconds, got {v:g}")
-    return v
 
 
 def _add_list(sub) -> None:
@@ -105,11 +52,11 @@ def _add_list(sub) -> None:
 def _add_audit(sub) -> None:
     au = sub.add_parser("audit", help="audit one target")
     au.add_argument("name", help="target name (see `privbound list`)")
-    au.add_argument("--trials", type=_positive_int("trials"), default=None,
+    au.add_argument("--trials", type=arguments.positive_int("trials"), default=None,
                     help="trials per dataset (default: the target's; not with --one-run)")
-    au.add_argument("--seed", type=_nonneg_int("seed"), default=0)
-    au.add_argument("--n-jobs", type=_n_jobs, default=1)
-    au.add_argument("--confidence", type=_confidence, default=0.95)
+    au.add_argument("--seed", type=arguments.nonneg_int("seed"), default=0)
+    au.add_argument("--n-jobs", type=arguments.n_jobs, default=1)
+    au.add_argument("--confidence", type=arguments.confidence, default=0.95)
     au.add_argument("--dask-scheduler", default=None, metavar="ADDRESS", help="run the trials on a Dask cluster")
     au.add_argument("--json", action="store_true", help="print AuditResult.to_dict() as JSON")
     mode = au.add_mutually_exclusive_group()
@@ -120,7 +67,7 @@ def _add_audit(sub) -> None:
     mode.add_argument("--float", action="store_true", dest="float_audit",
                       help="look for a floating-point leak: the attack portfolio with the floating-point attack "
                            "(the verdict then says whether the implementation is float-unsafe at its claim)")
-    au.add_argument("--canaries", type=_positive_int("canaries"), default=None, metavar="M",
+    au.add_argument("--canaries", type=arguments.positive_int("canaries"), default=None, metavar="M",
                     help="canaries of a one-run audit (default 1000; only with --one-run)")
 
 
@@ -140,14 +87,15 @@ def _add_nightly(sub) -> None:
     ni.add_argument("--history", default=None, metavar="FILE",
                     help="SQLite run history compared against and appended to "
                          "(default <parent of --out>/history.sqlite)")
-    ni.add_argument("--wait", type=_wait_seconds, nargs="?", const=float("inf"), default=0.0, metavar="SECONDS",
+    ni.add_argument("--wait", type=arguments.wait_seconds, nargs="?", const=float("inf"), default=0.0,
+                    metavar="SECONDS",
                     help="when another run holds --out, wait for it (for ever, or SECONDS) instead of failing")
-    ni.add_argument("--seed", type=_nonneg_int("seed"), default=0,
+    ni.add_argument("--seed", type=arguments.nonneg_int("seed"), default=0,
                     help="the night's seed (default 0): it fixes the audits' trials, the bound checks' and their "
                          "mutant runs' draws (each check's own seed is derived from it and the check's name; 0 "
                          "repeats the checks' stable seeds) and the membership audits; not the draws of targets "
                          "with their own generator (the OpenDP targets)")
-    ni.add_argument("--n-jobs", type=_n_jobs, default=1)
+    ni.add_argument("--n-jobs", type=arguments.n_jobs, default=1)
     ni.add_argument("--dask-scheduler", default=None, metavar="ADDRESS")
 
 
@@ -164,7 +112,7 @@ def _add_bounds(sub) -> None:
     bc = bsub.add_parser("check", help="run the checks of claims (all by default)")
     bc.add_argument("ids", nargs="*", metavar="ID")
     bc.add_argument("--profile", choices=["smoke", "default", "full"], default="default")
-    bc.add_argument("--n-jobs", type=_n_jobs, default=1)
+    bc.add_argument("--n-jobs", type=arguments.n_jobs, default=1)
     bc.add_argument("--json", action="store_true")
 
 
@@ -175,7 +123,7 @@ def _add_experiment(sub) -> None:
     ex.add_argument("--data", default=None, help="path of the data files (mnist, usps; not with digits)")
     ex.add_argument("--quick", action="store_true")
     ex.add_argument("--out", default=None)
-    ex.add_argument("--seed", type=_nonneg_int("seed"), default=0)
+    ex.add_argument("--seed", type=arguments.nonneg_int("seed"), default=0)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -185,29 +133,6 @@ def build_parser() -> argparse.ArgumentParser:
     for _, add, _ in _SUBCOMMANDS:
         add(sub)
     return p
-
-
-@contextlib.contextmanager
-def _dask_backend(address: str | None):
-    """Run joblib work on the Dask cluster at ``address`` (nothing when None)."""
-    if address is None:
-        yield
-        return
-    try:
-        from dask.distributed import Client
-    except ImportError:
-        raise CLIError("--dask-scheduler needs the dask extra: pip install 'privbound[dask]'") from None
-    import joblib
-
-    try:
-        client = Client(address, timeout="10s")
-    except Exception as exc:
-        raise CLIError(f"cannot connect to the Dask scheduler at {address!r}: {exc}") from None
-    try:
-        with joblib.parallel_config(backend="dask"):
-            yield
-    finally:
-        client.close()
 
 
 def _cmd_list(args) -> int:
@@ -238,19 +163,19 @@ def _cmd_audit(args) -> int:
         raise CLIError(str(exc.args[0])) from None
     n_jobs = -1 if (args.dask_scheduler and args.n_jobs == 1) else args.n_jobs
     if args.one_run:
-        with _dask_backend(args.dask_scheduler):
+        with arguments.dask_backend(args.dask_scheduler):
             one = target.one_run_audit(args.canaries or 1000, args.seed, confidence=args.confidence, n_jobs=n_jobs)
         print(json.dumps(one.to_dict(), sort_keys=True) if args.json else one.summary())
         return _verdict_status(target, one.violation)
     if args.search:
         from privbound.audit.search import search_target
 
-        with _dask_backend(args.dask_scheduler):
+        with arguments.dask_backend(args.dask_scheduler):
             found = search_target(target, trials=args.trials, seed=args.seed, confidence=args.confidence,
                                   n_jobs=n_jobs)
         print(json.dumps(found.audit.to_dict(), sort_keys=True) if args.json else found.summary())
         return _verdict_status(target, found.audit.violation)
-    with _dask_backend(args.dask_scheduler):
+    with arguments.dask_backend(args.dask_scheduler):
         result = target.audit(trials=args.trials, seed=args.seed, n_jobs=n_jobs, confidence=args.confidence,
                               estimator="floating-point" if args.float_audit else "auto")
     expect_violation = expects_violation(target, args.float_audit)
@@ -280,7 +205,7 @@ def _cmd_nightly(args) -> int:
     n_jobs = -1 if (args.dask_scheduler and args.n_jobs == 1) else args.n_jobs
     t0 = time.perf_counter()
     try:
-        with _dask_backend(args.dask_scheduler):
+        with arguments.dask_backend(args.dask_scheduler):
             results, out_dir = run_nightly(args.profile, args.out, seed=args.seed, n_jobs=n_jobs, cache=args.cache,
                                            history=args.history, wait=args.wait)
     except NightlyError as exc:
@@ -291,45 +216,52 @@ def _cmd_nightly(args) -> int:
     return main_status(results)
 
 
-def _nightly_table(results: dict[str, Any]) -> str:
-    c = results["counts"]
-    lines = [f"{'target':32s} {'claim':>8s} {'eps_lb':>8s}  status"]
-    for a in results["audits"]:
-        r = a["result"] or {}
-        claim = r.get("epsilon_claimed")
-        lb = r.get("epsilon_lower_bound")
-        lines.append(f"{a['target']:32s} {claim if claim is None else f'{claim:8.4g}':>8} "
-                     f"{lb if lb is None else f'{lb:8.4f}':>8}  {a['status']}")
-    lines.append(f"checks: {c['checks_pass']} pass, {c['checks_fail']} fail, {c['checks_inconclusive']} inconclusive, "
-                 f"{c['checks_expected_fail']} expected failures (documented errata)")
-    lines.append(f"audits: {c['holds']} hold, {c['violated']} violated, {c['caught']} planted bugs caught, "
-                 f"{c['missed']} missed, {c['error']} errors")
-    changes = [ch for ch in results.get("changes", []) if ch["kind"] != "note"]
-    base = (results.get("comparison") or {}).get("baseline")
+def _nightly_table(results: NightlyResults) -> str:
+    """The night on the terminal: one line per audit, the counts, the comparison."""
+    from privbound.reports.html import tight_columns
+
+    c = results.counts
+    lines = [f"{'target':32s} {'claim':>8s} {'tight':>8s} {'eps_lb':>8s}  {'tight verdict':13s} claim verdict"]
+    for a in results.audits:
+        claim = (a.result or {}).get("epsilon_claimed")
+        tight, lb, _ = tight_columns(a)
+        lines.append(f"{a.target:32s} {'-' if claim is None else f'{claim:8.4g}':>8} {tight:>8} {lb:>8}  "
+                     f"{a.tight_status or '-':13s} {a.status}")
+    lines.append(f"checks: {c.checks_pass} pass, {c.checks_fail} fail, {c.checks_inconclusive} inconclusive, "
+                 f"{c.checks_expected_fail} expected failures (documented errata)")
+    lines.append(f"tight verdicts: {c.tight_holds} hold, {c.tight_violated} violated, {c.tight_inconclusive} "
+                 "inconclusive (bound below half the tight epsilon)")
+    lines.append(f"audits: {c.holds} hold, {c.violated} violated, {c.caught} planted bugs caught, "
+                 f"{c.missed} missed, {c.error} errors")
+    if results.learner_mutants:
+        lines.append(f"learner mutants: {c.learner_mutants_caught} caught, {c.learner_mutants_missed} missed, "
+                     f"{c.learner_mutants_error} errors, {c.learner_mutants_not_run} not run")
+    changes = [ch for ch in results.changes if ch["kind"] != "note"]
+    comp = results.comparison
+    base = None if comp is None else comp.baseline
     if base is None:
-        lines.append((results.get("comparison") or {}).get("note") or "no baseline")
+        lines.append((comp and comp.note) or "no baseline")
     else:
-        lines.append(f"changes since run {base['run_id']} (seed {base['seed']}): "
+        lines.append(f"changes since run {base.run_id} (seed {base.seed}): "
                      + (f"{len(changes)}, see summary.md" if changes else "none"))
     return "\n".join(lines)
 
 
-def _nightly_footer(results: dict[str, Any], out_dir, total: float) -> list[str]:
+def _nightly_footer(results: NightlyResults, out_dir, total: float) -> list[str]:
     """The closing lines: every file written, and the wall time of each phase."""
     from privbound.reports.nightly import OUTPUT_FILES
 
-    hist = results.get("history") or {}
-    lines = [f"run {results['run_id']} wrote:"]
+    hist = results.history
+    lines = [f"run {results.run_id} wrote:"]
     lines += [f"  {out_dir / name}" for name in OUTPUT_FILES]
-    if hist.get("updated"):
-        lines.append(f"  {hist['path']} (history: run appended)")
+    if hist is not None and hist.updated:
+        lines.append(f"  {hist.path} (history: run appended)")
     else:
-        lines.append(f"  history NOT updated: {hist.get('problem')}")
-    cache = (results.get("paths") or {}).get("cache")
-    if cache:
-        lines.append(f"  {cache} (cache)")
-    ph = dict(results.get("phases") or {})
-    ph["history"] = hist.get("seconds", 0.0)
+        lines.append(f"  history NOT updated: {None if hist is None else hist.problem}")
+    if results.paths is not None and results.paths.cache is not None:
+        lines.append(f"  {results.paths.cache} (cache)")
+    ph = dict(results.phases)
+    ph["history"] = 0.0 if hist is None else hist.seconds
     lines.append("wall time: " + ", ".join(f"{k} {v:.1f} s" for k, v in ph.items()) + f"; total {total:.1f} s")
     return lines
 

@@ -42,6 +42,7 @@ from pathlib import Path
 from typing import Any
 
 from privbound.audit.statistics import TESTS
+from privbound.reports.schema import BaselineRun, Comparison, NightlyResults, as_results
 
 __all__ = [
     "HISTORY_NAME", "CHANGE_ALPHA", "HistoryError", "Baseline", "record_run", "previous_run", "compare",
@@ -129,38 +130,41 @@ def _audit_extra(result: dict[str, Any]) -> dict[str, Any] | None:
             "fpr": result.get("fpr"), "delta": result.get("delta")}
 
 
-def _rows(results: dict[str, Any]) -> list[tuple]:
+def _rows(results: NightlyResults) -> list[tuple]:
     rows = []
-    for a in results["audits"]:
-        r = a.get("result") or {}
+    for a in results.audits:
+        r = a.result or {}
         extra = _audit_extra(r)
-        rows.append(("audit", a["target"], a["status"], r.get("epsilon_lower_bound"), r.get("epsilon_claimed"),
+        rows.append(("audit", a.target, a.status, r.get("epsilon_lower_bound"), r.get("epsilon_claimed"),
                      r.get("p_value"), None if extra is None else json.dumps(extra, sort_keys=True)))
-    for c in results["checks"]:
+    for c in results.checks:
         status = "expected-fail" if c.get("expected") else c["status"]
         rows.append(("check", f"{c['claim_id']}:{c['check']}", status, c.get("observed"), c.get("bound"),
                      c.get("p_value"), None))
     return rows
 
 
-def run_id_of(results: dict[str, Any]) -> str:
+def run_id_of(results: NightlyResults | dict[str, Any]) -> str:
     """The run's id (older results without one get the id the history used to give them)."""
-    return results.get("run_id") or f"{results['started_utc']}/{results['profile']}/{results['seed']}"
+    results = as_results(results)
+    return results.run_id or f"{results.started_utc}/{results.profile}/{results.seed}"
 
 
-def record_run(history: str | Path, results: dict[str, Any], out_dir: str | Path) -> str:
-    """Append the run to the history (idempotent for the same run id); returns the run id.
+def record_run(history: str | Path, results: NightlyResults | dict[str, Any], out_dir: str | Path) -> str:
+    """Append the run (a :class:`NightlyResults`, or a results.json object) to the history (idempotent for
+    the same run id); returns the run id.
 
     Raises :class:`HistoryError` (naming the file) when the history cannot be written.
     """
     path = Path(history)
+    results = as_results(results)
     run_id = run_id_of(results)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         with closing(_open_write(path)) as con, con:
             con.execute("INSERT OR REPLACE INTO runs VALUES (?, ?, ?, ?, ?, ?)",
-                        (run_id, results["started_utc"], results["profile"], results["code_version"],
-                         results["seed"], str(out_dir)))
+                        (run_id, results.started_utc, results.profile, results.code_version, results.seed,
+                         str(out_dir)))
             con.execute("DELETE FROM rows WHERE run_id = ?", (run_id,))
             con.executemany("INSERT INTO rows VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                             [(run_id, *r) for r in _rows(results)])
@@ -298,8 +302,10 @@ def epsilon_change_z(old: dict[str, Any], new: dict[str, Any]) -> float | None:
 _BAD = ("violated", "missed", "fail", "error")
 
 
-def compare(results: dict[str, Any], previous: Baseline | None, *, alpha: float = CHANGE_ALPHA) -> list[dict[str, Any]]:
-    """Changes since ``previous`` (a :func:`previous_run` baseline), most serious first.
+def compare(results: NightlyResults | dict[str, Any], previous: Baseline | None, *,
+            alpha: float = CHANGE_ALPHA) -> list[dict[str, Any]]:
+    """Changes of ``results`` (a :class:`NightlyResults`, or a results.json object) since ``previous`` (a
+    :func:`previous_run` baseline), most serious first.
 
     Order: status changes to a bad status, other status changes, significant epsilon
     changes (rises before drops), audits or checks that are new or gone. Each change is
@@ -309,6 +315,7 @@ def compare(results: dict[str, Any], previous: Baseline | None, *, alpha: float 
     """
     if previous is None:
         return []
+    results = as_results(results)
     old_rows = previous["rows"] if "rows" in previous else previous
     new_rows = {(k, n): {"status": s, "value": v, "reference": ref, "p_value": p,
                          "extra": json.loads(e) if e else None}
@@ -351,27 +358,29 @@ def compare(results: dict[str, Any], previous: Baseline | None, *, alpha: float 
     return changes
 
 
-def comparison_summary(results: dict[str, Any], previous: Baseline | None, *, alpha: float = CHANGE_ALPHA) -> dict:
+def comparison_summary(results: NightlyResults | dict[str, Any], previous: Baseline | None, *,
+                       alpha: float = CHANGE_ALPHA) -> Comparison:
     """How the run was compared: the baseline named, seed / code differences, the rule and its error rate."""
-    n_audits = sum(1 for a in results["audits"] if a.get("result"))
-    info: dict[str, Any] = {
-        "baseline": None if previous is None else {k: previous[k] for k in
-                                                   ("run_id", "started_utc", "seed", "code_version", "out_dir")},
-        "rule": (f"an epsilon change counts when |change| / sqrt(v_old + v_new) exceeds the two-sided Bonferroni "
-                 f"threshold for the audits compared (family-wise false-change rate {alpha:g}; v from the event "
-                 "counts); status changes always count"),
-        "alpha": alpha,
-        "threshold": change_threshold(n_audits, alpha),
-        "differences": [],
-    }
+    results = as_results(results)
+    n_audits = sum(1 for a in results.audits if a.result)
+    differences = []
     if previous is not None:
-        if previous.get("seed") != results.get("seed"):
-            info["differences"].append(f"seed differs: baseline {previous.get('seed')}, this run {results.get('seed')}"
-                                       " (epsilon bounds move with the seed; only significant moves are listed)")
-        if previous.get("code_version") != results.get("code_version"):
-            info["differences"].append(f"code version differs: baseline {previous.get('code_version')}, "
-                                       f"this run {results.get('code_version')}")
-    return info
+        if previous.get("seed") != results.seed:
+            differences.append(f"seed differs: baseline {previous.get('seed')}, this run {results.seed}"
+                               " (epsilon bounds move with the seed; only significant moves are listed)")
+        if previous.get("code_version") != results.code_version:
+            differences.append(f"code version differs: baseline {previous.get('code_version')}, "
+                               f"this run {results.code_version}")
+    return Comparison(
+        baseline=None if previous is None else BaselineRun(
+            **{k: previous[k] for k in ("run_id", "started_utc", "seed", "code_version", "out_dir")}),
+        rule=(f"an epsilon change counts when |change| / sqrt(v_old + v_new) exceeds the two-sided Bonferroni "
+              f"threshold for the audits compared (family-wise false-change rate {alpha:g}; v from the event "
+              "counts); status changes always count"),
+        alpha=alpha,
+        threshold=change_threshold(n_audits, alpha),
+        differences=tuple(differences),
+    )
 
 
 def load_history(history: str | Path):

@@ -1,7 +1,7 @@
 """The nightly run: audit every registered target and run the bound checks of a profile.
 
-A night writes ``results.json`` (schema below), ``summary.md`` and ``report.html`` into its
-output folder, then appends itself to the history. The rules that keep a night whole:
+A night writes ``results.json``, ``summary.md`` and ``report.html`` into its output folder, then
+appends itself to the history. The rules that keep a night whole:
 
 * every location (the output folder, the cache folder, the history file) is checked before
   any work, and a bad one stops the run with one line naming it (:class:`NightlyError`);
@@ -12,73 +12,51 @@ output folder, then appends itself to the history. The rules that keep a night w
 * a history that cannot be read or written costs the comparison or the record, never the
   night: a warning names the file and :func:`main_status` adds :data:`EXIT_HISTORY_NOT_UPDATED`.
 
-Exit status (:func:`main_status`): 0 when every claim holds, every check passes (or is
+Every audit of a correct target gets two verdicts: ``status`` against the paper's claim and
+``tight_status`` against the tight epsilon of what its code runs (:func:`tight_status`).
+
+Exit status (:func:`main_status`): 0 when every claim holds, no audit exceeds its tight epsilon (an
+inconclusive tight verdict fails nothing), every check passes (or is
 inconclusive or a documented erratum), every planted bug is caught and every floating-point
 implementation registered as float-unsafe is caught by the floating-point audit, and (default and
 full profiles) every check fails on each of its mutants; 1 otherwise; plus 4
 (so 4 or 5) when the history was not updated. The command line returns 2 for bad arguments,
 a bad location, a busy folder or an output that could not be written.
 
-``results.json`` schema ``privbound.nightly/2`` (fields marked + were added within /2)::
-
-    {
-      "schema": "privbound.nightly/2",
-      "run_id": str,                        # + unique: "<UTC start>-<8 hex digits>"
-      "profile": "smoke" | "default" | "full",
-      "started_utc": ISO 8601, "finished_utc": ISO 8601, "wall_seconds": float,
-      "phases": {"audits": s, "checks": s, "mutants": s, "membership": s, "report": s},  # + wall seconds
-      "code_version": str,                  # privbound version + git commit when available
-      "seed": int, "audit_family_confidence": float, "audit_confidence": float,
-      "paths": {"out", "cache", "history"}, # + where this run read and wrote
-      "comparison": {"baseline": {run_id, started_utc, seed, code_version, out_dir} | null,
-                     "note": str, "differences": [str], "rule": str, "alpha": float,
-                     "threshold": float},   # + what the changes were computed against
-      "changes": [{kind, name, change, status, rank, ...}],
-      "warnings": [str],                    # +
-      "notes": [str],                       # + e.g. targets of an optional library not installed
-      "audits": [ {                         # one per target, then one per floating-point implementation
-          "target": str,                    # the target's name; + "<name>:floating-point" for its float audit
-          "audit": "mathematical" | "floating-point",  # +
-          "family": str, "paper": str | null, "planted_bug": bool,
-          "status": "holds" | "violated" | "caught" | "missed" | "error",
-          "result": AuditResult.to_dict() | null, "error": str | null } ],
-      "checks": [ CheckResult.to_dict() (+ "expected": true for a documented erratum) ],
-      "counts": {"holds", "violated", "caught", "missed", "error", "checks_pass", "checks_fail",
-                 "checks_inconclusive", "checks_expected_fail", "mutants_detected", "mutants_undetected": int}
-      "mutants": [ MutantResult.to_dict() ],  # + each check on each of its mutants (default, full)
-      "membership": [ {                    # membership-inference audits (privbound.reports.membership)
-          "target": str, "family": str, "paper": str | null, "planted_bug": bool,
-          "status": "holds" | "violated" | "caught" | "missed" | "non-private" | "error",
-          "result": MembershipResult.to_dict() without record_risk | null, "error": str | null } ]
-    }
+The night is one :class:`privbound.reports.schema.NightlyResults`: results.json is its JSON form
+(schema ``privbound.nightly/2``, documented in :mod:`privbound.reports.schema`), and summary.md and
+report.html are rendered from it.
 """
 
 from __future__ import annotations
 
 import datetime as _dt
-import json
 import os
 import subprocess
 import sys
 import tempfile
 import time
 import uuid
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import IO, Any, Callable
 
 from privbound.audit.cache import atomic_write_bytes, stage_bytes, sweep_stale_temporaries
+from privbound.audit.result import AuditResult
 from privbound.audit.targets import Target, targets
 from privbound.bounds.checks import CheckResult, run_checks
+from privbound.mutation import MUTANT_PROFILES, Mutant
 from privbound.reports.progress import PhaseProgress
+from privbound.reports.schema import (LEARNER_MUTANT_STATUSES, TIGHT_STATUSES, AuditRecord, Counts, HistoryUpdate,
+                                      LearnerMutantRecord, MembershipRecord, NightlyPaths, NightlyResults,
+                                      as_results)
 
 __all__ = [
     "NIGHTLY_PROFILES", "NightlyProfile", "NightlyError", "NightlyPaths", "resolve_paths", "validate_paths",
     "run_nightly", "default_out_dir", "code_version", "write_atomic", "main_status", "EXIT_HISTORY_NOT_UPDATED",
-    "OUTPUT_FILES",
+    "OUTPUT_FILES", "audit_status", "tight_status", "TIGHT_POWER_FRACTION",
 ]
 
-SCHEMA = "privbound.nightly/2"
 OUTPUT_FILES = ("results.json", "summary.md", "report.html")
 EXIT_HISTORY_NOT_UPDATED = 4
 HISTORY_LOCK_WAIT = 600.0  # seconds a run waits for another run's history transaction (seconds long)
@@ -147,19 +125,6 @@ def new_run_id(started: _dt.datetime) -> str:
 
 
 # ----------------------------------------------------------------- locations
-
-
-@dataclass(frozen=True)
-class NightlyPaths:
-    """Where a run writes: its output folder, the chunk/check cache and the history database."""
-
-    out: Path
-    cache: Path | None
-    history: Path
-
-    def to_dict(self) -> dict[str, str | None]:
-        return {"out": str(self.out), "cache": None if self.cache is None else str(self.cache),
-                "history": str(self.history)}
 
 
 def resolve_paths(out: str | os.PathLike | None = None, cache: str | os.PathLike | None = None,
@@ -240,6 +205,50 @@ def audit_status(target: Target, violation: bool, float_audit: bool = False) -> 
     return "violated" if violation else "holds"
 
 
+TIGHT_POWER_FRACTION = 0.5
+"""The fraction of the tight epsilon an audit's bound must reach for its tight verdict to be ``holds``
+(below it: ``inconclusive``); :func:`tight_status` says why."""
+
+
+def tight_status(target: Target, result: AuditResult | None,
+                 float_audit: bool = False) -> tuple[str | None, str | None]:
+    """The second verdict of an audit: its epsilon lower bound against the tight epsilon of what the code runs.
+
+    Returns ``(status, reason)``. For the mathematical audit of a correct target with a tight value
+    (:meth:`Target.tight`, carried by ``result.epsilon_tight``), ``reason`` is None and ``status`` is
+
+    * ``"violated"`` when the bound exceeds the tight epsilon: the implementation leaks more than what
+      it runs allows -- a bug of the code or of its accounting -- even when the paper's looser claim
+      holds. The bound holds at the audit's confidence, so a correct implementation reads ``violated``
+      with probability at most one minus that confidence.
+    * ``"holds"`` when the bound is at most the tight epsilon and at least :data:`TIGHT_POWER_FRACTION`
+      (one half) of it. An audit's bound scales with the epsilon the code spends, so an audit that reaches
+      half of the tight epsilon on the correct code would have gone past the tight epsilon on code that
+      spends twice it (a noise scale halved, a sensitivity factor dropped): it had the power to see such
+      a bug, and "holds" says the code was looked at closely enough to tell.
+    * ``"inconclusive"`` when the bound is below half of the tight epsilon: the audit could not have seen
+      even a 2x overspend, so its silence is no evidence; it must never read as "holds".
+
+    ``status`` is None, and ``reason`` says why, when the audit has no tight verdict: the target states
+    no tight epsilon (``reason`` is its ``no_tight_epsilon``), the audit failed, or it is judged by its
+    claim verdict alone -- a planted bug (caught or missed) and a floating-point audit (whose tight
+    epsilon would be the mathematical mechanism's, not the floating-point implementation's).
+    """
+    if result is None:
+        return None, "the audit failed"
+    if target.planted_bug:
+        return None, "a planted bug: judged by its claim verdict (caught or missed)"
+    if float_audit:
+        return None, "a floating-point audit: judged against the claim only"
+    tight = result.epsilon_tight
+    if tight is None:
+        return None, target.no_tight_epsilon or "the target states no tight epsilon"
+    bound = result.epsilon_lower_bound
+    if bound > tight:
+        return "violated", None
+    return ("holds" if bound >= TIGHT_POWER_FRACTION * tight else "inconclusive"), None
+
+
 FAMILY_CONFIDENCE = 0.95
 FLOAT_SUFFIX = ":floating-point"
 
@@ -266,9 +275,9 @@ def audit_name(target: Target, float_audit: bool) -> str:
 
 def run_audits(
     selected: list[Target], profile: NightlyProfile, *, seed: int = 0, n_jobs: int | None = 1,
-    progress: Callable[[dict], None] | None = None, cache_dir: Path | None = None,
+    progress: Callable[[AuditRecord], None] | None = None, cache_dir: Path | None = None,
     before: Callable[[str], None] | None = None,
-) -> list[dict[str, Any]]:
+) -> list[AuditRecord]:
     """Audit each target (and each floating-point implementation's floating point, :func:`audit_jobs`) at
     the Bonferroni-corrected confidence; an error in one audit is recorded, not fatal.
 
@@ -281,15 +290,18 @@ def run_audits(
         name = audit_name(t, float_audit)
         if before is not None:
             before(name)
-        rec: dict[str, Any] = {"target": name, "family": t.family, "paper": t.paper, "planted_bug": t.planted_bug,
-                               "audit": "floating-point" if float_audit else "mathematical"}
+        result = None
         try:
             result = t.audit(trials=trials_for(t, profile, float_audit), seed=seed, n_jobs=n_jobs,
                              confidence=confidence, cache_dir=None if cache_dir is None else str(cache_dir),
                              estimator="floating-point" if float_audit else "auto")
-            rec.update(status=audit_status(t, result.violation, float_audit), result=result.to_dict(), error=None)
+            status, payload, error = audit_status(t, result.violation, float_audit), result.to_dict(), None
         except Exception as exc:  # recorded and reported; the run exits 1
-            rec.update(status="error", result=None, error=f"{type(exc).__name__}: {exc}")
+            status, payload, error = "error", None, f"{type(exc).__name__}: {exc}"
+        tight, reason = tight_status(t, result, float_audit)
+        rec = AuditRecord(target=name, family=t.family, paper=t.paper, planted_bug=t.planted_bug,
+                          audit="floating-point" if float_audit else "mathematical", status=status, result=payload,
+                          error=error, tight_status=tight, tight_reason=reason)
         records.append(rec)
         if progress is not None:
             progress(rec)
@@ -311,15 +323,81 @@ def planned_checks(claim_ids: list[str] | None) -> list[str]:
     return [f"{c.id}:{k.name}" for c in selected for k in c.checks]
 
 
-def _counts(audits: list[dict], checks: list[dict], mutants: list[dict] = ()) -> dict[str, int]:
-    c = {k: 0 for k in ("holds", "violated", "caught", "missed", "error")}
-    for a in audits:
-        c[a["status"]] += 1
-    for k in ("pass", "fail", "inconclusive"):
-        c[f"checks_{k}"] = sum(1 for r in checks if r["status"] == k)
-    c["mutants_detected"] = sum(1 for m in mutants if m["detected"])
-    c["mutants_undetected"] = len(mutants) - c["mutants_detected"]
-    return c
+def count_results(audits: list[AuditRecord], checks: list[dict], mutants: list[dict] = (),
+                  learner_mutants: list[LearnerMutantRecord] = ()) -> Counts:
+    """The night's verdicts counted; a check marked ``expected`` (a documented erratum) is counted apart."""
+    statuses = ("holds", "violated", "caught", "missed", "error")
+    counted = [ch for ch in checks if not ch.get("expected")]
+    detected = sum(1 for m in mutants if m["detected"])
+    return Counts(**{k: sum(1 for a in audits if a.status == k) for k in statuses},
+                  **{f"tight_{k}": sum(1 for a in audits if a.tight_status == k) for k in TIGHT_STATUSES},
+                  **{f"checks_{k}": sum(1 for r in counted if r["status"] == k)
+                     for k in ("pass", "fail", "inconclusive")},
+                  mutants_detected=detected, mutants_undetected=len(mutants) - detected,
+                  checks_expected_fail=len(checks) - len(counted),
+                  **{f"learner_mutants_{k.replace('-', '_')}": sum(1 for m in learner_mutants if m.status == k)
+                     for k in LEARNER_MUTANT_STATUSES})
+
+
+def runs_mutant(prof: NightlyProfile, mutant_profile: str) -> bool:
+    """Whether a night of profile ``prof`` runs a mutant of profile ``mutant_profile``: when the night runs
+    mutants at all (``prof.mutants``) and the mutant's profile is at most the night's (check and learner
+    mutants alike)."""
+    return prof.mutants is not None and MUTANT_PROFILES.index(mutant_profile) <= MUTANT_PROFILES.index(prof.mutants)
+
+
+def learner_mutant_plan(selected: list[Target], prof: NightlyProfile) -> list[tuple[Target, Mutant, bool]]:
+    """``(target, mutant, runs tonight)`` of every mutant of every selected target, in registry order."""
+    return [(t, m, runs_mutant(prof, m.profile)) for t in selected for m in t.mutants]
+
+
+def run_learner_mutants(
+    selected: list[Target], prof: NightlyProfile, *, seed: int = 0, n_jobs: int | None = 1,
+    cache_dir: Path | None = None, before: Callable[[str], None] | None = None,
+    progress: Callable[[LearnerMutantRecord], None] | None = None,
+) -> list[LearnerMutantRecord]:
+    """Audit each learner mutant of the selected targets that the profile runs (:func:`learner_mutant_plan`);
+    list the others as ``not-run``. An error in one audit is recorded, not fatal.
+
+    Each runs :meth:`Target.audit_mutant` at :func:`trials_for` the target's trials, seed ``seed``, with
+    the chunk cache in ``cache_dir``: it is ``caught`` when the audit flags it -- its bound above the
+    correct code's tight epsilon (``tight_violation``), or above the claim (``violation``) when the target
+    has no tight value -- and ``missed`` otherwise.
+
+    Confidence: each audit runs at the per-audit confidence of the night's target audits
+    (:func:`audit_confidence` of :func:`audit_jobs`), and the mutants are *not* counted in that Bonferroni
+    correction. The correction protects the night's claims about correct code: that no correct target is
+    reported violated with probability above 5%. A mutant's verdict says nothing about correct code; it is
+    judged for power (did the audit see the bug?), where a wider family would only make misses likelier,
+    and a false "caught" of one mutant is bounded by the same per-audit level as any single audit. Leaving
+    them out also keeps the target audits' confidence, and so their results, the same whether or not a
+    profile runs mutants.
+
+    ``before(name)`` is called as each audit starts (``<target>:<mutant>``), ``progress(record)`` as it
+    finishes.
+    """
+    confidence = audit_confidence(len(audit_jobs(selected)))
+    records = []
+    for target, mutant, runs in learner_mutant_plan(selected, prof):
+        fields = dict(target=target.name, mutant=mutant.name, description=mutant.description, profile=mutant.profile)
+        if not runs:
+            records.append(LearnerMutantRecord(**fields, status="not-run", result=None, error=None))
+            continue
+        if before is not None:
+            before(f"{target.name}:{mutant.name}")
+        try:
+            result = target.audit_mutant(mutant, trials=trials_for(target, prof), seed=seed, n_jobs=n_jobs,
+                                         confidence=confidence,
+                                         cache_dir=None if cache_dir is None else str(cache_dir))
+            flagged = result.tight_violation if result.epsilon_tight is not None else result.violation
+            rec = LearnerMutantRecord(**fields, status="caught" if flagged else "missed", result=result.to_dict(),
+                                      error=None)
+        except Exception as exc:  # recorded and reported; the run exits 1
+            rec = LearnerMutantRecord(**fields, status="error", result=None, error=f"{type(exc).__name__}: {exc}")
+        records.append(rec)
+        if progress is not None:
+            progress(rec)
+    return records
 
 
 def run_mutant_phase(prof: NightlyProfile, claim_ids: list[str] | None, *, seed: int = 0, n_jobs=1, stream=None,
@@ -329,12 +407,11 @@ def run_mutant_phase(prof: NightlyProfile, claim_ids: list[str] | None, *, seed:
     against, every night."""
     if prof.mutants is None:
         return []
-    from privbound.bounds.checks import MUTANT_PROFILES, run_mutants
+    from privbound.bounds.checks import run_mutants
     from privbound.bounds.registry import claims, get
 
     selected = [get(i) for i in claim_ids] if claim_ids is not None else [c for c in claims() if c.checks]
-    ceiling = MUTANT_PROFILES.index(prof.mutants)
-    n = sum(1 for c in selected for k in c.checks for m in k.mutants if MUTANT_PROFILES.index(m.profile) <= ceiling)
+    n = sum(1 for c in selected for k in c.checks for m in k.mutants if runs_mutant(prof, m.profile))
     bar = PhaseProgress("mutants", n, stream=stream, enabled=progress)
 
     def on_row(row):
@@ -346,16 +423,20 @@ def run_mutant_phase(prof: NightlyProfile, claim_ids: list[str] | None, *, seed:
     return [r.to_dict() for r in rows]
 
 
-def main_status(results: dict[str, Any]) -> int:
-    """0 when every claim holds, every planted bug is caught and every mutant run is detected, else 1;
-    plus 4 when the history was not updated."""
-    c = results["counts"]
-    bad = c["violated"] + c["missed"] + c["error"] + c["checks_fail"] + c.get("mutants_undetected", 0)
+def main_status(results: NightlyResults | dict[str, Any]) -> int:
+    """0 when every claim holds, no audit exceeds the tight epsilon of what the code runs, every planted bug
+    is caught, every check mutant run is detected and every learner mutant run is caught, else 1 (an
+    inconclusive tight verdict fails nothing); plus 4 when the history was not updated. ``results`` may be
+    read back from a results.json."""
+    results = as_results(results)
+    c = results.counts
+    bad = c.violated + c.tight_violated + c.missed + c.error + c.checks_fail + c.mutants_undetected
+    bad += c.learner_mutants_missed + c.learner_mutants_error
     from privbound.reports.membership import membership_failures
 
     bad += membership_failures(results)
     status = 0 if bad == 0 else 1
-    if (results.get("history") or {}).get("updated") is False:
+    if results.history is not None and not results.history.updated:
         status += EXIT_HISTORY_NOT_UPDATED
     return status
 
@@ -368,51 +449,59 @@ def expected_failure(check: dict) -> bool:
 # -------------------------------------------------------------------- summary
 
 
-def comparison_lines(results: dict[str, Any]) -> list[str]:
+def comparison_lines(results: NightlyResults) -> list[str]:
     """What this run was compared against, in words (the first lines of the changes section)."""
-    comp = results.get("comparison") or {}
-    base = comp.get("baseline")
+    comp = results.comparison
+    base = None if comp is None else comp.baseline
     if base is None:
-        return [comp.get("note") or "No baseline: no previous run of this profile."]
-    return [f"Compared with run {base['run_id']} (started {base['started_utc']}, seed {base['seed']}, "
-            f"code {base['code_version']})."]
+        return [(comp and comp.note) or "No baseline: no previous run of this profile."]
+    return [f"Compared with run {base.run_id} (started {base.started_utc}, seed {base.seed}, "
+            f"code {base.code_version})."]
 
 
-def render_summary(results: dict[str, Any]) -> str:
+def render_summary(results: NightlyResults) -> str:
     """``summary.md``: headline counts, comparison and changes, then the audits and the checks as tables."""
-    from privbound.reports.html import check_meaning
+    from privbound.reports.html import check_meaning, tight_columns
 
-    c = results["counts"]
+    c = results.counts
     lines = [
-        f"# privbound nightly -- profile `{results['profile']}`",
+        f"# privbound nightly -- profile `{results.profile}`",
         "",
-        f"Run `{results.get('run_id', '-')}`: code {results['code_version']}, seed **{results['seed']}**, "
-        f"started {results['started_utc']}, {results['wall_seconds']:.1f} s.",
+        f"Run `{results.run_id or '-'}`: code {results.code_version}, seed **{results.seed}**, "
+        f"started {results.started_utc}, {results.wall_seconds:.1f} s.",
         "",
     ]
-    for d in (results.get("comparison") or {}).get("differences", []):
+    for d in () if results.comparison is None else results.comparison.differences:
         lines += [f"> **{d[0].upper() + d[1:]}.**", ""]
-    for w in results.get("warnings", []):
+    for w in results.warnings:
         lines += [f"> **Warning:** {w}", ""]
-    for n in results.get("notes", []):
+    for n in results.notes:
         lines += [f"> {n}", ""]
+    untight = sum(1 for a in results.audits if a.tight_status is None)
     lines += [
-        f"- claims held: **{c['holds']}**, violated: **{c['violated']}**; planted bugs caught: **{c['caught']}**, "
-        f"missed: **{c['missed']}**; errors: **{c['error']}**",
-        f"- bound checks: pass **{c['checks_pass']}**, fail **{c['checks_fail']}**, "
-        f"inconclusive **{c['checks_inconclusive']}**, documented errata **{c.get('checks_expected_fail', 0)}**",
-        f"- mutants (checks run on broken versions of what they guard): detected **{c.get('mutants_detected', 0)}**, "
-        f"not detected **{c.get('mutants_undetected', 0)}**"
-        + ("" if results.get("mutants") else " (this profile lists the mutants without running them)"),
+        f"- tight verdicts (bound against the tight epsilon of what the code runs): holds **{c.tight_holds}**, "
+        f"violated **{c.tight_violated}**, inconclusive **{c.tight_inconclusive}** (bound below "
+        f"{TIGHT_POWER_FRACTION:g} x tight: the audit could not have seen a 2x overspend); {untight} audit(s) "
+        "without a tight verdict",
+        f"- claims held: **{c.holds}**, violated: **{c.violated}**; planted bugs caught: **{c.caught}**, "
+        f"missed: **{c.missed}**; errors: **{c.error}**",
+        f"- bound checks: pass **{c.checks_pass}**, fail **{c.checks_fail}**, "
+        f"inconclusive **{c.checks_inconclusive}**, documented errata **{c.checks_expected_fail}**",
+        f"- mutants (checks run on broken versions of what they guard): detected **{c.mutants_detected}**, "
+        f"not detected **{c.mutants_undetected}**"
+        + ("" if results.mutants else " (this profile lists the mutants without running them)"),
         *[f"  - not detected: `{m['claim_id']}:{m['check']}` under `{m['mutant']}` ({m['description']})"
-          for m in results.get("mutants") or [] if not m["detected"]],
+          for m in results.mutants if not m["detected"]],
+        learner_mutants_headline(results),
+        *[f"  - {m.status}: `{m.name}` ({m.error or m.description})" for m in results.learner_mutants
+          if m.status in ("missed", "error")],
         "",
         "## Changes since the previous run",
         "",
     ]
     lines += comparison_lines(results) + [""]
-    changes = results.get("changes") or []
-    if (results.get("comparison") or {}).get("baseline") is not None:
+    changes = results.changes
+    if results.comparison is not None and results.comparison.baseline is not None:
         if any(ch["kind"] != "note" for ch in changes):
             lines += [f"- {ch['kind']} `{ch['name']}`: {ch['change']}" if ch["kind"] != "note" else f"- {ch['change']}"
                       for ch in changes]
@@ -423,21 +512,26 @@ def render_summary(results: dict[str, Any]) -> str:
     lines += [
         "## Privacy audits",
         "",
-        "| target | family | claimed (eps, delta) | eps lower bound | trials | audit | attack | status |",
-        "|---|---|---|---|---|---|---|---|",
+        "Two verdicts per audit: the *tight verdict* judges the epsilon lower bound against the tight epsilon of "
+        "what the code runs (violated above it; holds at most it and at least half of it; inconclusive below "
+        "half), the *claim verdict* against the paper's claim (or, for a planted bug, whether it was caught).",
+        "",
+        "| target | family | claim (eps, delta) | tight eps | eps lower bound | bound / tight | tight verdict | "
+        "claim verdict | trials | audit | attack |",
+        "|---|---|---|---|---|---|---|---|---|---|---|",
     ]
-    for a in results["audits"]:
-        r = a["result"] or {}
+    for a in results.audits:
+        r = a.result or {}
         claim = f"({r.get('epsilon_claimed', float('nan')):g}, {r.get('delta', 0):g})" if r else "-"
-        lb = f"{r['epsilon_lower_bound']:.3f}" if r and r.get("epsilon_lower_bound") is not None else "-"
-        status = a["status"] + (f" ({a['error']})" if a["error"] else "")
-        lines.append(f"| {a['target']} | {a['family']} | {claim} | {lb} | {r.get('trials', '-')} | "
-                     f"{a.get('audit', 'mathematical')} | {r.get('attack', '-')} | {status} |")
+        status = a.status + (f" ({a.error})" if a.error else "")
+        tight_eps, lb, ratio = tight_columns(a)
+        lines.append(f"| {a.target} | {a.family} | {claim} | {tight_eps} | {lb} | {ratio} | {a.tight_status or '-'} | "
+                     f"{status} | {r.get('trials', '-')} | {a.audit} | {r.get('attack', '-')} |")
     lines += ["", "## Bound checks", "",
               "A check passes when `observed` stands in the stated relation to `bound` (`~`: the fitted exponent's "
               "confidence interval contains the theorem's).", "",
               "| claim | check | kind | status | observed | relation | bound |", "|---|---|---|---|---|---|---|"]
-    for ch in results["checks"]:
+    for ch in results.checks:
         obs = "-" if ch["observed"] is None else f"{ch['observed']:.4g}"
         bnd = "-" if ch["bound"] is None else f"{ch['bound']:.4g}"
         note = ""
@@ -445,10 +539,45 @@ def render_summary(results: dict[str, Any]) -> str:
             note = f" (erratum: {ch['details']['erratum']})"
         lines.append(f"| {ch['claim_id']} | {ch['check']} | {ch['kind']} | {ch['status']}{note} | {obs} | "
                      f"{check_meaning(ch)[0]} | {bnd} |")
+    lines += learner_mutants_markdown(results)
     from privbound.reports.membership import membership_markdown
 
-    lines += membership_markdown(results.get("membership"))
+    lines += membership_markdown(results.membership)
     return "\n".join(lines) + "\n"
+
+
+def learner_mutants_headline(results: NightlyResults) -> str:
+    """The headline line of the learner mutants: how many were caught, missed, failed, not run."""
+    c = results.counts
+    line = (f"- learner mutants (privacy bugs planted in a target's learner, audited against the correct code's "
+            f"tight epsilon): caught **{c.learner_mutants_caught}**, missed **{c.learner_mutants_missed}**")
+    if c.learner_mutants_error:
+        line += f", errors **{c.learner_mutants_error}**"
+    if not results.learner_mutants:
+        return line + " (no audited target declares one)"
+    if c.learner_mutants_not_run:
+        line += f", not run **{c.learner_mutants_not_run}**" + (
+            " (this profile lists them without running them)" if results.profile == "smoke" else
+            " (above this profile)")
+    return line
+
+
+def learner_mutants_markdown(results: NightlyResults) -> list[str]:
+    """Lines of ``summary.md``'s learner-mutant table (none when no audited target declares a mutant)."""
+    from privbound.reports.html import tight_columns
+
+    if not results.learner_mutants:
+        return []
+    lines = ["", "## Learner mutants", "",
+             "Each mutant breaks a target's learner the way a privacy bug would; the target's own audit of the broken "
+             "learner must exceed the tight epsilon of the correct code (caught).", "",
+             "| target | mutant | what it breaks | profile | eps lower bound | tight eps (correct code) | status |",
+             "|---|---|---|---|---|---|---|"]
+    for m in results.learner_mutants:
+        tight, bound, _ = tight_columns(m)
+        status = m.status + (f" ({m.error})" if m.error else "")
+        lines.append(f"| {m.target} | {m.mutant} | {m.description} | {m.profile} | {bound} | {tight} | {status} |")
+    return lines
 
 
 def claims_info() -> list[dict[str, Any]]:
@@ -480,8 +609,11 @@ def run_nightly(
     history: str | os.PathLike | None = None,
     wait: float = 0.0,
     stream: IO[str] | None = None,
-) -> tuple[dict[str, Any], Path]:
+) -> tuple[NightlyResults, Path]:
     """Run the audits and checks of ``profile``; write results.json, summary.md and report.html into ``out``.
+
+    Returns the night's :class:`~privbound.reports.schema.NightlyResults` (its :attr:`history` says whether
+    the history was updated) and the output folder.
 
     ``membership_names`` selects the membership-inference audits (default: the profile's on a full run,
     none when ``target_names`` restricts the audits).
@@ -532,22 +664,26 @@ def run_nightly(
     return results, paths.out
 
 
-def _outcome(rec: dict[str, Any]) -> str:
-    """An audit record's progress line: its status, its epsilon lower bound, its error."""
-    lb = (rec["result"] or {}).get("epsilon_lower_bound")
-    outcome = rec["status"] + ("" if lb is None else f", eps lower bound {lb:.3f}")
-    return outcome + (f" ({rec['error']})" if rec["error"] else "")
+def _outcome(rec: AuditRecord | MembershipRecord | LearnerMutantRecord) -> str:
+    """An audit record's progress line: its status, its epsilon lower bound (and the tight epsilon it was
+    judged against, for a learner mutant), its error."""
+    r = rec.result or {}
+    lb = r.get("epsilon_lower_bound")
+    outcome = rec.status + ("" if lb is None else f", eps lower bound {lb:.3f}")
+    if isinstance(rec, LearnerMutantRecord) and r.get("epsilon_tight") is not None:
+        outcome += f" (tight epsilon of the correct code {r['epsilon_tight']:.3g})"
+    return outcome + (f" ({rec.error})" if rec.error else "")
 
 
 def _do_run(prof: NightlyProfile, paths: NightlyPaths, *, seed, n_jobs, target_names, claim_ids, membership_names,
-            progress, stream, started, run_id, warnings, warn, history_state) -> dict[str, Any]:
+            progress, stream, started, run_id, warnings, warn, history_state) -> NightlyResults:
     t0 = time.perf_counter()
     selected = targets() if target_names is None else [t for t in targets() if t.name in set(target_names)]
 
     bar = PhaseProgress("audits", len(audit_jobs(selected)), stream=stream, enabled=progress)
 
-    def on_audit(rec):
-        bar.done(rec["target"], _outcome(rec))
+    def on_audit(rec: AuditRecord):
+        bar.done(rec.target, _outcome(rec))
 
     cache_root = paths.cache
     for folder in (cache_root, paths.out):
@@ -558,6 +694,18 @@ def _do_run(prof: NightlyProfile, paths: NightlyPaths, *, seed, n_jobs, target_n
                         cache_dir=None if cache_root is None else cache_root / "chunks")
     bar.close()
     t_audits = time.perf_counter() - t0
+
+    lbar = PhaseProgress("learner mutants", sum(runs for *_, runs in learner_mutant_plan(selected, prof)),
+                         stream=stream, enabled=progress)
+
+    def on_learner_mutant(rec: LearnerMutantRecord):
+        lbar.done(rec.name, _outcome(rec))
+
+    learner_mutants = run_learner_mutants(selected, prof, seed=seed, n_jobs=n_jobs, before=lbar.start,
+                                          progress=on_learner_mutant,
+                                          cache_dir=None if cache_root is None else cache_root / "chunks")
+    lbar.close()
+    t_learner_mutants = time.perf_counter() - t0 - t_audits
 
     check_cache = None
     if cache_root is not None:
@@ -579,16 +727,15 @@ def _do_run(prof: NightlyProfile, paths: NightlyPaths, *, seed, n_jobs, target_n
     check_results: list[CheckResult] = run_checks(claim_ids, profile=prof.checks, seed=seed, n_jobs=n_jobs,
                                                   cache=check_cache, progress=on_check)
     cbar.close()
-    t_checks = time.perf_counter() - t0 - t_audits
+    t_checks = time.perf_counter() - t0 - t_audits - t_learner_mutants
     mutants = run_mutant_phase(prof, claim_ids, seed=seed, n_jobs=n_jobs, stream=stream, progress=progress,
                                cache=None if check_cache is None else check_cache)
-    t_mutants = time.perf_counter() - t0 - t_audits - t_checks
+    t_mutants = time.perf_counter() - t0 - t_audits - t_learner_mutants - t_checks
     checks = [r.to_dict() for r in check_results]
     # A failure that documents an erratum is expected: it is reported, and does not fail the run.
     for ch in checks:
         if expected_failure(ch):
             ch["expected"] = True
-    counted = [ch for ch in checks if not ch.get("expected")]
     # Membership inference: the profile's targets on a full run, none on a run restricted to some
     # audit targets unless membership_names says which.
     from privbound.reports.membership import membership_plan, run_membership
@@ -598,48 +745,47 @@ def _do_run(prof: NightlyProfile, paths: NightlyPaths, *, seed, n_jobs, target_n
     planned_membership = membership_plan(prof.name, membership_names)
     mbar = PhaseProgress("membership", len(planned_membership), stream=stream, enabled=progress)
 
-    def on_membership(rec):
-        mbar.done(rec["target"], _outcome(rec))
+    def on_membership(rec: MembershipRecord):
+        mbar.done(rec.target, _outcome(rec))
 
     membership = run_membership(prof.name, planned_membership, seed=seed, n_jobs=n_jobs,
                                 cache_dir=None if cache_root is None else cache_root / "membership",
                                 before=mbar.start, progress=on_membership)
     mbar.close()
-    t_membership = time.perf_counter() - t0 - t_audits - t_checks - t_mutants
-    results = {
-        "schema": SCHEMA,
-        "run_id": run_id,
-        "profile": prof.name,
-        "started_utc": started.isoformat(timespec="seconds"),
-        "finished_utc": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
-        "wall_seconds": time.perf_counter() - t0,
-        "phases": {"audits": t_audits, "checks": t_checks, "mutants": t_mutants, "membership": t_membership},
-        "code_version": code_version(),
-        "seed": seed,
-        "audit_family_confidence": FAMILY_CONFIDENCE,
-        "audit_confidence": audit_confidence(len(audit_jobs(selected))),
-        "paths": paths.to_dict(),
-        "warnings": warnings,
-        "notes": skipped_target_notes() if target_names is None else [],
-        "audits": audits,
-        "checks": checks,
-        "counts": _counts(audits, counted, mutants),
-        "membership": membership,
-        "mutants": mutants,
-    }
-    results["counts"]["checks_expected_fail"] = len(checks) - len(counted)
-    finish_run(results, paths, warn=warn, history_state=history_state)
-    return results
+    t_membership = time.perf_counter() - t0 - t_audits - t_learner_mutants - t_checks - t_mutants
+    results = NightlyResults(
+        run_id=run_id,
+        profile=prof.name,
+        started_utc=started.isoformat(timespec="seconds"),
+        finished_utc=_dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
+        wall_seconds=time.perf_counter() - t0,
+        phases={"audits": t_audits, "learner_mutants": t_learner_mutants, "checks": t_checks, "mutants": t_mutants,
+                "membership": t_membership},
+        code_version=code_version(),
+        seed=seed,
+        audit_family_confidence=FAMILY_CONFIDENCE,
+        audit_confidence=audit_confidence(len(audit_jobs(selected))),
+        paths=paths,
+        warnings=tuple(warnings),
+        notes=tuple(skipped_target_notes() if target_names is None else ()),
+        audits=tuple(audits),
+        checks=tuple(checks),
+        counts=count_results(audits, checks, mutants, learner_mutants),
+        membership=tuple(membership),
+        mutants=tuple(mutants),
+        learner_mutants=tuple(learner_mutants),
+    )
+    return finish_run(results, paths, warn=warn, history_state=history_state)
 
 
-def _render_outputs(results: dict[str, Any], paths: NightlyPaths) -> dict[str, str]:
+def _render_outputs(results: NightlyResults, paths: NightlyPaths) -> dict[str, str]:
     from privbound.reports.html import render_html
 
     experiments = sorted((paths.out.parent / "experiments").glob("**/*.png"))
     return {
-        "results.json": json.dumps(results, indent=1, sort_keys=True, allow_nan=False),
+        "results.json": results.to_json(),
         "summary.md": render_summary(results),
-        "report.html": render_html(results, results["changes"], claims_info(), experiments),
+        "report.html": render_html(results, claims_info(), experiments),
     }
 
 
@@ -667,19 +813,25 @@ def publish(out_dir: Path, texts: dict[str, str]) -> list[Path]:
     return [dst for _, dst in staged]
 
 
-def finish_run(results: dict[str, Any], paths: NightlyPaths, *, warn: Callable[[str], None] = lambda m: None,
-               history_state: dict[str, Any] | None = None) -> None:
+def finish_run(results: NightlyResults, paths: NightlyPaths, *, warn: Callable[[str], None] = lambda m: None,
+               history_state: dict[str, Any] | None = None) -> NightlyResults:
     """Compare with the history, write results.json, summary.md, report.html, then record the run.
 
-    Fills ``results["changes"]``, ``results["comparison"]``, ``results["phases"]["report"]``
-    and (after the outputs are published) ``results["history"] = {"path", "updated",
-    "problem", "seconds"}``. ``history_state`` is :func:`privbound.reports.history.probe`'s
-    verdict on the file (probed here when not given).
+    Returns ``results`` with its ``changes``, ``comparison``, the ``report`` phase and the warnings
+    raised here, and (set after the outputs are published, so not in results.json) its ``history``.
+    ``history_state`` is :func:`privbound.reports.history.probe`'s verdict on the file (probed here when
+    not given).
     """
     from privbound.reports.history import HistoryError, compare, comparison_summary, previous_run, probe, record_run
     from privbound.reports.locking import LockBusy, RunLock, holder_info
 
     t0 = time.perf_counter()
+    emitted: list[str] = []
+
+    def warn_here(message: str) -> None:
+        emitted.append(message)
+        warn(message)
+
     hist = paths.history
     state = dict(probe(hist) if history_state is None else history_state)
     problem = state["problem"]
@@ -688,33 +840,34 @@ def finish_run(results: dict[str, Any], paths: NightlyPaths, *, warn: Callable[[
         hlock = RunLock(Path(f"{hist}.lock"), f"history {hist}")
         try:
             hist.parent.mkdir(parents=True, exist_ok=True)
-            hlock.acquire(holder_info(run_id=results["run_id"]), wait=HISTORY_LOCK_WAIT)
+            hlock.acquire(holder_info(run_id=results.run_id), wait=HISTORY_LOCK_WAIT)
         except (LockBusy, OSError) as exc:
             hlock = None
             state["writable"] = False
             problem = (f"{exc} for more than {HISTORY_LOCK_WAIT:.0f} s" if isinstance(exc, LockBusy)
                        else f"cannot lock history {hist}: {_reason(exc)}")
-            warn(f"{problem}; the history will not be updated")
+            warn_here(f"{problem}; the history will not be updated")
     try:
         previous = None
         if state["readable"]:
             try:
-                previous = previous_run(hist, results["profile"], results["started_utc"], exclude=results["run_id"])
+                previous = previous_run(hist, results.profile, results.started_utc, exclude=results.run_id)
             except HistoryError as exc:
                 state.update(readable=False, writable=False)
                 problem = str(exc)
-                warn(f"{exc}; the outputs are written, the history is not updated")
+                warn_here(f"{exc}; the outputs are written, the history is not updated")
         if not state["readable"]:
             note = f"No baseline: {problem}."
         elif previous is None:
-            note = f"No baseline: no previous run of profile {results['profile']} in {hist}."
+            note = f"No baseline: no previous run of profile {results.profile} in {hist}."
         else:
             note = None
-        results["changes"] = compare(results, previous)
-        results["comparison"] = dict(comparison_summary(results, previous), note=note)
+        results = replace(results, warnings=(*results.warnings, *emitted), changes=tuple(compare(results, previous)),
+                          comparison=replace(comparison_summary(results, previous), note=note))
+        published_warnings = len(emitted)
         texts = _render_outputs(results, paths)
-        results["phases"]["report"] = time.perf_counter() - t0
-        texts["results.json"] = json.dumps(results, indent=1, sort_keys=True, allow_nan=False)
+        results = replace(results, phases={**results.phases, "report": time.perf_counter() - t0})
+        texts["results.json"] = results.to_json()
         publish(paths.out, texts)
         t1 = time.perf_counter()
         updated = False
@@ -724,9 +877,10 @@ def finish_run(results: dict[str, Any], paths: NightlyPaths, *, warn: Callable[[
                 updated = True
             except HistoryError as exc:
                 problem = str(exc)
-                warn(f"{exc}; the night's outputs stand, the history was not updated")
-        results["history"] = {"path": str(hist), "updated": updated, "problem": problem,
-                              "seconds": time.perf_counter() - t1}
+                warn_here(f"{exc}; the night's outputs stand, the history was not updated")
+        return replace(results, warnings=(*results.warnings, *emitted[published_warnings:]),
+                       history=HistoryUpdate(path=str(hist), updated=updated, problem=problem,
+                                             seconds=time.perf_counter() - t1))
     finally:
         if hlock is not None:
             hlock.release()

@@ -84,8 +84,8 @@ def test_cache_and_history_go_where_the_options_say(tmp_path):
     results, out = small(tmp_path / "night" / "run", cache=tmp_path / "c", history=tmp_path / "h" / "runs.sqlite")
     assert (tmp_path / "h" / "runs.sqlite").exists() and any((tmp_path / "c").iterdir())
     assert not (tmp_path / "night" / ".cache").exists() and not (tmp_path / "night" / "history.sqlite").exists()
-    assert results["paths"] == {"out": str(out), "cache": str(tmp_path / "c"),
-                                "history": str(tmp_path / "h" / "runs.sqlite")}
+    assert results.paths.to_dict() == {"out": str(out), "cache": str(tmp_path / "c"),
+                                       "history": str(tmp_path / "h" / "runs.sqlite")}
 
 
 def test_help_documents_the_default_locations(capsys):
@@ -175,11 +175,11 @@ def test_runs_started_in_the_same_second_get_distinct_ids(tmp_path, monkeypatch)
     monkeypatch.setattr(nightly._dt, "datetime", Frozen)
     a, _ = small(tmp_path / "a" / "run", history=tmp_path / "h.sqlite")
     b, _ = small(tmp_path / "b" / "run", history=tmp_path / "h.sqlite")
-    assert a["started_utc"] == b["started_utc"] and a["run_id"] != b["run_id"]
+    assert a.started_utc == b.started_utc and a.run_id != b.run_id
     hist = H.load_history(tmp_path / "h.sqlite")
-    assert sorted(hist["run_id"].unique()) == sorted([a["run_id"], b["run_id"]])
+    assert sorted(hist["run_id"].unique()) == sorted([a.run_id, b.run_id])
     assert (hist.groupby("run_id").size() == len(hist) // 2).all()  # two whole runs, not one merged
-    assert b["comparison"]["baseline"]["run_id"] == a["run_id"]
+    assert b.comparison.baseline.run_id == a.run_id
 
 
 # ----------------------------------------------------------------------- history
@@ -226,8 +226,8 @@ def test_a_read_only_history_keeps_the_outputs_and_says_history_not_updated(tmp_
         hist.chmod(0o644)
     assert (out / "results.json").exists() and (out / "report.html").exists()
     assert main_status(results) == EXIT_HISTORY_NOT_UPDATED
-    assert results["history"]["updated"] is False and str(hist) in results["history"]["problem"]
-    assert results["comparison"]["baseline"]["run_id"] == first["run_id"]  # still compared: reading works
+    assert results.history.updated is False and str(hist) in results.history.problem
+    assert results.comparison.baseline.run_id == first.run_id  # still compared: reading works
     assert hist.read_bytes() == before
     warnings = [ln for ln in stream.getvalue().splitlines() if ln.startswith("warning:")]
     assert len(warnings) == 1 and str(hist) in warnings[0] and "OperationalError" not in warnings[0]
@@ -249,7 +249,7 @@ def test_a_full_disk_publishes_nothing_and_leaves_the_history_alone(tmp_path, mo
         small(out, seed=1)
     assert {p.name: p.read_bytes() for p in out.iterdir()} == kept  # the previous night, whole
     assert not list(tmp_path.glob("**/*.tmp"))
-    assert list(H.load_history(tmp_path / "history.sqlite")["run_id"].unique()) == [first["run_id"]]
+    assert list(H.load_history(tmp_path / "history.sqlite")["run_id"].unique()) == [first.run_id]
     # On the command line: one line, exit 2.
     real_run = nightly.run_nightly
     monkeypatch.setattr(nightly, "run_nightly", lambda *a, **k: real_run(*a, **dict(k, target_names=TARGETS,
@@ -259,7 +259,7 @@ def test_a_full_disk_publishes_nothing_and_leaves_the_history_alone(tmp_path, mo
     # Space freed: the rerun finishes.
     monkeypatch.setattr(nightly, "stage_bytes", real)
     again, _ = small(out, seed=1)
-    assert json.loads((out / "results.json").read_text())["run_id"] == again["run_id"]
+    assert json.loads((out / "results.json").read_text())["run_id"] == again.run_id
 
 
 def test_a_cache_write_that_fails_does_not_fail_the_run(tmp_path, monkeypatch):
@@ -270,7 +270,7 @@ def test_a_cache_write_that_fails_does_not_fail_the_run(tmp_path, monkeypatch):
 
     monkeypatch.setattr(cache, "atomic_write_bytes", full_disk)
     results, _ = small(tmp_path / "run")
-    assert results["counts"]["error"] == 0 and results["counts"]["holds"] == 1
+    assert results.counts.error == 0 and results.counts.holds == 1
 
 
 # --------------------------------------------------------------- progress, logs
@@ -309,9 +309,8 @@ def test_the_last_lines_name_every_file_and_the_time_per_phase(tmp_path, capsys,
     assert tail[1:4] == [f"  {out / n}" for n in ("results.json", "summary.md", "report.html")]
     assert tail[4] == f"  {tmp_path / 'history.sqlite'} (history: run appended)"
     assert tail[5] == f"  {tmp_path / '.cache'} (cache)"
-    assert re.fullmatch(r"wall time: audits [0-9.]+ s, checks [0-9.]+ s, mutants [0-9.]+ s, membership [0-9.]+ s, "
-                        r"report [0-9.]+ s, "
-                        r"history [0-9.]+ s; total [0-9.]+ s", tail[6])
+    assert re.fullmatch(r"wall time: audits [0-9.]+ s, learner_mutants [0-9.]+ s, checks [0-9.]+ s, mutants [0-9.]+ s, "
+                        r"membership [0-9.]+ s, report [0-9.]+ s, history [0-9.]+ s; total [0-9.]+ s", tail[6])
 
 
 # ------------------------------------------------------------------- comparison
@@ -323,9 +322,9 @@ def test_summary_shows_the_seed_and_names_the_baseline(tmp_path):
     text = (out / "summary.md").read_text()
     assert "seed **1**" in text
     assert text.index("Seed differs: baseline 0, this run 1") < text.index("## Changes since the previous run")
-    assert f"Compared with run {a['run_id']}" in text
+    assert f"Compared with run {a.run_id}" in text
     page = (out / "report.html").read_text()
-    assert "Seed differs: baseline 0, this run 1" in page and a["run_id"] in page
+    assert "Seed differs: baseline 0, this run 1" in page and a.run_id in page
 
 
 def test_no_baseline_and_no_change_read_differently(tmp_path):
