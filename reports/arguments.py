@@ -21,6 +21,8 @@ __all__ = [
     "confidence",
     "n_jobs",
     "wait_seconds",
+    "size_bytes",
+    "require_dask",
     "dask_backend",
 ]
 
@@ -85,6 +87,37 @@ def wait_seconds(text: str) -> float:
     if not v > 0:
         raise argparse.ArgumentTypeError(f"--wait must be > 0 seconds, got {v:g}")
     return v
+
+
+_UNITS = {"": 1, "B": 1, "K": 10**3, "KB": 10**3, "M": 10**6, "MB": 10**6, "G": 10**9, "GB": 10**9,
+          "T": 10**12, "TB": 10**12}
+
+
+def size_bytes(name: str) -> Callable[[str], int]:
+    """argparse type: a size such as ``2G``, ``500M``, ``750MB`` or ``0`` (decimal units), in bytes; the error
+    names the option ``name``."""
+
+    def parse(text: str) -> int:
+        t = text.strip().upper()
+        number = t.rstrip("KMGTB")
+        unit = t[len(number):]
+        try:
+            value = float(number)
+        except ValueError:
+            value = float("nan")
+        if unit not in _UNITS or not value >= 0 or value == float("inf"):
+            raise argparse.ArgumentTypeError(f"{name} must be a size such as 2G, 500M or 0, got {text!r}")
+        return int(value * _UNITS[unit])
+
+    return parse
+
+
+def require_dask() -> None:
+    """:class:`CLIError` when the dask extra is not installed (found without importing it)."""
+    import importlib.util
+
+    if importlib.util.find_spec("dask") is None or importlib.util.find_spec("distributed") is None:
+        raise CLIError("--dask-scheduler needs the dask extra: pip install 'privbound[dask]'")
 
 
 @contextlib.contextmanager

@@ -2,11 +2,13 @@
 
 Commands::
 
+    privbound --version
     privbound list [--json]
     privbound audit NAME [--trials N] [--seed S] [--n-jobs J] [--confidence C]
                          [--dask-scheduler ADDRESS] [--json] [--one-run [--canaries M] | --search]
-    privbound nightly [--profile smoke|default|full] [--out DIR] [--cache DIR] [--history FILE]
-                      [--wait [SECONDS]] [--seed S] [--n-jobs J] [--dask-scheduler ADDRESS]
+    privbound nightly [--profile smoke|default|full] [--out DIR] [--cache DIR] [--cache-max SIZE]
+                      [--history FILE] [--wait [SECONDS]] [--seed S] [--n-jobs J] [--dask-scheduler ADDRESS]
+    privbound cache prune [--cache DIR] [--max SIZE]
     privbound bounds list [--json]
     privbound bounds eval ID key=value ... [--json]
     privbound bounds check [ID ...] [--profile smoke|default|full] [--json]
@@ -17,8 +19,14 @@ Commands::
 Exit status: 0 when every claim holds (and every planted bug is caught), 1 when a
 claim is violated, a check fails or a planted bug is missed, 2 on an error or bad
 arguments (one line on stderr, no traceback); ``nightly`` adds 4 (4 or 5) when its outputs
-were written but the history was not updated. An option that does nothing in the chosen
-mode, and a ``key=value`` parameter given twice, are bad arguments.
+were written but the history was not updated; 130 when interrupted (Ctrl-C: the finished work
+is in the cache, and the same command resumes); 141 when stdout is closed early (``| head``),
+silently. An option that does nothing in the chosen mode, and a ``key=value`` parameter given
+twice, are bad arguments.
+
+Start-up: every argument and location is checked before the auditor, the targets or the checks
+are imported, so ``--help``, ``--version``, ``list`` (from :mod:`privbound.reports.index`) and
+every refusal answer in about a second; a refused ``nightly`` creates no folder.
 """
 
 from __future__ import annotations
@@ -28,15 +36,21 @@ import contextlib
 import importlib
 import json
 import math
+import os
+import shutil
 import sys
-import time
+import textwrap
 from typing import Any, Callable, Sequence
 
 from privbound.reports import arguments
 from privbound.reports.arguments import CLIError
-from privbound.reports.schema import NightlyResults
+from privbound.reports.locations import human_size
+from privbound.reports.schema import NightlyResults  # light: dataclasses and json only
 
-__all__ = ["main", "build_parser"]
+__all__ = ["main", "build_parser", "EXIT_INTERRUPTED", "EXIT_BROKEN_PIPE"]
+
+EXIT_INTERRUPTED = 130  # 128 + SIGINT, as a shell reports a process stopped by Ctrl-C
+EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE: the reader of stdout went away (``privbound list | head -1``)
 
 
 class _Parser(argparse.ArgumentParser):
@@ -45,7 +59,7 @@ class _Parser(argparse.ArgumentParser):
 
 
 def _add_list(sub) -> None:
-    ls = sub.add_parser("list", help="list the audit targets")
+    ls = sub.add_parser("list", help="list the audit targets, each with what it audits")
     ls.add_argument("--json", action="store_true", help="one JSON record per target")
 
 
@@ -72,18 +86,27 @@ def _add_audit(sub) -> None:
 
 
 def _add_nightly(sub) -> None:
+    from privbound.reports.locations import profiles_help
+
     ni = sub.add_parser(
         "nightly", help="audit every target and run the bound checks",
-        description="Audit every target and run the bound checks of a profile. Writes results.json, summary.md "
-                    "and report.html into --out, then appends the run to --history. Exit status: 0 all good, "
-                    "1 a claim violated / check failed / planted bug missed, 2 bad arguments, a bad or busy "
-                    "location or outputs that could not be written; 4 or 5: as 0 or 1, but the history was "
-                    "not updated (the outputs stand).")
-    ni.add_argument("--profile", choices=["smoke", "default", "full"], default="default")
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        description=textwrap.fill(
+            "Audit every target and run the bound checks of a profile. Writes results.json, summary.md "
+            "and report.html into --out, then appends the run to --history. Exit status: 0 all good, "
+            "1 a claim violated / check failed / planted bug missed, 2 bad arguments, a bad or busy "
+            "location or outputs that could not be written; 4 or 5: as 0 or 1, but the history was "
+            "not updated (the outputs stand); 130 interrupted (rerun the same command: it resumes from the cache).",
+            width=100) + "\n\nprofiles:\n" + profiles_help())
+    ni.add_argument("--profile", choices=["smoke", "default", "full"], default="default",
+                    help="smoke, default or full (described above; default: default)")
     ni.add_argument("--out", default=None, metavar="DIR",
                     help="output folder (default reports/out/<UTC date>/); one run at a time per folder")
     ni.add_argument("--cache", default=None, metavar="DIR",
                     help="finished trial chunks and checks, reused by a rerun (default <parent of --out>/.cache)")
+    ni.add_argument("--cache-max", type=arguments.size_bytes("cache-max"), default=None, metavar="SIZE",
+                    help="after the night, prune the cache's least recently used entries down to SIZE (e.g. 2G, "
+                         "500M; 0 keeps only what this night used; default 2G); never what this night used")
     ni.add_argument("--history", default=None, metavar="FILE",
                     help="SQLite run history compared against and appended to "
                          "(default <parent of --out>/history.sqlite)")
@@ -105,7 +128,7 @@ def _add_bounds(sub) -> None:
     bsub.required = True
     bl = bsub.add_parser("list", help="list the registered claims")
     bl.add_argument("--json", action="store_true")
-    be = bsub.add_parser("eval", help="evaluate a claim's formula")
+    be = bsub.add_parser("eval", help="evaluate a claim's formula (its main quantity, labelled)")
     be.add_argument("id")
     be.add_argument("params", nargs="*", metavar="key=value", help="each parameter once")
     be.add_argument("--json", action="store_true")
@@ -126,8 +149,39 @@ def _add_experiment(sub) -> None:
     ex.add_argument("--seed", type=arguments.nonneg_int("seed"), default=0)
 
 
+def _add_cache(sub) -> None:
+    ca = sub.add_parser("cache", help="the nightly's cache of finished work: its size, and pruning it")
+    csub = ca.add_subparsers(dest="cache_command", parser_class=_Parser)
+    csub.required = True
+    for name, what in (("size", "print the cache's size"), ("prune", "delete least recently used entries")):
+        c = csub.add_parser(name, help=what)
+        c.add_argument("--cache", default=None, metavar="DIR",
+                       help="the cache folder (default reports/out/.cache, the nightly's default)")
+        if name == "prune":
+            c.add_argument("--max", type=arguments.size_bytes("max"), required=True, metavar="SIZE",
+                           help="keep at most SIZE (e.g. 2G, 500M, 0), dropping the least recently used first")
+
+
+def _version() -> str:
+    from privbound.reports.index import code_version
+
+    return f"privbound {code_version()}"
+
+
+class _VersionAction(argparse.Action):
+    """``--version``: the version and the commit (or source digest), computed only when asked."""
+
+    def __init__(self, option_strings, dest=argparse.SUPPRESS, default=argparse.SUPPRESS, help=None):
+        super().__init__(option_strings=option_strings, dest=dest, default=default, nargs=0, help=help)
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        print(_version())
+        parser.exit(0)
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = _Parser(prog="privbound", description="Audit differential privacy claims and check learning-theory bounds.")
+    p.add_argument("--version", action=_VersionAction, help="print the version and the commit (or source digest)")
     sub = p.add_subparsers(dest="command", parser_class=_Parser)
     sub.required = True
     for _, add, _ in _SUBCOMMANDS:
@@ -135,27 +189,59 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
-def _cmd_list(args) -> int:
-    from privbound.audit.targets import targets
+def _terminal_width() -> int:
+    return max(60, min(shutil.get_terminal_size((100, 24)).columns, 160))
 
-    recs = [t.record() for t in targets()]
+
+def list_lines(records: list[dict[str, Any]], width: int = 100) -> list[str]:
+    """``privbound list``'s lines: a row per target -- name, claim, family, kind -- with columns as wide as
+    their longest entry, then its description wrapped to ``width`` and indented."""
+    rows = [(r["name"], f"({r['epsilon']:g}, {r['delta']:g})", r["family"],
+             "planted bug" if r["planted_bug"] else "correct") for r in records]
+    head = ("name", "claim (eps, delta)", "family", "kind")
+    widths = [max(len(row[i]) for row in [head, *rows]) for i in range(3)]
+    lines = ["  ".join(f"{c:{w}s}" for c, w in zip(head[:3], widths)) + "  " + head[3]]
+    for row, r in zip(rows, records):
+        lines.append("  ".join(f"{c:{w}s}" for c, w in zip(row[:3], widths)) + "  " + row[3])
+        text = " ".join(str(r.get("description") or "").split())
+        if text:
+            lines += textwrap.wrap(text, width=width, initial_indent="    ", subsequent_indent="    ")
+    return lines
+
+
+def _cmd_list(args) -> int:
+    from privbound.reports.index import target_index
+
+    recs = target_index()
     if args.json:
         print(json.dumps(recs, indent=1))
         return 0
-    print(f"{'name':32s} {'family':20s} {'epsilon':>9s} {'delta':>8s}  planted_bug")
-    for r in recs:
-        print(f"{r['name']:32s} {r['family']:20s} {r['epsilon']:9.4g} {r['delta']:8.2g}  {r['planted_bug']}")
+    print("\n".join(list_lines(recs, _terminal_width())))
     return 0
 
 
-def _cmd_audit(args) -> int:
-    from privbound.audit.targets import get_target
-    from privbound.reports.nightly import expects_violation
+def _known(name: str, records: list[dict[str, Any]], key: str, what: str, see: str) -> None:
+    """:class:`CLIError` when ``name`` is not the ``key`` of one of ``records`` (the index), naming the closest."""
+    names = [r[key] for r in records]
+    if name in names:
+        return
+    import difflib
 
+    close = difflib.get_close_matches(name, names, n=3)
+    hint = f" (did you mean {', '.join(close)}?)" if close else ""
+    raise CLIError(f"no {what} named {name!r}{hint}; see `{see}`")
+
+
+def _cmd_audit(args) -> int:
     if args.canaries is not None and not args.one_run:
         raise CLIError("--canaries only applies to a one-run audit: add --one-run, or drop --canaries")
     if args.one_run and args.trials is not None:
         raise CLIError("--trials does not apply to --one-run (one training run with --canaries canaries)")
+    from privbound.reports.index import target_index
+
+    _known(args.name, target_index(), "name", "target", "privbound list")
+    from privbound.audit.targets import get_target
+    from privbound.reports.nightly import expects_violation
 
     try:
         target = get_target(args.name)
@@ -196,22 +282,47 @@ def _verdict_status(target, violation: bool, expect_violation: bool | None = Non
     return 1 if violation else 0
 
 
-def _cmd_nightly(args) -> int:
-    from privbound.reports.nightly import NightlyError, main_status, run_nightly
+def _precheck_nightly(args) -> None:
+    """Refuse a bad location or a busy output folder before anything heavy is imported, creating nothing."""
+    from privbound.reports.locations import NightlyError, resolve_paths, validate_paths
+    from privbound.reports.locking import LockBusy, RunLock
 
+    paths = resolve_paths(args.out, args.cache, args.history)
+    try:
+        validate_paths(paths)
+    except NightlyError as exc:
+        raise CLIError(str(exc)) from None
+    lock_file = paths.out / ".nightly.lock"
+    if args.wait == 0 and lock_file.exists():  # a peek; run_nightly takes the lock for real
+        peek = RunLock(lock_file, f"--out {paths.out}")
+        try:
+            peek.acquire({"pid": os.getpid(), "peek": True})
+        except LockBusy as exc:
+            raise CLIError(f"{exc}; wait for it or pass --wait") from None
+        except OSError:
+            return
+        peek.release()
+
+
+def _cmd_nightly(args) -> int:
+    _precheck_nightly(args)
+    if args.dask_scheduler is not None:
+        arguments.require_dask()
     for stream in (sys.stdout, sys.stderr):  # a log file or a pipe gets each line as it is written
         with contextlib.suppress(AttributeError, ValueError):
             stream.reconfigure(line_buffering=True)
+    from privbound.reports.nightly import DEFAULT_CACHE_MAX, NightlyError, main_status, run_nightly
+
     n_jobs = -1 if (args.dask_scheduler and args.n_jobs == 1) else args.n_jobs
-    t0 = time.perf_counter()
     try:
         with arguments.dask_backend(args.dask_scheduler):
             results, out_dir = run_nightly(args.profile, args.out, seed=args.seed, n_jobs=n_jobs, cache=args.cache,
-                                           history=args.history, wait=args.wait)
+                                           history=args.history, wait=args.wait,
+                                           cache_max=DEFAULT_CACHE_MAX if args.cache_max is None else args.cache_max)
     except NightlyError as exc:
         raise CLIError(str(exc)) from None
     print(_nightly_table(results))
-    for line in _nightly_footer(results, out_dir, time.perf_counter() - t0):
+    for line in _nightly_footer(results, out_dir):
         print(line)
     return main_status(results)
 
@@ -228,14 +339,22 @@ def _nightly_table(results: NightlyResults) -> str:
         lines.append(f"{a.target:32s} {'-' if claim is None else f'{claim:8.4g}':>8} {tight:>8} {lb:>8}  "
                      f"{a.tight_status or '-':13s} {a.status}")
     lines.append(f"checks: {c.checks_pass} pass, {c.checks_fail} fail, {c.checks_inconclusive} inconclusive, "
-                 f"{c.checks_expected_fail} expected failures (documented errata)")
+                 f"{c.checks_expected_fail} expected fail (documented errata: they show the paper's printed or "
+                 "reconstructed statement is wrong)")
+    weak = sum(1 for a in results.audits if (a.result or {}).get("status") == "inconclusive" and a.status == "holds")
+    if weak:
+        lines.append(f"power: {weak} claim(s) hold only as far as their audit could see (inconclusive at their "
+                     "trials against a 2x overspend; see the power column of summary.md)")
     lines.append(f"tight verdicts: {c.tight_holds} hold, {c.tight_violated} violated, {c.tight_inconclusive} "
                  "inconclusive (bound below half the tight epsilon)")
     lines.append(f"audits: {c.holds} hold, {c.violated} violated, {c.caught} planted bugs caught, "
                  f"{c.missed} missed, {c.error} errors")
     if results.learner_mutants:
         lines.append(f"learner mutants: {c.learner_mutants_caught} caught, {c.learner_mutants_missed} missed, "
-                     f"{c.learner_mutants_error} errors, {c.learner_mutants_not_run} not run")
+                     f"{c.learner_mutants_error} errors, {c.learner_mutants_not_run} not run at this profile")
+    if results.mutants or c.mutants_not_run:
+        lines.append(f"check mutants: {c.mutants_detected} detected, {c.mutants_undetected} not detected, "
+                     f"{c.mutants_not_run} not run at this profile")
     changes = [ch for ch in results.changes if ch["kind"] != "note"]
     comp = results.comparison
     base = None if comp is None else comp.baseline
@@ -247,8 +366,9 @@ def _nightly_table(results: NightlyResults) -> str:
     return "\n".join(lines)
 
 
-def _nightly_footer(results: NightlyResults, out_dir, total: float) -> list[str]:
-    """The closing lines: every file written, and the wall time of each phase."""
+def _nightly_footer(results: NightlyResults, out_dir) -> list[str]:
+    """The closing lines: every file written, the cache and its size, and the wall time of each phase with the
+    run's total -- the same total as summary.md and report.html (the history's update comes after it)."""
     from privbound.reports.nightly import OUTPUT_FILES
 
     hist = results.history
@@ -259,11 +379,22 @@ def _nightly_footer(results: NightlyResults, out_dir, total: float) -> list[str]
     else:
         lines.append(f"  history NOT updated: {None if hist is None else hist.problem}")
     if results.paths is not None and results.paths.cache is not None:
-        lines.append(f"  {results.paths.cache} (cache)")
-    ph = dict(results.phases)
-    ph["history"] = 0.0 if hist is None else hist.seconds
-    lines.append("wall time: " + ", ".join(f"{k} {v:.1f} s" for k, v in ph.items()) + f"; total {total:.1f} s")
+        lines.append(f"  {results.paths.cache} (cache{_cache_note(results)})")
+    ph = {k.replace("_", " "): v for k, v in results.phases.items()}
+    after = "" if hist is None else f", then history {hist.seconds:.1f} s"
+    lines.append("wall time: " + ", ".join(f"{k} {v:.1f} s" for k, v in ph.items())
+                 + f"; total {results.wall_seconds:.1f} s{after}")
     return lines
+
+
+def _cache_note(results: NightlyResults) -> str:
+    c = results.cache
+    if not c:
+        return ""
+    note = f": {human_size(c['bytes'])}, {human_size(c['added_bytes'])} added tonight"
+    if c.get("pruned_bytes"):
+        note += f", {human_size(c['pruned_bytes'])} pruned to stay under {human_size(c['max_bytes'])}"
+    return note
 
 
 def _parse_value(text: str) -> float:
@@ -275,21 +406,24 @@ def _parse_value(text: str) -> float:
 
 
 def _cmd_bounds(args) -> int:
+    from privbound.reports.index import claim_index
+
+    index = claim_index()
+    if args.bounds_command == "list":
+        if args.json:
+            print(json.dumps([{k: v for k, v in c.items() if k != "quantity"} for c in index], indent=1))
+        else:
+            width = max(len(c["id"]) for c in index)
+            kinds = max(len(c["kind"]) for c in index)
+            for c in index:
+                state = (f"{len(c['checks'])} check(s)" if c["checks"] else
+                         ("uncheckable" if c["uncheckable_reason"] else f"pending: {c['pending']}"))
+                print(f"{c['id']:{width}s}  {c['kind']:{kinds}s}  {state}")
+        return 0
+    for claim_id in [args.id] if args.bounds_command == "eval" else args.ids:
+        _known(claim_id, index, "id", "claim", "privbound bounds list")
     from privbound import bounds
 
-    if args.bounds_command == "list":
-        cs = bounds.claims()
-        if args.json:
-            print(json.dumps([
-                {"id": c.id, "kind": c.kind.value, "reconstructed": c.reconstructed, "parameters": list(c.parameters),
-                 "checks": [k.name for k in c.checks], "uncheckable_reason": c.uncheckable_reason,
-                 "pending": c.pending, "statement": c.statement} for c in cs], indent=1))
-        else:
-            for c in cs:
-                state = (f"{len(c.checks)} check(s)" if c.checks else
-                         ("uncheckable" if c.uncheckable_reason else f"pending: {c.pending}"))
-                print(f"{c.id:48s} {c.kind.value:26s} {state}")
-        return 0
     if args.bounds_command == "eval":
         params = {}
         for item in args.params:
@@ -308,10 +442,13 @@ def _cmd_bounds(args) -> int:
             raise CLIError(str(exc.args[0])) from None
         except (TypeError, ValueError) as exc:
             raise CLIError(str(exc)) from None
+        quantity = next(c["quantity"] for c in index if c["id"] == args.id) or "value"
         if args.json:
-            print(json.dumps({"id": args.id, "params": params, "value": value if math.isfinite(value) else None}))
+            print(json.dumps({"id": args.id, "params": params, "quantity": quantity,
+                              "value": value if math.isfinite(value) else None}))
         else:
-            print(f"{value:.10g}")
+            at = ", ".join(f"{k}={v:g}" for k, v in params.items())
+            print(f"{args.id}: {quantity} = {value:.10g}" + (f" at {at}" if at else ""))
         return 0
     # check
     try:
@@ -329,7 +466,8 @@ def _cmd_bounds(args) -> int:
         if r.status == "fail" and not expected:
             bad += 1
         if not args.json:
-            tag = " [expected: documented erratum]" if expected else ""
+            form = (d.get("details") or {}).get("erratum_form")
+            tag = f" [expected fail: documented erratum, {form} form]" if expected else ""
             print(r.summary() + tag)
     return 1 if bad else 0
 
@@ -348,6 +486,28 @@ def _cmd_experiment(args) -> int:
     out = args.out or str(Path("reports") / "out" / "experiments" / args.name)
     summary = module.run(dataset=args.dataset, quick=args.quick, out=out, data=args.data, seed=args.seed)
     print(json.dumps(summary, indent=1, default=str))
+    return 0
+
+
+def _cmd_cache(args) -> int:
+    from pathlib import Path
+
+    from privbound.reports.locations import resolve_paths
+
+    root = Path(args.cache) if args.cache is not None else resolve_paths(Path("reports") / "out" / "x").cache
+    if root.exists() and not root.is_dir():
+        raise CLIError(f"--cache {root}: exists and is not a directory")
+    from privbound.audit.cache import cache_size, prune_cache
+
+    if args.cache_command == "size":
+        print(f"{root}: {human_size(cache_size(root))}" if root.exists() else f"{root}: no cache")
+        return 0
+    if not root.exists():
+        print(f"{root}: no cache")
+        return 0
+    freed = prune_cache(root, args.max)
+    print(f"{root}: {human_size(freed.removed_bytes)} pruned ({freed.removed_files} files), "
+          f"{human_size(freed.kept_bytes)} kept")
     return 0
 
 
@@ -372,22 +532,51 @@ _SUBCOMMANDS: list[tuple[str, Callable[[Any], None], Callable[[Any], int]]] = [
     ("bounds", _add_bounds, _cmd_bounds),
     ("experiment", _add_experiment, _cmd_experiment),
     ("membership", _add_membership, _cmd_membership),
+    ("cache", _add_cache, _cmd_cache),
 ]
 _COMMANDS = {name: run for name, _, run in _SUBCOMMANDS}
+
+
+def _interrupted(args) -> str:
+    """What Ctrl-C leaves behind, in one line: for a nightly, where its finished work is and how to resume."""
+    if getattr(args, "command", None) == "nightly":
+        from privbound.reports.locations import resolve_paths
+
+        cache = resolve_paths(args.out, args.cache, args.history).cache
+        return (f"interrupted: nothing was published; finished work is in the cache {cache}, "
+                "and rerunning the same command resumes from it")
+    if getattr(args, "command", None) == "membership" and getattr(args, "cache", None):
+        return f"interrupted: finished models are in the cache {args.cache}; rerunning the same command resumes"
+    return "interrupted"
+
+
+def _silence_stdout() -> None:
+    """Point stdout at /dev/null so that the interpreter's last flush into a closed pipe is silent."""
+    with contextlib.suppress(OSError, ValueError, AttributeError):
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``privbound`` console script; returns the exit status."""
     parser = build_parser()
+    args = None
     try:
         args = parser.parse_args(argv)
-        return _COMMANDS[args.command](args)
+        status = _COMMANDS[args.command](args)
+        sys.stdout.flush()
+        return status
+    except SystemExit as exc:  # --help, --version
+        return exc.code if isinstance(exc.code, int) else 0
+    except BrokenPipeError:
+        _silence_stdout()
+        return EXIT_BROKEN_PIPE
     except CLIError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
-        print("interrupted", file=sys.stderr)
-        return 2
+        print(_interrupted(args), file=sys.stderr)
+        return EXIT_INTERRUPTED
     except (ValueError, TypeError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

@@ -36,6 +36,7 @@ from __future__ import annotations
 import json
 import math
 import re
+import socket
 import sqlite3
 from contextlib import closing
 from pathlib import Path
@@ -45,7 +46,8 @@ from privbound.audit.statistics import TESTS
 from privbound.reports.schema import BaselineRun, Comparison, NightlyResults, as_results
 
 __all__ = [
-    "HISTORY_NAME", "CHANGE_ALPHA", "HistoryError", "Baseline", "record_run", "previous_run", "compare",
+    "HISTORY_NAME", "CHANGE_ALPHA", "HistoryError", "Baseline", "record_run", "previous_run", "recent_wall_seconds",
+    "compare",
     "epsilon_change_z", "epsilon_variance", "change_threshold", "load_history", "probe",
 ]
 
@@ -54,7 +56,8 @@ CHANGE_ALPHA = 0.05
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS runs (
-    run_id TEXT PRIMARY KEY, started_utc TEXT, profile TEXT, code_version TEXT, seed INTEGER, out_dir TEXT
+    run_id TEXT PRIMARY KEY, started_utc TEXT, profile TEXT, code_version TEXT, seed INTEGER, out_dir TEXT,
+    wall_seconds REAL, host TEXT
 );
 CREATE TABLE IF NOT EXISTS rows (
     run_id TEXT, kind TEXT, name TEXT, status TEXT, value REAL, reference REAL, p_value REAL, extra TEXT,
@@ -88,6 +91,10 @@ def _open_write(path: Path) -> sqlite3.Connection:
     cols = {r[1] for r in con.execute("PRAGMA table_info(rows)")}
     if "extra" not in cols:  # a history written before the significance rule
         con.execute("ALTER TABLE rows ADD COLUMN extra TEXT")
+    run_cols = {r[1] for r in con.execute("PRAGMA table_info(runs)")}
+    for col, kind in (("wall_seconds", "REAL"), ("host", "TEXT")):  # a history written before the expected time
+        if col not in run_cols:
+            con.execute(f"ALTER TABLE runs ADD COLUMN {col} {kind}")
     return con
 
 
@@ -162,15 +169,34 @@ def record_run(history: str | Path, results: NightlyResults | dict[str, Any], ou
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         with closing(_open_write(path)) as con, con:
-            con.execute("INSERT OR REPLACE INTO runs VALUES (?, ?, ?, ?, ?, ?)",
+            con.execute("INSERT OR REPLACE INTO runs (run_id, started_utc, profile, code_version, seed, out_dir, "
+                        "wall_seconds, host) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                         (run_id, results.started_utc, results.profile, results.code_version, results.seed,
-                         str(out_dir)))
+                         str(out_dir), results.wall_seconds, socket.gethostname()))
             con.execute("DELETE FROM rows WHERE run_id = ?", (run_id,))
             con.executemany("INSERT INTO rows VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                             [(run_id, *r) for r in _rows(results)])
     except (sqlite3.Error, OSError) as exc:
         raise _fail(path, "write", exc) from None
     return run_id
+
+
+def recent_wall_seconds(history: str | Path, profile: str, *, last: int = 5) -> list[float]:
+    """Wall seconds of this machine's last ``last`` runs of ``profile`` in ``history``, newest first (empty when
+    there is none, or the file cannot be read: it only informs the expected time of a night)."""
+    path = Path(history)
+    if not path.exists():
+        return []
+    try:
+        with closing(_open_read(path)) as con:
+            cols = {r[1] for r in con.execute("PRAGMA table_info(runs)")}
+            if not {"wall_seconds", "host"} <= cols:
+                return []
+            rows = con.execute("SELECT wall_seconds FROM runs WHERE profile = ? AND host = ? AND wall_seconds IS NOT "
+                               "NULL ORDER BY started_utc DESC LIMIT ?", (profile, socket.gethostname(), last))
+            return [float(r[0]) for r in rows]
+    except (sqlite3.Error, OSError):
+        return []
 
 
 def previous_run(history: str | Path, profile: str, before: str, *, exclude: str | None = None) -> Baseline | None:

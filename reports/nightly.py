@@ -31,13 +31,12 @@ report.html are rendered from it.
 from __future__ import annotations
 
 import datetime as _dt
+import math
 import os
-import subprocess
 import sys
-import tempfile
 import time
 import uuid
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import IO, Any, Callable
 
@@ -46,10 +45,13 @@ from privbound.audit.result import AuditResult
 from privbound.audit.targets import Target, targets
 from privbound.bounds.checks import CheckResult, run_checks
 from privbound.mutation import MUTANT_PROFILES, Mutant
+from privbound.reports.index import code_version
+from privbound.reports.locations import (NIGHTLY_PROFILES, NightlyError, NightlyProfile, create_locations,
+                                         default_out_dir, human_size, resolve_paths, validate_paths)
 from privbound.reports.progress import PhaseProgress
-from privbound.reports.schema import (LEARNER_MUTANT_STATUSES, TIGHT_STATUSES, AuditRecord, Counts, HistoryUpdate,
-                                      LearnerMutantRecord, MembershipRecord, NightlyPaths, NightlyResults,
-                                      as_results)
+from privbound.reports.schema import (LEARNER_MUTANT_STATUSES, TIGHT_STATUSES, WALL_PENDING, AuditRecord, Counts,
+                                      HistoryUpdate, LearnerMutantRecord, MembershipRecord, NightlyPaths,
+                                      NightlyResults, as_results, wall_text)
 
 __all__ = [
     "NIGHTLY_PROFILES", "NightlyProfile", "NightlyError", "NightlyPaths", "resolve_paths", "validate_paths",
@@ -62,56 +64,13 @@ EXIT_HISTORY_NOT_UPDATED = 4
 HISTORY_LOCK_WAIT = 600.0  # seconds a run waits for another run's history transaction (seconds long)
 
 
-class NightlyError(Exception):
-    """A problem that stops a nightly run before or instead of its outputs: one line naming the path."""
+DEFAULT_CACHE_MAX = 2 * 10**9
+"""Bytes the cache is pruned to after a night (``--cache-max``): a default night adds 0.5-0.8 GB, so about
+three nights of different code; never what the night itself used."""
 
 
-@dataclass(frozen=True)
-class NightlyProfile:
-    """Budget of a nightly run.
-
-    ``trial_scale`` multiplies each correct target's default trials (never below
-    ``min_trials``); planted bugs always run at their default trials, so that "caught"
-    means the same thing in every profile. ``checks`` is the bounds profile. ``mutants``:
-    the largest mutant profile whose mutants the night runs (each at its own profile;
-    None: the mutants are listed, not run).
-    """
-
-    name: str
-    trial_scale: float
-    min_trials: int
-    checks: str
-    mutants: str | None = None
-
-
-NIGHTLY_PROFILES = {
-    "smoke": NightlyProfile("smoke", 0.2, 2_000, "smoke"),
-    "default": NightlyProfile("default", 1.0, 10_000, "default", mutants="default"),
-    "full": NightlyProfile("full", 10.0, 10_000, "full", mutants="full"),
-}
-
-
-def default_out_dir() -> Path:
-    """``reports/out/<UTC date>/`` relative to the current directory."""
-    return Path("reports") / "out" / _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%d")
-
-
-def code_version() -> str:
-    """privbound's version and, inside a git checkout, the commit."""
-    from importlib.metadata import PackageNotFoundError, version
-
-    try:
-        v = version("privbound")
-    except PackageNotFoundError:  # pragma: no cover - running from a source tree
-        v = "0+unknown"
-    try:
-        here = Path(__file__).resolve().parent
-        commit = subprocess.run(
-            ["git", "rev-parse", "--short", "HEAD"], cwd=here, capture_output=True, text=True, timeout=5
-        ).stdout.strip()
-    except (OSError, subprocess.SubprocessError):
-        commit = ""
-    return f"{v}+{commit}" if commit else v
+def _reason(exc: OSError) -> str:
+    return exc.strerror or str(exc) or type(exc).__name__
 
 
 def write_atomic(path: Path, text: str) -> None:
@@ -122,60 +81,6 @@ def write_atomic(path: Path, text: str) -> None:
 def new_run_id(started: _dt.datetime) -> str:
     """A unique run id: the UTC start to the second, then 8 random hex digits."""
     return f"{started.strftime('%Y%m%dT%H%M%SZ')}-{uuid.uuid4().hex[:8]}"
-
-
-# ----------------------------------------------------------------- locations
-
-
-def resolve_paths(out: str | os.PathLike | None = None, cache: str | os.PathLike | None = None,
-                  history: str | os.PathLike | None = None, *, resume: bool = True) -> NightlyPaths:
-    """The run's locations; cache and history default to ``<parent of out>/.cache`` and ``/history.sqlite``."""
-    from privbound.reports.history import HISTORY_NAME
-
-    out_dir = Path(out) if out is not None else default_out_dir()
-    cache_dir = (Path(cache) if cache is not None else out_dir.parent / ".cache") if resume else None
-    hist = Path(history) if history is not None else out_dir.parent / HISTORY_NAME
-    return NightlyPaths(out_dir, cache_dir, hist)
-
-
-def _reason(exc: OSError) -> str:
-    return exc.strerror or str(exc) or type(exc).__name__
-
-
-def _writable_dir(path: Path, option: str) -> None:
-    """Create ``path`` if needed and prove it writable, or raise :class:`NightlyError` naming it."""
-    if path.exists() and not path.is_dir():
-        raise NightlyError(f"{option} {path}: exists and is not a directory")
-    try:
-        path.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise NightlyError(f"{option} {path}: cannot create the directory ({_reason(exc)})") from None
-    try:
-        fd, probe = tempfile.mkstemp(dir=path, prefix=".write-probe-")
-        os.close(fd)
-        os.unlink(probe)
-    except OSError as exc:
-        raise NightlyError(f"{option} {path}: the directory is not writable ({_reason(exc)})") from None
-
-
-def validate_paths(paths: NightlyPaths) -> None:
-    """Check every location before any work; raise :class:`NightlyError` with one line naming the bad one.
-
-    The history must be a file path whose folder exists or can be created; whether the file
-    itself can be read and written is checked by :func:`privbound.reports.history.probe`
-    (a problem there is a warning, not an error: the night still runs).
-    """
-    _writable_dir(paths.out, "--out")
-    if paths.cache is not None:
-        _writable_dir(paths.cache, "--cache")
-    h = paths.history
-    if h.exists() and h.is_dir():
-        raise NightlyError(f"--history {h}: is a directory (give the database file, e.g. {h / 'history.sqlite'})")
-    ancestor = h.parent
-    while not ancestor.exists() and ancestor != ancestor.parent:
-        ancestor = ancestor.parent
-    if not ancestor.is_dir():
-        raise NightlyError(f"--history {h}: {ancestor} is not a directory")
 
 
 # ------------------------------------------------------------------- the work
@@ -273,15 +178,46 @@ def audit_name(target: Target, float_audit: bool) -> str:
     return target.name + (FLOAT_SUFFIX if float_audit else "")
 
 
+_ENVIRONMENT: list[str] = []
+
+
+def environment_key() -> str:
+    """The code and the libraries a finished audit depends on: the source digest and the versions of the
+    numerical libraries (a cached audit record is reused only under the same)."""
+    if not _ENVIRONMENT:
+        from importlib.metadata import PackageNotFoundError, version
+
+        from privbound.reports.index import source_digest
+
+        libs = []
+        for lib in ("numpy", "scipy", "scikit-learn", "dp-accounting", "joblib", "opendp"):
+            try:
+                libs.append(f"{lib}={version(lib)}")
+            except PackageNotFoundError:
+                libs.append(f"{lib}=-")
+        _ENVIRONMENT.append(f"{source_digest()}|{sys.version_info[:2]}|{','.join(libs)}")
+    return _ENVIRONMENT[0]
+
+
+def record_key(kind: str, *parts: Any) -> str:
+    """The cache key of a finished audit record: its kind, what determines it, and :func:`environment_key`."""
+    from privbound.audit.cache import fingerprint
+
+    return fingerprint("nightly-record", kind, *parts, environment_key())
+
+
 def run_audits(
     selected: list[Target], profile: NightlyProfile, *, seed: int = 0, n_jobs: int | None = 1,
     progress: Callable[[AuditRecord], None] | None = None, cache_dir: Path | None = None,
-    before: Callable[[str], None] | None = None,
+    before: Callable[[str], None] | None = None, record_cache: Any = None,
 ) -> list[AuditRecord]:
     """Audit each target (and each floating-point implementation's floating point, :func:`audit_jobs`) at
     the Bonferroni-corrected confidence; an error in one audit is recorded, not fatal.
 
-    ``before(name)`` is called as each audit starts, ``progress(record)`` as it finishes.
+    ``before(name)`` is called as each audit starts, ``progress(record)`` as it finishes. ``record_cache``
+    (a :class:`privbound.audit.cache.ResultCache`) keeps each finished record, keyed by the audit's name,
+    trials, seed, confidence and :func:`environment_key`: a rerun reuses it whole -- trials, attack fits and
+    estimate -- instead of recomputing it from the cached trial chunks. Failed audits are not kept.
     """
     records = []
     jobs = audit_jobs(selected)
@@ -290,9 +226,18 @@ def run_audits(
         name = audit_name(t, float_audit)
         if before is not None:
             before(name)
+        trials = trials_for(t, profile, float_audit)
+        key = None if record_cache is None else record_key("audit", name, trials, seed, confidence)
+        cached = None if key is None else record_cache.load(key)
+        if cached is not None:
+            rec = AuditRecord.from_dict(cached)
+            records.append(rec)
+            if progress is not None:
+                progress(rec)
+            continue
         result = None
         try:
-            result = t.audit(trials=trials_for(t, profile, float_audit), seed=seed, n_jobs=n_jobs,
+            result = t.audit(trials=trials, seed=seed, n_jobs=n_jobs,
                              confidence=confidence, cache_dir=None if cache_dir is None else str(cache_dir),
                              estimator="floating-point" if float_audit else "auto")
             status, payload, error = audit_status(t, result.violation, float_audit), result.to_dict(), None
@@ -302,6 +247,8 @@ def run_audits(
         rec = AuditRecord(target=name, family=t.family, paper=t.paper, planted_bug=t.planted_bug,
                           audit="floating-point" if float_audit else "mathematical", status=status, result=payload,
                           error=error, tight_status=tight, tight_reason=reason)
+        if key is not None and status != "error":
+            record_cache.store(key, rec.to_dict())
         records.append(rec)
         if progress is not None:
             progress(rec)
@@ -324,7 +271,7 @@ def planned_checks(claim_ids: list[str] | None) -> list[str]:
 
 
 def count_results(audits: list[AuditRecord], checks: list[dict], mutants: list[dict] = (),
-                  learner_mutants: list[LearnerMutantRecord] = ()) -> Counts:
+                  learner_mutants: list[LearnerMutantRecord] = (), mutants_not_run: int = 0) -> Counts:
     """The night's verdicts counted; a check marked ``expected`` (a documented erratum) is counted apart."""
     statuses = ("holds", "violated", "caught", "missed", "error")
     counted = [ch for ch in checks if not ch.get("expected")]
@@ -336,7 +283,7 @@ def count_results(audits: list[AuditRecord], checks: list[dict], mutants: list[d
                   mutants_detected=detected, mutants_undetected=len(mutants) - detected,
                   checks_expected_fail=len(checks) - len(counted),
                   **{f"learner_mutants_{k.replace('-', '_')}": sum(1 for m in learner_mutants if m.status == k)
-                     for k in LEARNER_MUTANT_STATUSES})
+                     for k in LEARNER_MUTANT_STATUSES}, mutants_not_run=mutants_not_run)
 
 
 def runs_mutant(prof: NightlyProfile, mutant_profile: str) -> bool:
@@ -354,7 +301,7 @@ def learner_mutant_plan(selected: list[Target], prof: NightlyProfile) -> list[tu
 def run_learner_mutants(
     selected: list[Target], prof: NightlyProfile, *, seed: int = 0, n_jobs: int | None = 1,
     cache_dir: Path | None = None, before: Callable[[str], None] | None = None,
-    progress: Callable[[LearnerMutantRecord], None] | None = None,
+    progress: Callable[[LearnerMutantRecord], None] | None = None, record_cache: Any = None,
 ) -> list[LearnerMutantRecord]:
     """Audit each learner mutant of the selected targets that the profile runs (:func:`learner_mutant_plan`);
     list the others as ``not-run``. An error in one audit is recorded, not fatal.
@@ -374,7 +321,7 @@ def run_learner_mutants(
     profile runs mutants.
 
     ``before(name)`` is called as each audit starts (``<target>:<mutant>``), ``progress(record)`` as it
-    finishes.
+    finishes; ``record_cache`` keeps finished records as :func:`run_audits` does.
     """
     confidence = audit_confidence(len(audit_jobs(selected)))
     records = []
@@ -385,6 +332,15 @@ def run_learner_mutants(
             continue
         if before is not None:
             before(f"{target.name}:{mutant.name}")
+        key = (None if record_cache is None else
+               record_key("learner-mutant", target.name, mutant.name, trials_for(target, prof), seed, confidence))
+        cached = None if key is None else record_cache.load(key)
+        if cached is not None:
+            rec = LearnerMutantRecord.from_dict(cached)
+            records.append(rec)
+            if progress is not None:
+                progress(rec)
+            continue
         try:
             result = target.audit_mutant(mutant, trials=trials_for(target, prof), seed=seed, n_jobs=n_jobs,
                                          confidence=confidence,
@@ -394,6 +350,8 @@ def run_learner_mutants(
                                       error=None)
         except Exception as exc:  # recorded and reported; the run exits 1
             rec = LearnerMutantRecord(**fields, status="error", result=None, error=f"{type(exc).__name__}: {exc}")
+        if key is not None and rec.status != "error":
+            record_cache.store(key, rec.to_dict())
         records.append(rec)
         if progress is not None:
             progress(rec)
@@ -411,16 +369,34 @@ def run_mutant_phase(prof: NightlyProfile, claim_ids: list[str] | None, *, seed:
     from privbound.bounds.registry import claims, get
 
     selected = [get(i) for i in claim_ids] if claim_ids is not None else [c for c in claims() if c.checks]
-    n = sum(1 for c in selected for k in c.checks for m in k.mutants if runs_mutant(prof, m.profile))
-    bar = PhaseProgress("mutants", n, stream=stream, enabled=progress)
+    planned = planned_mutants(prof, claim_ids)
+    bar = PhaseProgress("mutants", len(planned), stream=stream, enabled=progress)
+    position = {"i": 0}
 
     def on_row(row):
         bar.done(f"{row.claim_id}:{row.check}/{row.mutant}", "detected" if row.detected else "NOT detected")
+        position["i"] += 1
+        if position["i"] < len(planned):
+            bar.start(planned[position["i"]])
 
-    rows = run_mutants([c.id for c in selected], up_to=prof.mutants, seed=seed, n_jobs=n_jobs, progress=on_row,
-                       cache=cache)
-    bar.close()
+    if planned:
+        bar.start(planned[0])
+    try:
+        rows = run_mutants([c.id for c in selected], up_to=prof.mutants, seed=seed, n_jobs=n_jobs, progress=on_row,
+                           cache=cache)
+    finally:
+        bar.close()
     return [r.to_dict() for r in rows]
+
+
+def planned_mutants(prof: NightlyProfile, claim_ids: list[str] | None, *, all_profiles: bool = False) -> list[str]:
+    """``claim:check/mutant`` of every check mutant the night runs (with ``all_profiles``: every one registered),
+    in the order :func:`privbound.bounds.checks.run_mutants` runs them."""
+    from privbound.bounds.registry import claims, get
+
+    selected = [get(i) for i in claim_ids] if claim_ids is not None else [c for c in claims() if c.checks]
+    return [f"{c.id}:{k.name}/{m.name}" for c in selected for k in c.checks for m in k.mutants
+            if all_profiles or runs_mutant(prof, m.profile)]
 
 
 def main_status(results: NightlyResults | dict[str, Any]) -> int:
@@ -468,7 +444,7 @@ def render_summary(results: NightlyResults) -> str:
         f"# privbound nightly -- profile `{results.profile}`",
         "",
         f"Run `{results.run_id or '-'}`: code {results.code_version}, seed **{results.seed}**, "
-        f"started {results.started_utc}, {results.wall_seconds:.1f} s.",
+        f"started {results.started_utc}, wall time {wall_text(results)}.",
         "",
     ]
     for d in () if results.comparison is None else results.comparison.differences:
@@ -489,7 +465,7 @@ def render_summary(results: NightlyResults) -> str:
         f"inconclusive **{c.checks_inconclusive}**, documented errata **{c.checks_expected_fail}**",
         f"- mutants (checks run on broken versions of what they guard): detected **{c.mutants_detected}**, "
         f"not detected **{c.mutants_undetected}**"
-        + ("" if results.mutants else " (this profile lists the mutants without running them)"),
+        + (f", not run **{c.mutants_not_run}** ({_not_run_words(results.profile)})" if c.mutants_not_run else ""),
         *[f"  - not detected: `{m['claim_id']}:{m['check']}` under `{m['mutant']}` ({m['description']})"
           for m in results.mutants if not m["detected"]],
         learner_mutants_headline(results),
@@ -516,9 +492,12 @@ def render_summary(results: NightlyResults) -> str:
         "what the code runs (violated above it; holds at most it and at least half of it; inconclusive below "
         "half), the *claim verdict* against the paper's claim (or, for a planted bug, whether it was caught).",
         "",
+        "The *power* column is the audit's own status (`AuditResult.status`): inconclusive when, at its trials, it "
+        "could not have certified a violation by a mechanism spending twice the claim.",
+        "",
         "| target | family | claim (eps, delta) | tight eps | eps lower bound | bound / tight | tight verdict | "
-        "claim verdict | trials | audit | attack |",
-        "|---|---|---|---|---|---|---|---|---|---|---|",
+        "claim verdict | power | trials | audit | attack |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for a in results.audits:
         r = a.result or {}
@@ -526,7 +505,8 @@ def render_summary(results: NightlyResults) -> str:
         status = a.status + (f" ({a.error})" if a.error else "")
         tight_eps, lb, ratio = tight_columns(a)
         lines.append(f"| {a.target} | {a.family} | {claim} | {tight_eps} | {lb} | {ratio} | {a.tight_status or '-'} | "
-                     f"{status} | {r.get('trials', '-')} | {a.audit} | {r.get('attack', '-')} |")
+                     f"{status} | {r.get('status') or '-'} | {r.get('trials', '-')} | {a.audit} | "
+                     f"{r.get('attack', '-')} |")
     lines += ["", "## Bound checks", "",
               "A check passes when `observed` stands in the stated relation to `bound` (`~`: the fitted exponent's "
               "confidence interval contains the theorem's).", "",
@@ -537,7 +517,8 @@ def render_summary(results: NightlyResults) -> str:
         note = ""
         if ch["status"] == "fail" and (ch.get("details") or {}).get("erratum"):
             note = f" (erratum: {ch['details']['erratum']})"
-        lines.append(f"| {ch['claim_id']} | {ch['check']} | {ch['kind']} | {ch['status']}{note} | {obs} | "
+        status = check_outcome(ch) if expected_failure(ch) else ch["status"]
+        lines.append(f"| {ch['claim_id']} | {ch['check']} | {ch['kind']} | {status}{note} | {obs} | "
                      f"{check_meaning(ch)[0]} | {bnd} |")
     lines += learner_mutants_markdown(results)
     from privbound.reports.membership import membership_markdown
@@ -556,17 +537,20 @@ def learner_mutants_headline(results: NightlyResults) -> str:
     if not results.learner_mutants:
         return line + " (no audited target declares one)"
     if c.learner_mutants_not_run:
-        line += f", not run **{c.learner_mutants_not_run}**" + (
-            " (this profile lists them without running them)" if results.profile == "smoke" else
-            " (above this profile)")
+        line += f", not run **{c.learner_mutants_not_run}** ({_not_run_words(results.profile)})"
     return line
+
+
+def _not_run_words(profile: str) -> str:
+    return ("the smoke profile runs no mutants; default runs those of profiles smoke and default, full all"
+            if profile == "smoke" else f"their profile is above {profile}")
 
 
 def learner_mutants_markdown(results: NightlyResults) -> list[str]:
     """Lines of ``summary.md``'s learner-mutant table (none when no audited target declares a mutant)."""
     from privbound.reports.html import tight_columns
 
-    if not results.learner_mutants:
+    if not any(m.status != "not-run" for m in results.learner_mutants):
         return []
     lines = ["", "## Learner mutants", "",
              "Each mutant breaks a target's learner the way a privacy bug would; the target's own audit of the broken "
@@ -574,6 +558,8 @@ def learner_mutants_markdown(results: NightlyResults) -> list[str]:
              "| target | mutant | what it breaks | profile | eps lower bound | tight eps (correct code) | status |",
              "|---|---|---|---|---|---|---|"]
     for m in results.learner_mutants:
+        if m.status == "not-run":
+            continue  # counted in the headline, not listed
         tight, bound, _ = tight_columns(m)
         status = m.status + (f" ({m.error})" if m.error else "")
         lines.append(f"| {m.target} | {m.mutant} | {m.description} | {m.profile} | {bound} | {tight} | {status} |")
@@ -609,6 +595,7 @@ def run_nightly(
     history: str | os.PathLike | None = None,
     wait: float = 0.0,
     stream: IO[str] | None = None,
+    cache_max: int | None = None,
 ) -> tuple[NightlyResults, Path]:
     """Run the audits and checks of ``profile``; write results.json, summary.md and report.html into ``out``.
 
@@ -618,15 +605,17 @@ def run_nightly(
     ``membership_names`` selects the membership-inference audits (default: the profile's on a full run,
     none when ``target_names`` restricts the audits).
 
-    With ``resume`` (the default), finished trial chunks and finished checks are kept in
+    With ``resume`` (the default), finished trial chunks, audit records and checks are kept in
     ``cache`` (default ``<parent of out>/.cache``) and reused, so rerunning an interrupted
     command picks up where it stopped and produces the same results; corrupt entries are
-    detected and recomputed. ``history`` defaults to ``<parent of out>/history.sqlite``.
-    ``wait`` is how many seconds to wait for another run that holds the output folder
-    (0: fail at once). Progress and warnings go to ``stream`` (stderr by default).
+    detected and recomputed. ``cache_max`` (bytes; None: no pruning) prunes the cache's least recently
+    used entries after the night, never those the night used. ``history`` defaults to
+    ``<parent of out>/history.sqlite``. ``wait`` is how many seconds to wait for another run that holds
+    the output folder (0: fail at once). Progress, the opening lines (profile, folders, items, expected
+    time) and warnings go to ``stream`` (stderr by default).
 
-    Raises :class:`NightlyError` (before any work) for a bad location or a busy folder, and
-    (after the work, with nothing published) when the outputs cannot be written.
+    Raises :class:`NightlyError` (before any work, creating nothing) for a bad location or a busy folder,
+    and (after the work, with nothing published) when the outputs cannot be written.
     """
     from privbound.reports.history import probe
     from privbound.reports.locking import LockBusy, RunLock, holder_info
@@ -637,6 +626,7 @@ def run_nightly(
     stream = sys.stderr if stream is None else stream
     paths = resolve_paths(out, cache, history, resume=resume)
     validate_paths(paths)
+    create_locations(paths)
     started = _dt.datetime.now(_dt.timezone.utc)
     run_id = new_run_id(started)
     warnings: list[str] = []
@@ -658,7 +648,7 @@ def run_nightly(
             warn(f"{state['problem']}; the night runs and writes its outputs, but the history will not be updated")
         results = _do_run(prof, paths, seed=seed, n_jobs=n_jobs, target_names=target_names, claim_ids=claim_ids,
                           membership_names=membership_names, progress=progress, stream=stream, started=started,
-                          run_id=run_id, warnings=warnings, warn=warn, history_state=state)
+                          run_id=run_id, warnings=warnings, warn=warn, history_state=state, cache_max=cache_max)
     finally:
         lock.release()
     return results, paths.out
@@ -675,61 +665,106 @@ def _outcome(rec: AuditRecord | MembershipRecord | LearnerMutantRecord) -> str:
     return outcome + (f" ({rec.error})" if rec.error else "")
 
 
+def check_outcome(check: dict[str, Any]) -> str:
+    """A check's progress line: its status; a documented erratum's failure reads ``expected fail (documented
+    erratum, printed|reconstructed form)``: it is what the check exists to show, not a failure of the night."""
+    if expected_failure(check):
+        form = (check.get("details") or {}).get("erratum_form")
+        return "expected fail (documented erratum" + (f", {form} form)" if form else ")")
+    return check["status"]
+
+
+def _minutes(seconds: float) -> str:
+    return f"{seconds:.0f} s" if seconds < 90 else f"{seconds / 60:.1f} min"
+
+
+def opening_lines(prof: NightlyProfile, paths: NightlyPaths, plan: dict[str, int], expected: str) -> list[str]:
+    """The first lines of a night: the profile, the folders, the items of each phase and the expected time."""
+    from privbound.audit.cache import cache_size
+
+    cache = "no cache (resume off)" if paths.cache is None else (
+        f"cache {paths.cache} ({human_size(cache_size(paths.cache))})")
+    items = ", ".join(f"{n} {name.replace('_', ' ')}" for name, n in plan.items())
+    return [f"privbound nightly, profile {prof.name}: {prof.summary}",
+            f"  output folder {paths.out}; {cache}; history {paths.history}",
+            f"  items: {items}",
+            f"  expected time: {expected}"]
+
+
+def expected_time(prof: NightlyProfile, history: Path, readable: bool) -> str:
+    """The expected wall time of a night, in words: the median of this machine's last runs of the profile in
+    the history, else the README's measure on an idle 2-core machine."""
+    from privbound.reports.history import recent_wall_seconds
+
+    past = recent_wall_seconds(history, prof.name) if readable else []
+    if past:
+        past = sorted(past)
+        median = past[len(past) // 2]
+        return (f"about {_minutes(median)} (median of the last {len(past)} {prof.name} run(s) on this machine in the "
+                f"history; range {_minutes(past[0])}-{_minutes(past[-1])})")
+    if prof.idle_minutes:
+        return (f"about {prof.idle_minutes:g} min on an idle 2-core machine, more under load (no {prof.name} run "
+                "on this machine in the history yet)")
+    return f"unknown (no {prof.name} run on this machine in the history yet)"
+
+
 def _do_run(prof: NightlyProfile, paths: NightlyPaths, *, seed, n_jobs, target_names, claim_ids, membership_names,
-            progress, stream, started, run_id, warnings, warn, history_state) -> NightlyResults:
+            progress, stream, started, run_id, warnings, warn, history_state, cache_max=None) -> NightlyResults:
     t0 = time.perf_counter()
+    t_wall0 = time.time()
     selected = targets() if target_names is None else [t for t in targets() if t.name in set(target_names)]
-
-    bar = PhaseProgress("audits", len(audit_jobs(selected)), stream=stream, enabled=progress)
-
-    def on_audit(rec: AuditRecord):
-        bar.done(rec.target, _outcome(rec))
+    from privbound.audit.cache import ResultCache, cache_size
+    from privbound.reports.membership import membership_plan, run_membership
 
     cache_root = paths.cache
+    cache_before = 0 if cache_root is None else cache_size(cache_root)
+    record_cache = None if cache_root is None else ResultCache(cache_root / "records")
+    check_cache = None if cache_root is None else ResultCache(cache_root / "checks")
     for folder in (cache_root, paths.out):
         if folder is not None and folder.exists():
             sweep_stale_temporaries(folder)  # files a killed run staged but never published
-    audits = run_audits(selected, prof, seed=seed, n_jobs=n_jobs, progress=on_audit,
-                        before=bar.start,
-                        cache_dir=None if cache_root is None else cache_root / "chunks")
-    bar.close()
+
+    if membership_names is None and target_names is not None:
+        membership_names = []
+    planned_membership = membership_plan(prof.name, membership_names)
+    planned = planned_checks(claim_ids)
+    n_mutants = len(planned_mutants(prof, claim_ids)) if prof.mutants is not None else 0
+    learner_plan = learner_mutant_plan(selected, prof)
+    plan = {"audits": len(audit_jobs(selected)), "learner_mutants": sum(runs for *_, runs in learner_plan),
+            "checks": len(planned), "check_mutants": n_mutants, "membership_audits": len(planned_membership)}
+    if progress:
+        for line in opening_lines(prof, paths, plan, expected_time(prof, paths.history, history_state["readable"])):
+            stream.write(line + "\n")
+        stream.flush()
+
+    with PhaseProgress("audits", plan["audits"], stream=stream, enabled=progress) as bar:
+        audits = run_audits(selected, prof, seed=seed, n_jobs=n_jobs, before=bar.start,
+                            progress=lambda rec: bar.done(rec.target, _outcome(rec)),
+                            cache_dir=None if cache_root is None else cache_root / "chunks", record_cache=record_cache)
     t_audits = time.perf_counter() - t0
 
-    lbar = PhaseProgress("learner mutants", sum(runs for *_, runs in learner_mutant_plan(selected, prof)),
-                         stream=stream, enabled=progress)
-
-    def on_learner_mutant(rec: LearnerMutantRecord):
-        lbar.done(rec.name, _outcome(rec))
-
-    learner_mutants = run_learner_mutants(selected, prof, seed=seed, n_jobs=n_jobs, before=lbar.start,
-                                          progress=on_learner_mutant,
-                                          cache_dir=None if cache_root is None else cache_root / "chunks")
-    lbar.close()
+    with PhaseProgress("learner mutants", plan["learner_mutants"], stream=stream, enabled=progress) as lbar:
+        learner_mutants = run_learner_mutants(selected, prof, seed=seed, n_jobs=n_jobs, before=lbar.start,
+                                              progress=lambda rec: lbar.done(rec.name, _outcome(rec)),
+                                              cache_dir=None if cache_root is None else cache_root / "chunks",
+                                              record_cache=record_cache)
     t_learner_mutants = time.perf_counter() - t0 - t_audits
 
-    check_cache = None
-    if cache_root is not None:
-        from privbound.audit.cache import ResultCache
-
-        check_cache = ResultCache(cache_root / "checks")
-    planned = planned_checks(claim_ids)
-    cbar = PhaseProgress("checks", len(planned), stream=stream, enabled=progress)
     position = {"i": 0}
+    with PhaseProgress("checks", len(planned), stream=stream, enabled=progress) as cbar:
+        def on_check(r: CheckResult):
+            cbar.done(f"{r.claim_id}:{r.check}", check_outcome(r.to_dict()))
+            position["i"] += 1
+            if position["i"] < len(planned):
+                cbar.start(planned[position["i"]])
 
-    def on_check(r: CheckResult):
-        cbar.done(f"{r.claim_id}:{r.check}", r.status.value)
-        position["i"] += 1
-        if position["i"] < len(planned):
-            cbar.start(planned[position["i"]])
-
-    if planned:
-        cbar.start(planned[0])
-    check_results: list[CheckResult] = run_checks(claim_ids, profile=prof.checks, seed=seed, n_jobs=n_jobs,
-                                                  cache=check_cache, progress=on_check)
-    cbar.close()
+        if planned:
+            cbar.start(planned[0])
+        check_results: list[CheckResult] = run_checks(claim_ids, profile=prof.checks, seed=seed, n_jobs=n_jobs,
+                                                      cache=check_cache, progress=on_check)
     t_checks = time.perf_counter() - t0 - t_audits - t_learner_mutants
     mutants = run_mutant_phase(prof, claim_ids, seed=seed, n_jobs=n_jobs, stream=stream, progress=progress,
-                               cache=None if check_cache is None else check_cache)
+                               cache=check_cache)
     t_mutants = time.perf_counter() - t0 - t_audits - t_learner_mutants - t_checks
     checks = [r.to_dict() for r in check_results]
     # A failure that documents an erratum is expected: it is reported, and does not fail the run.
@@ -738,21 +773,12 @@ def _do_run(prof: NightlyProfile, paths: NightlyPaths, *, seed, n_jobs, target_n
             ch["expected"] = True
     # Membership inference: the profile's targets on a full run, none on a run restricted to some
     # audit targets unless membership_names says which.
-    from privbound.reports.membership import membership_plan, run_membership
-
-    if membership_names is None and target_names is not None:
-        membership_names = []
-    planned_membership = membership_plan(prof.name, membership_names)
-    mbar = PhaseProgress("membership", len(planned_membership), stream=stream, enabled=progress)
-
-    def on_membership(rec: MembershipRecord):
-        mbar.done(rec.target, _outcome(rec))
-
-    membership = run_membership(prof.name, planned_membership, seed=seed, n_jobs=n_jobs,
-                                cache_dir=None if cache_root is None else cache_root / "membership",
-                                before=mbar.start, progress=on_membership)
-    mbar.close()
+    with PhaseProgress("membership", len(planned_membership), stream=stream, enabled=progress) as mbar:
+        membership = run_membership(prof.name, planned_membership, seed=seed, n_jobs=n_jobs,
+                                    cache_dir=None if cache_root is None else cache_root / "membership",
+                                    before=mbar.start, progress=lambda rec: mbar.done(rec.target, _outcome(rec)))
     t_membership = time.perf_counter() - t0 - t_audits - t_learner_mutants - t_checks - t_mutants
+    n_mutants_all = len(planned_mutants(prof, claim_ids, all_profiles=True))
     results = NightlyResults(
         run_id=run_id,
         profile=prof.name,
@@ -770,23 +796,51 @@ def _do_run(prof: NightlyProfile, paths: NightlyPaths, *, seed, n_jobs, target_n
         notes=tuple(skipped_target_notes() if target_names is None else ()),
         audits=tuple(audits),
         checks=tuple(checks),
-        counts=count_results(audits, checks, mutants, learner_mutants),
+        counts=count_results(audits, checks, mutants, learner_mutants, mutants_not_run=n_mutants_all - len(mutants)),
         membership=tuple(membership),
         mutants=tuple(mutants),
         learner_mutants=tuple(learner_mutants),
     )
-    return finish_run(results, paths, warn=warn, history_state=history_state)
+    results = finish_run(results, paths, warn=warn, history_state=history_state, t0=t0, stream=stream,
+                         progress=progress)
+    if cache_root is not None:
+        results = replace(results, cache=_cache_after(cache_root, cache_before, cache_max, t_wall0))
+    return results
 
 
-def _render_outputs(results: NightlyResults, paths: NightlyPaths) -> dict[str, str]:
+def _cache_after(root: Path, before: int, cache_max: int | None, since: float) -> dict[str, Any]:
+    """The cache after a night (never in results.json, which is written before): its size, what the night added,
+    and what pruning to ``cache_max`` removed (entries the night used are kept)."""
+    from privbound.audit.cache import cache_size, prune_cache
+
+    size = cache_size(root)
+    info = {"bytes": size, "added_bytes": max(0, size - before), "max_bytes": cache_max, "pruned_bytes": 0}
+    if cache_max is not None and size > cache_max:
+        pruned = prune_cache(root, cache_max, keep_since=since - 1.0)
+        info.update(bytes=pruned.kept_bytes, pruned_bytes=pruned.removed_bytes)
+    return info
+
+
+def _render_outputs(results: NightlyResults, paths: NightlyPaths, bar: PhaseProgress | None = None,
+                    claims: list[dict[str, Any]] | None = None) -> dict[str, str]:
+    """summary.md and report.html of ``results`` (``bar`` shows each part as it is rendered)."""
     from privbound.reports.html import render_html
 
     experiments = sorted((paths.out.parent / "experiments").glob("**/*.png"))
-    return {
-        "results.json": results.to_json(),
-        "summary.md": render_summary(results),
-        "report.html": render_html(results, claims_info(), experiments),
-    }
+    if bar is not None:
+        bar.start("summary.md")
+    summary = render_summary(results)
+    if bar is not None:
+        bar.done("summary.md", "rendered")
+    claims = claims_info() if claims is None else claims
+    return {"summary.md": summary, "report.html": render_html(results, claims, experiments, progress=bar)}
+
+
+def report_items(results: NightlyResults, claims: list[dict[str, Any]]) -> int:
+    """How many parts the report phase renders (summary.md, then each part of report.html)."""
+    from privbound.reports.html import report_parts
+
+    return 1 + len(report_parts(results, claims))
 
 
 def publish(out_dir: Path, texts: dict[str, str]) -> list[Path]:
@@ -814,18 +868,22 @@ def publish(out_dir: Path, texts: dict[str, str]) -> list[Path]:
 
 
 def finish_run(results: NightlyResults, paths: NightlyPaths, *, warn: Callable[[str], None] = lambda m: None,
-               history_state: dict[str, Any] | None = None) -> NightlyResults:
+               history_state: dict[str, Any] | None = None, t0: float | None = None, stream: IO[str] | None = None,
+               progress: bool = False) -> NightlyResults:
     """Compare with the history, write results.json, summary.md, report.html, then record the run.
 
-    Returns ``results`` with its ``changes``, ``comparison``, the ``report`` phase and the warnings
-    raised here, and (set after the outputs are published, so not in results.json) its ``history``.
-    ``history_state`` is :func:`privbound.reports.history.probe`'s verdict on the file (probed here when
-    not given).
+    Returns ``results`` with its ``changes``, ``comparison``, the ``report`` phase, the night's one wall
+    time and the warnings raised here, and (set after the outputs are published, so not in results.json)
+    its ``history``. ``history_state`` is :func:`privbound.reports.history.probe`'s verdict on the file
+    (probed here when not given). ``t0`` (a ``time.perf_counter()``) is when the night began: its
+    ``wall_seconds`` -- the same number in results.json, summary.md, report.html and on the terminal -- runs
+    from there to the rendered outputs (without ``t0``: the work's wall time plus the report's). ``progress``
+    shows the report phase on ``stream``.
     """
     from privbound.reports.history import HistoryError, compare, comparison_summary, previous_run, probe, record_run
     from privbound.reports.locking import LockBusy, RunLock, holder_info
 
-    t0 = time.perf_counter()
+    t_report = time.perf_counter()
     emitted: list[str] = []
 
     def warn_here(message: str) -> None:
@@ -865,8 +923,14 @@ def finish_run(results: NightlyResults, paths: NightlyPaths, *, warn: Callable[[
         results = replace(results, warnings=(*results.warnings, *emitted), changes=tuple(compare(results, previous)),
                           comparison=replace(comparison_summary(results, previous), note=note))
         published_warnings = len(emitted)
-        texts = _render_outputs(results, paths)
-        results = replace(results, phases={**results.phases, "report": time.perf_counter() - t0})
+        work = results.wall_seconds
+        claims = claims_info()
+        with PhaseProgress("report", report_items(results, claims), stream=stream, enabled=progress) as bar:
+            texts = _render_outputs(replace(results, wall_seconds=math.nan), paths, bar, claims)
+        report = time.perf_counter() - t_report
+        wall = (time.perf_counter() - t0) if t0 is not None else work + report
+        results = replace(results, phases={**results.phases, "report": report}, wall_seconds=wall)
+        texts = {name: text.replace(WALL_PENDING, f"{wall:.1f} s") for name, text in texts.items()}
         texts["results.json"] = results.to_json()
         publish(paths.out, texts)
         t1 = time.perf_counter()

@@ -14,7 +14,9 @@ older file gets their empty value: None, an empty list or mapping, 0 for a count
       "schema": "privbound.nightly/2",
       "run_id": str,                        # + unique: "<UTC start>-<8 hex digits>"
       "profile": "smoke" | "default" | "full",
-      "started_utc": ISO 8601, "finished_utc": ISO 8601, "wall_seconds": float,
+      "started_utc": ISO 8601, "finished_utc": ISO 8601,
+      "wall_seconds": float,                # the night's one wall time: start to rendered outputs
+                                            # (the terminal's total and the report's header say the same)
       "phases": {"audits": s, "learner_mutants": s, "checks": s, "mutants": s, "membership": s,
                  "report": s},          # + wall seconds (+ learner_mutants)
       "code_version": str,                  # privbound version + git commit when available
@@ -27,6 +29,8 @@ older file gets their empty value: None, an empty list or mapping, 0 for a count
       "warnings": [str],                    # +
       "notes": [str],                       # + e.g. targets of an optional library not installed
       "audits": [ {                         # one per target, then one per floating-point implementation
+                                            # (+ result.status: holds | violated | inconclusive and
+                                            #  result.power: the audit's power, AuditResult.to_dict())
           "target": str,                    # the target's name; + "<name>:floating-point" for its float audit
           "audit": "mathematical" | "floating-point",  # +
           "family": str, "paper": str | null, "planted_bug": bool,
@@ -38,8 +42,9 @@ older file gets their empty value: None, an empty list or mapping, 0 for a count
       "counts": {"holds", "violated", "caught", "missed", "error", "checks_pass", "checks_fail",
                  "checks_inconclusive", "checks_expected_fail", "mutants_detected", "mutants_undetected",
                  "tight_holds", "tight_violated", "tight_inconclusive", "learner_mutants_caught",
-                 "learner_mutants_missed", "learner_mutants_error", "learner_mutants_not_run": int},
-                                            # + tight_*, learner_mutants_*
+                 "learner_mutants_missed", "learner_mutants_error", "learner_mutants_not_run",
+                 "mutants_not_run": int},   # + tight_*, learner_mutants_*, mutants_not_run (check mutants
+                                            # above the night's profile: counted, not listed)
       "mutants": [ MutantResult.to_dict() ],  # + each check on each of its mutants (default, full)
       "learner_mutants": [ {                # + each mutant (privacy bug) of each audited target's learner
           "target": str, "mutant": str, "description": str,
@@ -81,6 +86,8 @@ __all__ = [
     "NightlyResults",
     "load_results",
     "as_results",
+    "WALL_PENDING",
+    "wall_text",
 ]
 
 SCHEMA = "privbound.nightly/2"
@@ -89,6 +96,9 @@ AUDIT_STATUSES = ("holds", "violated", "caught", "missed", "error")
 MEMBERSHIP_STATUSES = ("holds", "violated", "caught", "missed", "non-private", "error")
 TIGHT_STATUSES = ("holds", "violated", "inconclusive")
 LEARNER_MUTANT_STATUSES = ("caught", "missed", "error", "not-run")
+WALL_PENDING = "[[privbound: wall time]]"
+"""What :func:`wall_text` writes for a night whose wall time is not known yet (``wall_seconds`` NaN): the
+nightly renders its outputs, then replaces it with the wall time that includes their rendering."""
 
 
 # ----------------------------------------------------------------- reading
@@ -432,7 +442,7 @@ _COUNTS_REQUIRED = ("holds", "violated", "caught", "missed", "error", "checks_pa
                     "checks_inconclusive")
 _COUNTS_ADDED = ("mutants_detected", "mutants_undetected", "checks_expected_fail", "tight_holds", "tight_violated",
                  "tight_inconclusive", "learner_mutants_caught", "learner_mutants_missed", "learner_mutants_error",
-                 "learner_mutants_not_run")
+                 "learner_mutants_not_run", "mutants_not_run")
 
 
 @dataclass(frozen=True)
@@ -453,6 +463,8 @@ class Counts:
         Audits by tight verdict (:attr:`AuditRecord.tight_status`; audits without one are not counted).
     learner_mutants_caught, learner_mutants_missed, learner_mutants_error, learner_mutants_not_run : int
         Learner mutants by status (:attr:`LearnerMutantRecord.status`).
+    mutants_not_run : int
+        Check mutants registered but above the night's profile (not run, not listed).
     """
 
     holds: int = 0
@@ -473,6 +485,7 @@ class Counts:
     learner_mutants_missed: int = 0
     learner_mutants_error: int = 0
     learner_mutants_not_run: int = 0
+    mutants_not_run: int = 0
 
     def to_dict(self) -> dict[str, int]:
         return {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
@@ -517,7 +530,8 @@ class NightlyResults:
     started_utc, finished_utc : str
         UTC start and end, ISO 8601.
     wall_seconds : float
-        Wall time of the work (the report and the history excluded).
+        The night's wall time, from its start to its rendered outputs (the history's update excluded): the
+        one total that results.json, summary.md, report.html and the terminal show.
     phases : mapping of str to float
         Wall seconds per phase (``audits``, ``learner_mutants``, ``checks``, ``mutants``, ``membership``,
         ``report``), in order.
@@ -554,6 +568,9 @@ class NightlyResults:
         What the changes were computed against (None until the night is compared).
     history : HistoryUpdate or None
         What became of the history; set after results.json is published, so never part of it.
+    cache : mapping or None
+        The cache after the night (``bytes``, ``added_bytes``, ``pruned_bytes``, ``max_bytes``); set after
+        results.json is published, so never part of it.
     """
 
     run_id: str | None
@@ -578,6 +595,7 @@ class NightlyResults:
     changes: tuple[Mapping[str, Any], ...] = ()
     comparison: Comparison | None = None
     history: HistoryUpdate | None = field(default=None, compare=False)
+    cache: Mapping[str, Any] | None = field(default=None, compare=False)
 
     def __post_init__(self) -> None:
         for name, kind in (("audits", AuditRecord), ("membership", MembershipRecord),
@@ -670,6 +688,12 @@ class NightlyResults:
                 f"{c.tight_inconclusive}; claims: holds {c.holds}, violated {c.violated}; caught {c.caught}, "
                 f"missed {c.missed}, error {c.error}), checks={len(self.checks)}, mutants={len(self.mutants)}, "
                 f"learner_mutants={len(self.learner_mutants)}, membership={len(self.membership)})")
+
+
+def wall_text(results: NightlyResults) -> str:
+    """The night's wall time as the outputs print it (``"551.1 s"``; :data:`WALL_PENDING` while unknown)."""
+    w = results.wall_seconds
+    return WALL_PENDING if w != w else f"{w:.1f} s"
 
 
 def as_results(results: NightlyResults | Mapping[str, Any], argument: str = "results") -> NightlyResults:

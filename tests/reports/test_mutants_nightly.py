@@ -44,9 +44,12 @@ def test_a_mutant_the_check_does_not_detect_fails_the_night(tmp_path, monkeypatc
     assert "NOT detected" in (tmp_path / "run" / "report.html").read_text()
 
 
-def test_the_smoke_night_lists_the_mutants_without_running_them(tmp_path):
+def test_the_smoke_night_counts_the_mutants_without_running_them(tmp_path):
     results, _ = run_nightly("smoke", tmp_path / "run", target_names=TARGETS, claim_ids=[CLAIM], progress=False)
     assert results.mutants == () and main_status(results) == 0
+    n = results.counts.mutants_not_run
+    assert n == sum(len(k.mutants) for k in get(CLAIM).checks) > 0
     html = (tmp_path / "run" / "report.html").read_text()
-    assert "not run tonight (detected at the smoke profile)" in html
-    assert "lists the mutants without running them" in (tmp_path / "run" / "summary.md").read_text()
+    assert f"{n} registered mutant(s) not run: the smoke profile runs no mutants" in html
+    assert "not run tonight" not in html  # counted in one line, not listed row by row
+    assert f"not run **{n}** (the smoke profile runs no mutants" in (tmp_path / "run" / "summary.md").read_text()
