@@ -405,9 +405,26 @@ def _parse_value(text: str) -> float:
     return v
 
 
+def _eval_params(items: list[str]) -> dict[str, float]:
+    """``key=value`` parameters of ``bounds eval``, each once, each a number (:class:`CLIError` otherwise)."""
+    params: dict[str, float] = {}
+    for item in items:
+        if "=" not in item:
+            raise CLIError(f"parameters are key=value, got {item!r}")
+        k, v = item.split("=", 1)
+        k = k.strip()
+        if not k:
+            raise CLIError(f"parameters are key=value, got {item!r}")
+        if k in params:
+            raise CLIError(f"parameter {k!r} given twice ({k}={params[k]:g} and {item}): give each once")
+        params[k] = _parse_value(v)
+    return params
+
+
 def _cmd_bounds(args) -> int:
     from privbound.reports.index import claim_index
 
+    params = _eval_params(args.params) if args.bounds_command == "eval" else {}
     index = claim_index()
     if args.bounds_command == "list":
         if args.json:
@@ -425,17 +442,6 @@ def _cmd_bounds(args) -> int:
     from privbound import bounds
 
     if args.bounds_command == "eval":
-        params = {}
-        for item in args.params:
-            if "=" not in item:
-                raise CLIError(f"parameters are key=value, got {item!r}")
-            k, v = item.split("=", 1)
-            k = k.strip()
-            if not k:
-                raise CLIError(f"parameters are key=value, got {item!r}")
-            if k in params:
-                raise CLIError(f"parameter {k!r} given twice ({k}={params[k]:g} and {item}): give each once")
-            params[k] = _parse_value(v)
         try:
             value = bounds.evaluate(args.id, **params)
         except KeyError as exc:

@@ -57,7 +57,7 @@ def test_the_default_night_audits_each_learner_mutant_against_the_correct_codes_
                      r"caught \|", summary)
     page = (out / "report.html").read_text()
     assert "Audits with teeth: learner mutants" in page and '<td class="caught">caught</td>' in page
-    assert "not run tonight (runs at the full profile)" in page
+    assert "1 not run: their profile is above default" in page and "not run tonight" not in page
 
 
 def test_a_missed_learner_mutant_fails_the_night(tmp_path, laplace_target, scale_mutant, monkeypatch, capsys):
