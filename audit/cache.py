@@ -261,6 +261,10 @@ class ResultCache:
     def _path(self, key: str) -> Path:
         return self.dir / f"{key}.json"
 
+    def has(self, key: str) -> bool:
+        """Whether an entry is stored under ``key`` (not read, not checked)."""
+        return self._path(key).exists()
+
     def load(self, key: str) -> Any | None:
         path = self._path(key)
         if not path.exists():

@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 __all__ = ["PACKAGES", "source_roots", "source_digest", "code_version", "target_index", "claim_index",
-           "index_dir"]
+           "membership_index", "index_dir"]
 
 PACKAGES = ("privbound", "privbound.audit", "privbound.learners", "privbound.bounds", "privbound.reports")
 
@@ -127,6 +127,17 @@ def _build_claims() -> list[dict[str, Any]]:
     return [{"id": c.id, "kind": c.kind.value, "reconstructed": c.reconstructed, "parameters": list(c.parameters),
              "checks": [k.name for k in c.checks], "uncheckable_reason": c.uncheckable_reason,
              "pending": c.pending, "statement": c.statement, "quantity": c.quantity} for c in bounds.claims()]
+
+
+def _build_membership() -> list[dict[str, Any]]:
+    from privbound.audit.targets.membership import membership_targets
+
+    return [t.record() for t in membership_targets()]
+
+
+def membership_index() -> list[dict[str, Any]]:
+    """The record of every registered membership-inference target, in registry order."""
+    return _cached("membership", _build_membership)
 
 
 def target_index() -> list[dict[str, Any]]:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import html
 import json
+import sys
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
@@ -233,18 +234,28 @@ def add_parser(sub) -> None:
 
 def cmd_membership(args) -> int:
     """``privbound membership NAME``: 0 when the verdict is the expected one, 1 otherwise."""
-    from privbound.audit.targets.membership import get_membership_target, membership_targets
+    from privbound.reports.index import membership_index
 
+    recs = membership_index()
     if args.name == "list":
-        recs = [t.record() for t in membership_targets()]
         if args.json:
             print(json.dumps(recs, indent=1))
         else:
-            print(f"{'name':32s} {'family':20s} {'epsilon':>8s} {'relation':18s} planted_bug")
+            width = max(len(r["name"]) for r in [*recs, {"name": "name"}])
+            print(f"{'name':{width}s} {'family':20s} {'epsilon':>8s} {'relation':18s} planted_bug")
             for r in recs:
                 eps = "-" if r["epsilon"] is None else f"{r['epsilon']:g}"
-                print(f"{r['name']:32s} {r['family']:20s} {eps:>8s} {r['relation']:18s} {r['planted_bug']}")
+                print(f"{r['name']:{width}s} {r['family']:20s} {eps:>8s} {r['relation']:18s} {r['planted_bug']}")
         return 0
+    if args.name not in {r["name"] for r in recs} and "privbound.audit.targets.membership" not in sys.modules:
+        import difflib
+
+        close = difflib.get_close_matches(args.name, [r["name"] for r in recs], n=3)
+        raise arguments.CLIError(f"no membership target {args.name!r}" + (f" (did you mean {', '.join(close)}?)"
+                                                                          if close else "")
+                                 + "; see `privbound membership list`")
+    from privbound.audit.targets.membership import get_membership_target
+
     try:
         target = get_membership_target(args.name)
     except KeyError as exc:

@@ -678,17 +678,34 @@ def _minutes(seconds: float) -> str:
     return f"{seconds:.0f} s" if seconds < 90 else f"{seconds / 60:.1f} min"
 
 
-def opening_lines(prof: NightlyProfile, paths: NightlyPaths, plan: dict[str, int], expected: str) -> list[str]:
-    """The first lines of a night: the profile, the folders, the items of each phase and the expected time."""
+def opening_lines(prof: NightlyProfile, paths: NightlyPaths, plan: dict[str, int], expected: str,
+                  cached: dict[str, int] | None = None) -> list[str]:
+    """The first lines of a night: the profile, the folders, the items of each phase, what the cache already
+    holds of them (``cached``: phase -> items) and the expected time."""
     from privbound.audit.cache import cache_size
 
     cache = "no cache (resume off)" if paths.cache is None else (
         f"cache {paths.cache} ({human_size(cache_size(paths.cache))})")
     items = ", ".join(f"{n} {name.replace('_', ' ')}" for name, n in plan.items())
-    return [f"privbound nightly, profile {prof.name}: {prof.summary}",
-            f"  output folder {paths.out}; {cache}; history {paths.history}",
-            f"  items: {items}",
-            f"  expected time: {expected}"]
+    lines = [f"privbound nightly, profile {prof.name}: {prof.summary}",
+             f"  output folder {paths.out}; {cache}; history {paths.history}",
+             f"  items: {items}"]
+    if cached is not None:
+        held = ", ".join(f"{cached[k]} of {plan[k]} {k.replace('_', ' ')}" for k in cached)
+        lines.append(f"  the cache holds {held} (reused whole); checks and check mutants are cached by seed and "
+                     "code, membership audits keep their models but refit their attacks")
+    return lines + [f"  expected time: {expected}"]
+
+
+def cached_records(selected: list[Target], prof: NightlyProfile, seed: int, record_cache: Any) -> dict[str, int]:
+    """How many of the night's audits and learner mutants the record cache already holds."""
+    jobs = audit_jobs(selected)
+    confidence = audit_confidence(len(jobs))
+    audits = sum(record_cache.has(record_key("audit", audit_name(t, f), trials_for(t, prof, f), seed, confidence))
+                 for t, f in jobs)
+    mutants = sum(record_cache.has(record_key("learner-mutant", t.name, m.name, trials_for(t, prof), seed, confidence))
+                  for t, m, runs in learner_mutant_plan(selected, prof) if runs)
+    return {"audits": audits, "learner_mutants": mutants}
 
 
 def expected_time(prof: NightlyProfile, history: Path, readable: bool) -> str:
@@ -733,7 +750,9 @@ def _do_run(prof: NightlyProfile, paths: NightlyPaths, *, seed, n_jobs, target_n
     plan = {"audits": len(audit_jobs(selected)), "learner_mutants": sum(runs for *_, runs in learner_plan),
             "checks": len(planned), "check_mutants": n_mutants, "membership_audits": len(planned_membership)}
     if progress:
-        for line in opening_lines(prof, paths, plan, expected_time(prof, paths.history, history_state["readable"])):
+        cached = None if record_cache is None else cached_records(selected, prof, seed, record_cache)
+        for line in opening_lines(prof, paths, plan, expected_time(prof, paths.history, history_state["readable"]),
+                                  cached):
             stream.write(line + "\n")
         stream.flush()
 

@@ -94,6 +94,10 @@ def test_list_and_unknown_names_answer_at_once_from_the_index(index_dir):
     wall, code, numpy, _, err = probe("audit", "laplace-epsl")
     assert code == 2 and "no target named 'laplace-epsl'" in err and "did you mean laplace-eps1" in err
     assert not numpy and wall < FAST
+    assert timed("membership", "list")[1].returncode == 0  # builds the membership index
+    wall, code, numpy, _, err = probe("membership", "digits-logrg")
+    assert code == 2 and "no membership target 'digits-logrg' (did you mean digits-logreg" in err
+    assert not numpy and wall < FAST
 
 
 def test_a_changed_source_builds_a_new_index(index_dir, monkeypatch):

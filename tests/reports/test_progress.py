@@ -142,8 +142,10 @@ def test_a_cached_rerun_recomputes_no_audit(tmp_path, monkeypatch):
         raise AssertionError("an audit was recomputed although the cache holds its record")
 
     monkeypatch.setattr(type(nightly.targets()[0]), "audit", refuse)
-    again, _ = run_nightly("smoke", tmp_path / "run", target_names=names, claim_ids=[], progress=False)
+    stream = io.StringIO()
+    again, _ = run_nightly("smoke", tmp_path / "run", target_names=names, claim_ids=[], progress=True, stream=stream)
     assert [a.to_dict() for a in again.audits] == [a.to_dict() for a in first.audits]
+    assert "the cache holds 2 of 2 audits (reused whole)" in stream.getvalue()
 
 
 def test_pruning_drops_the_least_recently_used_and_keeps_what_the_night_used(tmp_path):
