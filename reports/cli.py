@@ -8,7 +8,7 @@ Commands::
                          [--dask-scheduler ADDRESS] [--json] [--one-run [--canaries M] | --search]
     privbound nightly [--profile smoke|default|full] [--out DIR] [--cache DIR] [--cache-max SIZE]
                       [--history FILE] [--wait [SECONDS]] [--seed S] [--n-jobs J] [--dask-scheduler ADDRESS]
-    privbound cache prune [--cache DIR] [--max SIZE]
+    privbound cache size|prune [--cache DIR] [--max SIZE]
     privbound bounds list [--json]
     privbound bounds eval ID key=value ... [--json]
     privbound bounds check [ID ...] [--profile smoke|default|full] [--json]
@@ -316,6 +316,8 @@ def _cmd_nightly(args) -> int:
     for stream in (sys.stdout, sys.stderr):  # a log file or a pipe gets each line as it is written
         with contextlib.suppress(AttributeError, ValueError):
             stream.reconfigure(line_buffering=True)
+    print(f"privbound nightly --profile {args.profile}: loading the auditor, the targets and the checks",
+          file=sys.stderr)
     from privbound.reports.nightly import DEFAULT_CACHE_MAX, NightlyError, main_status, run_nightly
 
     n_jobs = -1 if (args.dask_scheduler and args.n_jobs == 1) else args.n_jobs
