@@ -331,7 +331,18 @@ def _cmd_nightly(args) -> int:
     print(_nightly_table(results))
     for line in _nightly_footer(results, out_dir):
         print(line)
+    _refresh_index()
     return main_status(results)
+
+
+def _refresh_index() -> None:
+    """Write the indexes of targets, claims and membership targets while their modules are imported anyway (at the
+    end of a night: nearly free), so that ``privbound list`` answers at once from then on."""
+    from privbound.reports import index
+
+    for build in (index.target_index, index.claim_index, index.membership_index):
+        with contextlib.suppress(Exception):
+            build()
 
 
 def _nightly_table(results: NightlyResults) -> str:
