@@ -16,7 +16,7 @@ from pathlib import Path
 
 from privbound.reports.schema import NightlyPaths
 
-__all__ = ["NightlyError", "NightlyProfile", "NIGHTLY_PROFILES", "HISTORY_NAME", "default_out_dir",
+__all__ = ["NightlyError", "NightlyProfile", "NIGHTLY_PROFILES", "HISTORY_NAME", "default_out_dir", "measured_text",
            "resolve_paths", "validate_paths", "create_locations", "profiles_help", "human_size"]
 
 HISTORY_NAME = "history.sqlite"
@@ -34,8 +34,9 @@ class NightlyProfile:
     ``min_trials``); planted bugs always run at their default trials, so that "caught"
     means the same thing in every profile. ``checks`` is the bounds profile. ``mutants``:
     the largest mutant profile whose mutants the night runs (each at its own profile;
-    None: the mutants are counted, not run). ``summary`` says what the profile is for and
-    ``idle_minutes`` what it took on an idle 2-core machine (README, "Operating the nightly").
+    None: the mutants are counted, not run). ``summary`` says what the profile is for; ``measured`` is
+    ``(minutes, load average)``: what a cold run took on a 2-core machine at that 1-minute load average
+    (``benchmarks/nightly_profiles.py``; README, "Operating the nightly"), None when not measured.
     """
 
     name: str
@@ -44,21 +45,23 @@ class NightlyProfile:
     checks: str
     mutants: str | None = None
     summary: str = ""
-    idle_minutes: float = 0.0
+    measured: tuple[float, float] | None = None
 
+
+DEFAULT_MEASURED = (6.0, 0.0)
 
 NIGHTLY_PROFILES = {
     "smoke": NightlyProfile("smoke", 0.2, 2_000, "smoke",
                             summary="every target at 1/5 of its trials (planted bugs at their own), the checks' "
                                     "smoke profile, no mutants: a quick proof that everything runs",
-                            idle_minutes=1.5),
+                            measured=(12.2, 8.7)),
     "default": NightlyProfile("default", 1.0, 10_000, "default", mutants="default",
                               summary="every target at its own trials, the checks' default profile, and the check "
                                       "and learner mutants up to the default profile: the nightly",
-                              idle_minutes=6.0),
+                              measured=DEFAULT_MEASURED),
     "full": NightlyProfile("full", 10.0, 10_000, "full", mutants="full",
                            summary="10x the trials of default, the checks' full profile and every mutant: hours",
-                           idle_minutes=0.0),
+                           measured=None),
 }
 
 
@@ -71,11 +74,17 @@ def human_size(n: float) -> str:
     return f"{n:.1f} GB"  # pragma: no cover
 
 
+def measured_text(p: NightlyProfile) -> str:
+    """``"12.2 min cold on a 2-core machine at load average 8.7"``: the profile's measured time, in words."""
+    minutes, load = p.measured
+    return f"{minutes:g} min cold on a 2-core machine at load average {load:g}"
+
+
 def profiles_help() -> str:
     """One paragraph per profile, for ``privbound nightly --help``."""
     lines = []
     for p in NIGHTLY_PROFILES.values():
-        when = f" (about {p.idle_minutes:g} min on an idle 2-core machine)" if p.idle_minutes else ""
+        when = f" ({measured_text(p)})" if p.measured else ""
         lines.append(f"  {p.name:8s} {p.summary}{when}")
     return "\n".join(lines)
 

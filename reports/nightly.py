@@ -47,7 +47,8 @@ from privbound.bounds.checks import CheckResult, run_checks
 from privbound.mutation import MUTANT_PROFILES, Mutant
 from privbound.reports.index import code_version
 from privbound.reports.locations import (NIGHTLY_PROFILES, NightlyError, NightlyProfile, create_locations,
-                                         default_out_dir, human_size, resolve_paths, validate_paths)
+                                         default_out_dir, human_size, measured_text, resolve_paths,
+                                         validate_paths)
 from privbound.reports.progress import PhaseProgress
 from privbound.reports.schema import (LEARNER_MUTANT_STATUSES, TIGHT_STATUSES, WALL_PENDING, AuditRecord, Counts,
                                       HistoryUpdate, LearnerMutantRecord, MembershipRecord, NightlyPaths,
@@ -710,7 +711,7 @@ def cached_records(selected: list[Target], prof: NightlyProfile, seed: int, reco
 
 def expected_time(prof: NightlyProfile, history: Path, readable: bool) -> str:
     """The expected wall time of a night, in words: the median of this machine's last runs of the profile in
-    the history, else the README's measure on an idle 2-core machine."""
+    the history, else the measured time of the profile (README, "Operating the nightly")."""
     from privbound.reports.history import recent_wall_seconds
 
     past = recent_wall_seconds(history, prof.name) if readable else []
@@ -719,8 +720,8 @@ def expected_time(prof: NightlyProfile, history: Path, readable: bool) -> str:
         median = past[len(past) // 2]
         return (f"about {_minutes(median)} (median of the last {len(past)} {prof.name} run(s) on this machine in the "
                 f"history; range {_minutes(past[0])}-{_minutes(past[-1])})")
-    if prof.idle_minutes:
-        return (f"about {prof.idle_minutes:g} min on an idle 2-core machine, more under load (no {prof.name} run "
+    if prof.measured:
+        return (f"{measured_text(prof)}, less on an idle one (no {prof.name} run "
                 "on this machine in the history yet)")
     return f"unknown (no {prof.name} run on this machine in the history yet)"
 
