@@ -14,7 +14,7 @@ import enum
 import json
 import math
 from dataclasses import asdict, dataclass, field
-from functools import cached_property
+from functools import cached_property, lru_cache
 from typing import Any
 
 import numpy as np
@@ -29,6 +29,7 @@ COUNT_BASED = ("black-box", "output-space", "floating-point")
 """The estimators whose bound comes from event counts, so that the trials cap what they can certify."""
 
 
+@lru_cache(maxsize=64)
 def _gaussian_tests(epsilon: float, delta: float):
     """(FPR, TPR) of the threshold tests of the Gaussian mechanism whose (epsilon, delta) curve passes through
     the given point (Gaussian-DP mu solved from delta(epsilon; mu) = delta)."""
@@ -39,7 +40,7 @@ def _gaussian_tests(epsilon: float, delta: float):
                 - math.exp(epsilon + stats.norm.logcdf(-epsilon / mu - mu / 2)) - delta)
 
     mu = optimize.brentq(excess, 1e-6, 2.0 * math.sqrt(2.0 * epsilon) + 40.0)
-    t = np.linspace(-3.0, mu + 12.0, 800)
+    t = np.linspace(-3.0, mu + 12.0, 300)
     return stats.norm.sf(t), stats.norm.sf(t - mu)
 
 
@@ -56,7 +57,7 @@ def certifiable_epsilon(n: int, confidence: float, epsilon: float, delta: float,
     if delta > 0:
         fpr, tpr = _gaussian_tests(spent, delta)
     else:  # Laplace: P_1(X > t) = e^spent P_0(X > t) for every t past the sensitivity
-        fpr = np.geomspace(1e-3 / n, 0.5 * math.exp(-spent), 800)
+        fpr = np.geomspace(1e-3 / n, 0.5 * math.exp(-spent), 300)
         tpr = math.exp(spent) * fpr
     alpha = 1.0 - confidence
     k1, k0 = n * tpr, n * fpr

@@ -289,12 +289,13 @@ def _verdict_status(target, violation: bool, expect_violation: bool | None = Non
 
 def _precheck_nightly(args) -> None:
     """Refuse a bad location or a busy output folder before anything heavy is imported, creating nothing."""
-    from privbound.reports.locations import NightlyError, resolve_paths, validate_paths
+    from privbound.reports.locations import NightlyError, create_locations, resolve_paths, validate_paths
     from privbound.reports.locking import LockBusy, RunLock
 
     paths = resolve_paths(args.out, args.cache, args.history)
     try:
         validate_paths(paths)
+        create_locations(paths)  # what the file system refuses (a read-only mount, /proc) shows here
     except NightlyError as exc:
         raise CLIError(str(exc)) from None
     lock_file = paths.out / ".nightly.lock"

@@ -36,8 +36,10 @@ def small(out, **kw):
 
 
 def cli(capsys, *argv):
+    """``privbound ARGV``: (exit status, stdout, stderr without the command line's "loading" line)."""
     code = main(list(argv))
     out, err = capsys.readouterr()
+    err = "".join(ln for ln in err.splitlines(keepends=True) if not ln.startswith("privbound nightly --profile"))
     return code, out, err
 
 
