@@ -217,8 +217,9 @@ def run_audits(
 
     ``before(name)`` is called as each audit starts, ``progress(record)`` as it finishes. ``record_cache``
     (a :class:`privbound.audit.cache.ResultCache`) keeps each finished record, keyed by the audit's name,
-    trials, seed, confidence and :func:`environment_key`: a rerun reuses it whole -- trials, attack fits and
-    estimate -- instead of recomputing it from the cached trial chunks. Failed audits are not kept.
+    trials, seed, confidence, the target's record and trial-cache key (its mechanism and pair) and
+    :func:`environment_key`: a rerun reuses it whole -- trials, attack fits and estimate -- instead of
+    recomputing it from the cached trial chunks. Failed audits are not kept.
     """
     records = []
     jobs = audit_jobs(selected)
@@ -228,7 +229,8 @@ def run_audits(
         if before is not None:
             before(name)
         trials = trials_for(t, profile, float_audit)
-        key = None if record_cache is None else record_key("audit", name, trials, seed, confidence)
+        key = None if record_cache is None else record_key("audit", name, trials, seed, confidence, t.record(),
+                                                           t.cache_key(seed))
         cached = None if key is None else record_cache.load(key)
         if cached is not None:
             rec = AuditRecord.from_dict(cached)
@@ -334,7 +336,8 @@ def run_learner_mutants(
         if before is not None:
             before(f"{target.name}:{mutant.name}")
         key = (None if record_cache is None else
-               record_key("learner-mutant", target.name, mutant.name, trials_for(target, prof), seed, confidence))
+               record_key("learner-mutant", target.name, mutant.name, mutant.description, trials_for(target, prof),
+                          seed, confidence, target.record(), target.cache_key(seed)))
         cached = None if key is None else record_cache.load(key)
         if cached is not None:
             rec = LearnerMutantRecord.from_dict(cached)
@@ -702,9 +705,10 @@ def cached_records(selected: list[Target], prof: NightlyProfile, seed: int, reco
     """How many of the night's audits and learner mutants the record cache already holds."""
     jobs = audit_jobs(selected)
     confidence = audit_confidence(len(jobs))
-    audits = sum(record_cache.has(record_key("audit", audit_name(t, f), trials_for(t, prof, f), seed, confidence))
-                 for t, f in jobs)
-    mutants = sum(record_cache.has(record_key("learner-mutant", t.name, m.name, trials_for(t, prof), seed, confidence))
+    audits = sum(record_cache.has(record_key("audit", audit_name(t, f), trials_for(t, prof, f), seed, confidence,
+                                             t.record(), t.cache_key(seed))) for t, f in jobs)
+    mutants = sum(record_cache.has(record_key("learner-mutant", t.name, m.name, m.description, trials_for(t, prof),
+                                              seed, confidence, t.record(), t.cache_key(seed)))
                   for t, m, runs in learner_mutant_plan(selected, prof) if runs)
     return {"audits": audits, "learner_mutants": mutants}
 

@@ -177,3 +177,13 @@ def test_a_night_prunes_its_cache_to_cache_max_and_says_so(tmp_path):
     assert not old.exists()
     assert results.cache["pruned_bytes"] >= 200_000 and results.cache["bytes"] > 0  # its own entries kept
     assert "pruned to stay under 50.0 KB" in "\n".join(_nightly_footer(results, out))
+
+
+def test_a_record_is_reused_only_for_the_same_target(tmp_path, laplace_target):
+    laplace_target("fixture-same-name", tight=None, claim=2.0)
+    first, _ = run_nightly("smoke", tmp_path / "run", target_names=["fixture-same-name"], claim_ids=[], progress=False)
+    laplace_target("fixture-same-name", tight=None, claim=0.5)  # same name, another claim: audited afresh
+    again, _ = run_nightly("smoke", tmp_path / "run", target_names=["fixture-same-name"], claim_ids=[],
+                           progress=False)
+    assert first.audits[0].result["epsilon_claimed"] == 2.0 and again.audits[0].result["epsilon_claimed"] == 0.5
+    assert (first.audits[0].status, again.audits[0].status) == ("holds", "violated")
