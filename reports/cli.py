@@ -351,12 +351,14 @@ def _nightly_table(results: NightlyResults) -> str:
     from privbound.reports.html import tight_columns
 
     c = results.counts
-    lines = [f"{'target':32s} {'claim':>8s} {'tight':>8s} {'eps_lb':>8s}  {'tight verdict':13s} claim verdict"]
+    w = max([len("target"), *(len(a.target) for a in results.audits)])
+    lines = [f"{'target':{w}s} {'claim':>8s} {'tight':>8s} {'eps_lb':>8s}  {'tight verdict':13s} {'claim verdict':13s} "
+             "power"]
     for a in results.audits:
         claim = (a.result or {}).get("epsilon_claimed")
         tight, lb, _ = tight_columns(a)
-        lines.append(f"{a.target:32s} {'-' if claim is None else f'{claim:8.4g}':>8} {tight:>8} {lb:>8}  "
-                     f"{a.tight_status or '-':13s} {a.status}")
+        lines.append(f"{a.target:{w}s} {'-' if claim is None else f'{claim:8.4g}':>8} {tight:>8} {lb:>8}  "
+                     f"{a.tight_status or '-':13s} {a.status:13s} {(a.result or {}).get('status') or '-'}")
     lines.append(f"checks: {c.checks_pass} pass, {c.checks_fail} fail, {c.checks_inconclusive} inconclusive, "
                  f"{c.checks_expected_fail} expected fail (documented errata: they show the paper's printed or "
                  "reconstructed statement is wrong)")
