@@ -57,6 +57,7 @@ nav.toc{background:#f7f7f7;border:1px solid #ddd;padding:.4em 1em;margin:1em 0;f
 nav.toc ol{margin:.3em 0;padding-left:1.4em}nav.toc li{margin:.1em 0}
 details.paper>summary{cursor:pointer;list-style:revert}details.paper>summary h2{display:inline;border:none}
 details.paper{border-bottom:1px solid #ccc;margin-top:1.5em;padding-bottom:.3em}
+details.rows>summary{cursor:pointer;margin:.4em 0}
 .loose{color:#8a6d00;font-size:.8em}footer{margin-top:3em;border-top:1px solid #ccc;padding-top:.5em}
 """
 
@@ -457,13 +458,19 @@ def mutants_section(results: NightlyResults, claims_info: list[dict], experiment
             + ".</p>")
     parts = ["<h2>Checks with teeth: mutants</h2>", head]
     if rows:
-        parts += ["<table><tr><th>claim</th><th>check</th><th>mutant</th><th>what it breaks</th><th>profile</th>"
-                  "<th>tonight</th><th>observed / bound under the mutant</th></tr>", *rows, "</table>"]
+        parts += [_rows_details(f"the {len(rows)} mutant(s) run tonight", bool(c.mutants_undetected)),
+                  "<table><tr><th>claim</th><th>check</th><th>mutant</th><th>what it breaks</th><th>profile</th>"
+                  "<th>tonight</th><th>observed / bound under the mutant</th></tr>", *rows, "</table></details>"]
     if bare:
         parts.append("<h3>Checks without a mutant</h3><p class=\"small\">Printed forms of documented errata (they "
                      "fail by design; their corrected twins carry the mutants) and checks that are inconclusive by "
                      "design: " + ", ".join(html.escape(f"{a}:{b}") for a, b in bare) + ".</p>")
     return "\n".join(parts)
+
+
+def _rows_details(summary: str, open_: bool) -> str:
+    """The opening of a collapsible table (open when one of its rows failed)."""
+    return f"<details class=\"rows\"{' open' if open_ else ''}><summary>{html.escape(summary)}</summary>"
 
 
 def _not_run_reason(profile: str) -> str:
@@ -496,9 +503,11 @@ def learner_mutants_section(results: NightlyResults, claims_info: list[dict], ex
             f"{c.learner_mutants_error} errors"
             + (f"; {c.learner_mutants_not_run} not run: {_not_run_reason(results.profile)}"
                if c.learner_mutants_not_run else "") + ".</p>")
-    table = ["<table><tr><th>target</th><th>mutant</th><th>what it breaks</th><th>profile</th>"
+    table = [_rows_details(f"the {len(rows)} learner mutant(s) audited tonight",
+                           bool(c.learner_mutants_missed or c.learner_mutants_error)),
+             "<table><tr><th>target</th><th>mutant</th><th>what it breaks</th><th>profile</th>"
              "<th>&epsilon; lower bound</th><th>tight &epsilon; (correct code)</th><th>tonight</th></tr>",
-             *rows, "</table>"] if rows else []
+             *rows, "</table></details>"] if rows else []
     return "\n".join(["<h2>Audits with teeth: learner mutants</h2>", head, *table])
 
 

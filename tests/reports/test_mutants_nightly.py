@@ -29,6 +29,7 @@ def test_the_default_night_runs_every_mutant_and_the_report_lists_each(tmp_path)
     html = (tmp_path / "run" / "report.html").read_text()
     assert "Checks with teeth: mutants" in html
     assert all(name in html for _, name in declared) and "NOT detected" not in html
+    assert f'<details class="rows"><summary>the {len(declared)} mutant(s) run tonight</summary>' in html  # closed
     assert f"detected **{len(declared)}**" in (tmp_path / "run" / "summary.md").read_text()
 
 
@@ -41,7 +42,9 @@ def test_a_mutant_the_check_does_not_detect_fails_the_night(tmp_path, monkeypatc
     assert [m["detected"] for m in results.mutants] == [False]
     assert results.counts.mutants_undetected == 1 and main_status(results) == 1
     assert f"not detected: `{CLAIM}:{first.name}` under `inert`" in (tmp_path / "run" / "summary.md").read_text()
-    assert "NOT detected" in (tmp_path / "run" / "report.html").read_text()
+    page = (tmp_path / "run" / "report.html").read_text()
+    assert "NOT detected" in page
+    assert '<details class="rows" open><summary>the 1 mutant(s) run tonight</summary>' in page  # open: one failed
 
 
 def test_the_smoke_night_counts_the_mutants_without_running_them(tmp_path):
