@@ -185,7 +185,7 @@ class CanaryTranscript:
         counts, reached = tail[:, :T], tail[:, T]
         ran = np.arange(T)[None, :] < reached[:, None]
         went_on = ran & (counts >= self.learner._threshold(P, len(rows)))
-        distinct, mult = _perceptron._distinct_rows(rows)
+        distinct, mult = _perceptron.distinct_rows(rows)
         n_mistakes = np.where(what @ distinct.T <= margin, mult, 0).sum(axis=2)
         term = np.zeros_like(x)
         for n in np.unique(n_mistakes[ran]):
