@@ -791,8 +791,13 @@ def _register_end_to_end() -> None:
             claim_source="Prop. C.1 / Thm 2.1",
             mutants=() if bug else _mutants("erm-noise-for-one-step", "erm-features-unclipped"),
             overspend=None if bug else _overspend_of("alg1"),
-            tight_epsilon=lambda mech=mech: TightEpsilon(*alg1_pair_epsilon(
+            tight_epsilon=None if not bug else lambda mech=mech: TightEpsilon(*alg1_pair_epsilon(
                 a0, a1, epsilon=mech.epsilon, delta=mech.delta, compose=mech.compose, clip=mech.clip, **dict(mech.params))),
+            no_tight_epsilon="" if bug else (
+                "the released hypothesis is a post-processing (iterate average, thresholds, selection) of the DP-ERM "
+                "steps and the selection, whose own epsilon has no exact method here; alg1_pair_epsilon (the steps' "
+                "Gaussian composition and the selection's curve) is only an upper bound. alg1-erm-steps and "
+                "alg1-selection audit those steps against their exact values"),
         ))
 
     # ------------------------------------------------------------ Algorithm 4 end to end
@@ -829,9 +834,15 @@ def _register_end_to_end() -> None:
             score=score, default_trials=200_000 if "direction" in name or "sigma" in name else 100_000,
             mutants=_ALG4_MUTANTS.get(name, ()), overspend=None if bug else _overspend_of("alg4"),
             claim_source="Thm 4.1 / Prop. F.1",
-            tight_epsilon=lambda mech=mech, pair=pair: TightEpsilon(*alg4_pair_epsilon(
-                *pair, alpha=mech.alpha, epsilon=mech.epsilon, delta=mech.delta, n_validation=mech.n_validation,
-                dpsas_params=dict(mech.dpsas_params), **dict(mech.bugs))),
+            tight_epsilon=None if name == "alg4-end-to-end-direction" else (
+                lambda mech=mech, pair=pair: TightEpsilon(*alg4_pair_epsilon(
+                    *pair, alpha=mech.alpha, epsilon=mech.epsilon, delta=mech.delta, n_validation=mech.n_validation,
+                    dpsas_params=dict(mech.dpsas_params), **dict(mech.bugs)))),
+            no_tight_epsilon="" if name != "alg4-end-to-end-direction" else (
+                "the released direction is the normalised private initializer mixed by the selection with the other "
+                "part's, a post-processing whose own epsilon has no exact method here; alg4_pair_epsilon (the "
+                "initializer's Gaussian step) is only an upper bound. alg4-transcript-direction audits that step "
+                "against its exact value"),
         ))
 
 
