@@ -219,6 +219,48 @@ class Event:
         return strict | ((s == self.threshold) & (np.asarray(coins) < self.tie_fraction))
 
 
+def _pattern_text(key) -> str:
+    """An output pattern (a key of :func:`privbound.audit.features.pattern_keys`) as the user wrote it."""
+    if isinstance(key, bytes):
+        values = np.frombuffer(key, dtype=float).tolist()
+        return f"{values[0]:g}" if len(values) == 1 else "(" + ", ".join(f"{v:g}" for v in values) + ")"
+    if isinstance(key, tuple) and len(key) == 1:
+        return repr(key[0])
+    return repr(key)
+
+
+def label_event(event: Event | None, attack) -> Event | None:
+    """``event`` named in the output space when ``attack`` scores outputs by a table of output patterns (the
+    single-pattern attack's ``top_``, the plug-in attack's ``table_``), so that its description reads
+    ``output == 'no'`` instead of ``score < 1``; any other event is returned unchanged."""
+    if event is None or event.label is not None or event.tie_fraction is not None:
+        return event
+    t, ge = event.threshold, event.side == "ge"
+    top = getattr(attack, "top_", None)
+    if isinstance(top, tuple) and len(top) == 2 and getattr(attack, "name", "") == "single-pattern":
+        scores = {top[1]: 1.0, top[0]: -1.0} if top[0] is not None or top[1] is not None else {}
+        scores = {k: v for k, v in scores.items() if k is not None}
+        rest = 0.0
+    elif isinstance(getattr(attack, "table_", None), dict) and getattr(attack, "name", "") == "plug-in":
+        scores, rest = attack.table_, float(attack.pooled_)
+    else:
+        return event
+    inside = [k for k, v in scores.items() if (v >= t) == ge]
+    outside = [k for k, v in scores.items() if (v >= t) != ge]
+    rest_in = (rest >= t) == ge
+    if not rest_in and len(inside) == 1:
+        label = f"output == {_pattern_text(inside[0])}"
+    elif not rest_in and inside:
+        label = "output in {" + ", ".join(sorted(_pattern_text(k) for k in inside)) + "}"
+    elif rest_in and len(outside) == 1:
+        label = f"output != {_pattern_text(outside[0])}"
+    elif rest_in and outside:
+        label = "output not in {" + ", ".join(sorted(_pattern_text(k) for k in outside)) + "}"
+    else:
+        return event
+    return Event(event.threshold, event.side, event.top, event.tie_fraction, label=label)
+
+
 @dataclass(frozen=True)
 class Estimate:
     """What an estimator found: the bound, the event and the counts behind it, and the test of those counts."""

@@ -25,6 +25,7 @@ from privbound.audit.statistics import (
     Split,
     auroc,
     estimate_epsilon,
+    label_event,
     evaluate_event,
     event_coins,
     null_estimate,
@@ -115,13 +116,14 @@ class BlackBox(Estimator):
         sel0, sel1, ev0, ev1 = out0[:n_sel0], out1[:n_sel1], out0[n_sel0:], out1[n_sel1:]
         alpha = 1.0 - confidence
         choice = choose_on_selection(sel0, sel1, candidates, len(ev1), len(ev0), delta=delta, alpha=alpha)
+        event = label_event(choice.event, choice.attack)  # a labelled output's event names the label
         e_in, e_out = attack_scores(choice.attack, ev1), attack_scores(choice.attack, ev0)
         method = f"{choice.test}/split({fraction:g})"
-        if choice.event is None:
+        if event is None:
             est = null_estimate(e_in.size, e_out.size, delta=delta, confidence=confidence, method=method)
         else:
-            coins = event_coins(seed, e_in.size, e_out.size) if choice.event.tie_fraction is not None else (None, None)
-            est = evaluate_event(e_in, e_out, choice.event, delta=delta, alpha=alpha, n_candidates=1, method=method,
+            coins = event_coins(seed, e_in.size, e_out.size) if event.tie_fraction is not None else (None, None)
+            est = evaluate_event(e_in, e_out, event, delta=delta, alpha=alpha, n_candidates=1, method=method,
                                  confidence=confidence, coins_in=coins[0], coins_out=coins[1], test=choice.test)
             if not choice.predicted > 0.0 and not est.epsilon_lower_bound > 0.0:
                 est = null_estimate(e_in.size, e_out.size, delta=delta, confidence=confidence, method=method)
