@@ -44,12 +44,18 @@ def test_trials_too_few_for_any_bound_are_inconclusive_never_nan():
 
 
 def test_a_powerful_audit_of_a_correct_mechanism_holds_and_says_which_attacks_ran():
-    r = audit_mechanism(lambda x, rng: x + rng.laplace(scale=1.0), 0.0, 1.0, epsilon=1.0, trials=10_000)
+    laplace = lambda x, rng: x + rng.laplace(scale=1.0)  # noqa: E731
+    r = audit_mechanism(laplace, 0.0, 1.0, epsilon=1.0, trials=10_000, float_audit=False)
     assert r.status == "holds" and r.power["epsilon_certifiable"] > 1.0
     text = r.summary()
     assert text.splitlines()[0] == "privacy audit -- holds"
     attacks = next(ln for ln in text.splitlines() if ln.strip().startswith("attacks"))
     assert r.attack in attacks and "the floating-point attack did not run" in attacks and "--float" in attacks
+    # By default the floating-point attack runs beside it on float outputs, and the first line gives both
+    # verdicts: textbook Laplace noise on doubles is float-unsafe (Mironov, CCS 2012).
+    both = audit_mechanism(laplace, 0.0, 1.0, epsilon=1.0, trials=10_000).summary().splitlines()
+    assert both[0] == "privacy audit -- holds; FLOAT-UNSAFE in floating point"
+    assert "the floating-point attack ran" in next(ln for ln in both if ln.strip().startswith("attacks"))
 
 
 def test_a_violation_reads_violated():
