@@ -284,7 +284,6 @@ class AuditResult:
              f" (CP bounds {self.tpr_lower:.4g} / {self.fpr_upper:.4g}), AUROC {self.auroc:.3f}"
              if math.isfinite(self.tpr) and math.isfinite(self.fpr) else
              f"  TPR / FPR           : - (no event told the datasets apart), AUROC {self.auroc:.3f}"),
-            f"  wall time           : {self.wall_seconds:.2f} s",
         ]
         if self.mu_lower_bound is not None:
             conf = (self.tradeoff or {}).get("confidence", self.confidence)

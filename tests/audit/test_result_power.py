@@ -56,6 +56,8 @@ def test_a_powerful_audit_of_a_correct_mechanism_holds_and_says_which_attacks_ra
     both = audit_mechanism(laplace, 0.0, 1.0, epsilon=1.0, trials=10_000).summary().splitlines()
     assert both[0] == "privacy audit -- holds; FLOAT-UNSAFE in floating point"
     assert "the floating-point attack ran" in next(ln for ln in both if ln.strip().startswith("attacks"))
+    fields = [ln.split(":")[0].strip() for ln in both[1:]]
+    assert len(fields) == len(set(fields)) and "floating point" in fields  # each field once
 
 
 def test_a_violation_reads_violated():
