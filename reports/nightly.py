@@ -726,8 +726,7 @@ def expected_time(prof: NightlyProfile, history: Path, readable: bool) -> str:
         return (f"about {_minutes(median)} (median of the last {len(past)} {prof.name} run(s) on this machine in the "
                 f"history; range {_minutes(past[0])}-{_minutes(past[-1])})")
     if prof.measured:
-        return (f"{measured_text(prof)}, less on an idle one (no {prof.name} run "
-                "on this machine in the history yet)")
+        return f"{measured_text(prof)} (no {prof.name} run on this machine in the history yet)"
     return f"unknown (no {prof.name} run on this machine in the history yet)"
 
 

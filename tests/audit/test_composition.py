@@ -110,6 +110,7 @@ def _gaussian_steps(rng, steps, n, sigma):
     return llr(rng.normal(0, sigma, (n, steps))), llr(1 + rng.normal(0, sigma, (n, steps)))
 
 
+@pytest.mark.slow
 def test_soundness_gaussian_composition_300_runs():
     # T = 10 steps of sigma = sqrt(10): the composition is the Gaussian mechanism with sigma / sensitivity = 1;
     # claim (1, delta(1) = 0.1269), tight. 100 trials per side (1000 steps). Measured: 0 of 300 above 1, mean 0.41.
@@ -381,6 +382,7 @@ def _laplace_and_gaussians_epsilon(b, sigma, steps, delta):
 GROUPS_LG = ("laplace",) + ("gaussian",) * 8
 
 
+@pytest.mark.slow
 def test_soundness_laplace_and_gaussian_steps_300_runs():
     # One Laplace step (b = 1) and 8 Gaussian steps (sigma = 3), delta = 1e-3, 300 trials per side: at most
     # MAX_EXCEED of RUNS bounds above the true epsilon (error rate 0.0068 for a sound estimator, module top).

@@ -73,6 +73,7 @@ def max_flags(rate=0.05, audits=300, level=1e-3):
     return int(stats.binom.ppf(1 - level, audits, rate))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["snapping-laplace", "discrete-laplace", "discrete-gaussian"])
 def test_float_safe_targets_are_not_flagged_by_the_float_audit(name):
     t = get_target(name)

@@ -95,6 +95,20 @@ def test_the_expected_time_comes_from_this_machines_history(tmp_path):
     assert f"about {first.wall_seconds:.0f} s" in line
 
 
+
+def test_without_a_history_the_expected_time_states_the_idle_and_the_loaded_measurement(tmp_path):
+    from privbound.reports.locations import NIGHTLY_PROFILES
+
+    line = nightly.expected_time(NIGHTLY_PROFILES["default"], tmp_path / "none.sqlite", readable=False)
+    (idle, idle_load), (loaded, load) = NIGHTLY_PROFILES["default"].measured
+    assert idle < loaded and idle_load < 2 <= load
+    assert line.startswith(f"{idle:g} min cold on a 2-core machine at load average {idle_load:g}, "
+                           f"{loaded:g} min at {load:g}")
+    assert "no default run on this machine in the history yet" in line
+    assert nightly.expected_time(NIGHTLY_PROFILES["full"], tmp_path / "none.sqlite", readable=False).startswith(
+        "unknown")
+
+
 # ------------------------------------------------------------------ green reads green
 
 
