@@ -443,6 +443,20 @@ ALG1_ERM_PARAMS = (("degree", 1), ("alpha", 0.2), ("n_blocks", 1), ("n_grid", 4)
                    ("clip_radius", 2.0), ("radius", 0.25))
 
 
+def _canary_block_pair(canary_x: float, n_zero: int, m: int, seed: int):
+    """One block of Algorithm 1 in d = 1: the canary ``x = canary_x`` (row 0, label +1; flipped in d1), ``n_zero``
+    points at x = 0 with alternating labels, then ``m`` Gaussian validation points labelled by sign(x)."""
+    rng = np.random.default_rng(seed)
+    Xb = np.r_[[[canary_x]], np.zeros((n_zero, 1))]
+    yb = np.r_[1.0, np.tile([1.0, -1.0], n_zero // 2)]
+    Xv = rng.standard_normal((m, 1))
+    X = np.r_[Xb, Xv]
+    y0 = np.r_[yb, np.where(Xv[:, 0] >= 0, 1.0, -1.0)]
+    y1 = y0.copy()
+    y1[0] = -1.0
+    return (X, y0), (X, y1)
+
+
 def alg1_erm_pair(n_zero: int = 20, m: int = 20, seed: int = 3):
     """One block (d = 1, p = 1: psi = (1, x)): the canary x = 3 (row 0, label +1; flipped in d1; ||psi|| = 3.16,
     outside the clipping ball T = 2) and ``n_zero`` points at x = 0 with alternating labels; then ``m`` Gaussian
@@ -453,15 +467,7 @@ def alg1_erm_pair(n_zero: int = 20, m: int = 20, seed: int = 3):
     points at 0 cancel and the canary contributes ``-y psi_bar / n_0`` at every step. The K steps are i.i.d. Gaussians
     moving by 2T/n_0, the worst case, and the clipping and clip-norm bugs keep them i.i.d.
     """
-    rng = np.random.default_rng(seed)
-    Xb = np.r_[[[3.0]], np.zeros((n_zero, 1))]
-    yb = np.r_[1.0, np.tile([1.0, -1.0], n_zero // 2)]
-    Xv = rng.standard_normal((m, 1))
-    X = np.r_[Xb, Xv]
-    y0 = np.r_[yb, np.where(Xv[:, 0] >= 0, 1.0, -1.0)]
-    y1 = y0.copy()
-    y1[0] = -1.0
-    return (X, y0), (X, y1)
+    return _canary_block_pair(3.0, n_zero, m, seed)
 
 
 
@@ -727,15 +733,7 @@ class Alg4EndToEnd:
 def alg1_end_to_end_pair(n_zero: int = 20, m: int = 20, seed: int = 3):
     """One block: the canary x = 50 (row 0, label +1; flipped in d1) and ``n_zero`` points at x = 0 with
     alternating labels; then ``m`` Gaussian validation points labelled by sign(x). d = 1, p = 1: psi = (1, x)."""
-    rng = np.random.default_rng(seed)
-    Xb = np.r_[[[50.0]], np.zeros((n_zero, 1))]
-    yb = np.r_[1.0, np.tile([1.0, -1.0], n_zero // 2)]
-    Xv = rng.standard_normal((m, 1))
-    X = np.r_[Xb, Xv]
-    y0 = np.r_[yb, np.where(Xv[:, 0] >= 0, 1.0, -1.0)]
-    y1 = y0.copy()
-    y1[0] = -1.0
-    return (X, y0), (X, y1)
+    return _canary_block_pair(50.0, n_zero, m, seed)
 
 
 ALG4_D, ALG4_M0 = 4, 25
