@@ -340,8 +340,9 @@ class RecordDomain(InputSpace):
                                                   inside=not self.clips or (self.low <= d1[i] <= self.high))[1])
         if u < 0.7:  # slide both values of the changed record (its offset within a rounding step)
             shift = rng.uniform(-0.5, 0.5) * max(self.step, float(np.spacing(np.float32(abs(d0[i]) + 1.0))))
-            d0[i] += shift
-            d1[i] += shift
+            s0, s1 = d0[i] + shift, d1[i] + shift
+            if self.clips or (self.low <= min(s0, s1) and max(s0, s1) <= self.high):  # stay inside the domain
+                d0[i], d1[i] = s0, s1
             return self._records(d0), self._records(d1)
         if u < 0.85 and abs(d0[i]) >= 2.0:  # halve or double the shared magnitude
             f = 2.0 if rng.random() < 0.5 else 0.5

@@ -198,6 +198,17 @@ def test_records_outside_the_bounds_are_explored_only_when_the_guarantee_claims_
     assert all(c["origin"] != "outside" for c in inside.candidates)
 
 
+def test_local_moves_stay_inside_a_domain_the_guarantee_does_not_clip():
+    # A pair at the domain's edge: sliding both values of the changed record must not carry one outside
+    # [low, high] (a pair outside the relation the claim covers would be certified as a violation).
+    domain = RecordDomain(5, 0.0, 1.0)
+    rng = np.random.default_rng(0)
+    pair = (np.zeros(5), np.r_[np.zeros(4), 1.0])
+    moved = [domain.perturb(pair, rng) for _ in range(300)]
+    assert all(0.0 <= d.min() and d.max() <= 1.0 for p in moved for d in p)
+    clipping = RecordDomain(5, 0.0, 1.0, clips=True)
+    assert any(d.max() > 1.0 or d.min() < 0.0 for p in (clipping.perturb(pair, rng) for _ in range(300)) for d in p)
+
 def test_record_domain_arguments_name_themselves():
     with pytest.raises(ValueError, match="high must exceed low"):
         RecordDomain(3, 1.0, 0.0)
