@@ -235,19 +235,21 @@ class AuditResult:
 
     def summary(self) -> str:
         """A readable paragraph, statsmodels-style: the verdict first (holds, VIOLATED or inconclusive)."""
-        verdict = "VIOLATED" if self.violation else "holds"
-        if self.tight_violation and not self.violation:
-            verdict = "holds, but ABOVE the tight epsilon of what the code runs"
+        power = self.power
         if self.float_audit:
             verdict = "float-unsafe at the claimed epsilon" if self.violation else "no floating-point leak found"
-        elif self.floating_point is not None:
-            verdict += ("; FLOAT-UNSAFE in floating point" if self.floating_point.violation else
-                        "; no floating-point leak found")
-        power = self.power
-        if self.status == "inconclusive":
+        elif self.status == "inconclusive":
             verdict = (f"inconclusive: at {self.trials} trials this audit can certify at most eps_hat = "
                        f"{power['epsilon_certifiable']:.3g} against {power['alternative']}, not above the claim; "
                        f"try trials={power['trials_needed']} or more")
+        else:
+            verdict = "VIOLATED" if self.violation else "holds"
+        if self.tight_violation and not self.violation and not self.float_audit:
+            verdict = ("holds, but ABOVE the tight epsilon of what the code runs" if verdict == "holds" else
+                       f"{verdict}; ABOVE the tight epsilon of what the code runs")
+        if self.floating_point is not None and not self.float_audit:
+            verdict += ("; FLOAT-UNSAFE in floating point" if self.floating_point.violation else
+                        "; no floating-point leak found")
         name = f"{self.name}: " if self.name else ""
         lines = [
             f"{name}{'floating-point ' if self.float_audit else ''}privacy audit -- {verdict}",

@@ -33,6 +33,10 @@ def test_a_weak_audit_of_a_broken_mechanism_is_inconclusive_not_holds():
     first = r.summary().splitlines()[0]
     assert first.startswith("privacy audit -- inconclusive: at 10000 trials this audit can certify at most eps_hat = ")
     assert f"try trials={power['trials_needed']} or more" in first
+    # the float attack ran beside it on these float outputs: its verdict stays on the first line
+    assert r.floating_point is not None
+    assert first.endswith("; FLOAT-UNSAFE in floating point" if r.floating_point.violation else
+                          "; no floating-point leak found")
     d = json.loads(r.to_json())
     assert d["status"] == "inconclusive" and d["power"]["trials_needed"] == power["trials_needed"]
 
