@@ -83,9 +83,9 @@ def audit_mechanism(
     chunk_size: int = DEFAULT_CHUNK_SIZE,
     name: str | None = None,
     cache: Any = None,
-    max_trials: int = DEFAULT_MAX_TRIALS,
+    max_trials: int | None = None,
     max_seconds: float | None = None,
-    tolerance: float = DEFAULT_TOLERANCE,
+    tolerance: float | None = None,
     float_audit: bool | str = "auto",
 ) -> AuditResult:
     """Audit ``mechanism`` on the neighbouring pair ``(d0, d1)`` against a claimed (epsilon, delta).
@@ -140,6 +140,10 @@ def audit_mechanism(
     epsilon = check_epsilon(epsilon)
     delta = check_delta(delta)
     sequential = _check_trials(trials)
+    given = [k for k, v in (("max_trials", max_trials), ("max_seconds", max_seconds), ("tolerance", tolerance))
+             if v is not None]
+    if given and not sequential:
+        raise ValueError(f"{', '.join(given)} only apply to trials='auto', got trials={trials}")
     confidence = check_confidence(confidence)
     check_int(seed, "seed", low=0)
     est = resolve_estimator(estimator, attack=attack, output_space=getattr(mechanism, "output_space", None))
@@ -149,8 +153,11 @@ def audit_mechanism(
     math_confidence = confidence if float_est is None else 1.0 - (1.0 - confidence) * (1.0 - FLOAT_SHARE)
     if sequential:
         result, outs = sequential_audit(mechanism, d0, d1, est, epsilon=epsilon, delta=delta,
-                                        confidence=math_confidence, seed=seed, n_jobs=n_jobs, max_trials=max_trials,
-                                        max_seconds=max_seconds, tolerance=tolerance, chunk_size=chunk_size,
+                                        confidence=math_confidence, seed=seed, n_jobs=n_jobs,
+                                        max_trials=DEFAULT_MAX_TRIALS if max_trials is None else max_trials,
+                                        max_seconds=max_seconds,
+                                        tolerance=DEFAULT_TOLERANCE if tolerance is None else tolerance,
+                                        chunk_size=chunk_size,
                                         cache=cache)
         wall = None
     else:

@@ -68,6 +68,9 @@ def test_bad_arguments_name_themselves():
         audit_mechanism(LaplaceMechanism(1.0), 0.0, 1.0, epsilon=1.0, trials="auto", max_seconds=0)
     with pytest.raises(ValueError, match="max_trials"):
         audit_mechanism(LaplaceMechanism(1.0), 0.0, 1.0, epsilon=1.0, trials="auto", max_trials=5)
+    # the sequential options with a fixed trial count would be silently ignored: refused, naming them
+    with pytest.raises(ValueError, match="max_trials, tolerance only apply to trials='auto', got trials=1000"):
+        audit_mechanism(LaplaceMechanism(1.0), 0.0, 1.0, epsilon=1.0, trials=1000, max_trials=5000, tolerance=0.2)
     with pytest.raises(ValueError, match="selection part"):
         audit_mechanism(LaplaceMechanism(1.0), 0.0, 1.0, epsilon=1.0, trials="auto",
                         estimator=WhiteBox(lambda o: np.abs(o - 1.0) - np.abs(o)))
