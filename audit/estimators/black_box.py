@@ -129,7 +129,7 @@ class BlackBox(Estimator):
                 est = null_estimate(e_in.size, e_out.size, delta=delta, confidence=confidence, method=method)
         details = {"roc": roc_of_family(e_in, e_out, est.event), "attack_selection": choice.table,
                    "selection_trials": min(n_sel0, n_sel1)}
-        curve = _family_curve(choice.attack, sel0, sel1, e_in, e_out, est.event, confidence)
+        curve = _family_curve(choice.attack, sel0, sel1, e_in, e_out, event, confidence)  # chosen on selection
         return result_from_estimate(est, estimator=self.name, epsilon=epsilon, confidence=confidence,
                                     trials=min(len(out0), len(out1)), attack=choice.attack.name, seed=seed,
                                     details=details, auc=auroc(e_in, e_out), float_audit=self.float_audit,

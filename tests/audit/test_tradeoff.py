@@ -110,3 +110,33 @@ def test_bad_arguments_name_themselves():
         tradeoff_curve([1.0], [0.0], [0.5], confidence=1.5)
     with pytest.raises(ValueError, match="thresholds"):
         tradeoff_curve([1.0], [0.0], [np.inf])
+
+
+def test_the_curves_family_is_the_one_chosen_on_the_selection_part(monkeypatch):
+    # The band is simultaneous over the thresholds of ONE family; that family must be fixed by the selection
+    # part. When the evaluation part certifies nothing (the estimate is the null one, with no event), the curve
+    # must still use the family of the event chosen on the selection part, not a default picked after seeing
+    # the evaluation. Identical output laws, so most seeds certify nothing.
+    from privbound.audit.estimators import BlackBox, black_box
+
+    seen = {}
+    choose, family_curve = black_box.choose_on_selection, black_box._family_curve
+
+    def spy_choose(*args, **kwargs):
+        seen["choice"] = choose(*args, **kwargs)
+        return seen["choice"]
+
+    def spy_curve(attack, sel0, sel1, e_in, e_out, event, confidence):
+        seen["event"] = event
+        return family_curve(attack, sel0, sel1, e_in, e_out, event, confidence)
+
+    monkeypatch.setattr(black_box, "choose_on_selection", spy_choose)
+    monkeypatch.setattr(black_box, "_family_curve", spy_curve)
+    nulls = 0
+    for seed in range(1, 5):
+        rng = np.random.default_rng(seed)
+        r = audit_outputs(rng.normal(size=2000), rng.normal(size=2000), epsilon=1.0,
+                          estimator=BlackBox(attack="threshold"), seed=0)
+        nulls += r.event is None
+        assert seen["choice"].event is not None and seen["event"] == seen["choice"].event
+    assert nulls >= 3  # the case that matters: nothing certified on the evaluation part
