@@ -10,21 +10,26 @@ rename) with a SHA-256 digest of its arrays stored beside them; an entry that is
 unreadable, partial or whose digest does not match is deleted and recomputed.
 
 :class:`ResultCache` keeps small JSON results (bound checks) the same way.
+
+Every entry read is touched (its modification time set to now), so :func:`prune_cache` can drop the least
+recently used entries first and never those a run in progress has used; :func:`cache_size` measures a cache.
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
 import tempfile
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Sequence
 
 import numpy as np
 
 __all__ = ["ChunkCache", "ResultCache", "atomic_write_bytes", "stage_bytes", "sweep_stale_temporaries", "fingerprint",
-           "source_digest"]
+           "source_digest", "cache_size", "prune_cache", "Pruned"]
 
 
 def fingerprint(*parts: Any) -> str:
@@ -139,6 +144,63 @@ def atomic_write_bytes(path: str | os.PathLike, writer) -> None:
         raise
 
 
+def _touch(path: Path) -> None:
+    """Mark an entry as used now (what :func:`prune_cache` keeps longest)."""
+    with contextlib.suppress(OSError):
+        os.utime(path, None)
+
+
+def _entries(root: str | os.PathLike) -> list[tuple[float, int, Path]]:
+    out = []
+    for path in Path(root).rglob("*"):
+        with contextlib.suppress(OSError):
+            st = path.stat()
+            if path.is_file():
+                out.append((st.st_mtime, st.st_size, path))
+    return out
+
+
+def cache_size(root: str | os.PathLike) -> int:
+    """Bytes of every file under ``root`` (0 when it does not exist)."""
+    return sum(size for _, size, _ in _entries(root)) if Path(root).is_dir() else 0
+
+
+@dataclass(frozen=True)
+class Pruned:
+    """What :func:`prune_cache` did: files and bytes removed, bytes kept, and the kept bytes it could not
+    remove because they were used at or after ``keep_since`` (the run in progress)."""
+
+    removed_files: int
+    removed_bytes: int
+    kept_bytes: int
+    protected_bytes: int
+
+
+def prune_cache(root: str | os.PathLike, max_bytes: int, *, keep_since: float | None = None) -> Pruned:
+    """Delete the least recently used entries under ``root`` until it holds at most ``max_bytes``.
+
+    Entries used (read or written) at or after ``keep_since`` (a ``time.time()``) are never deleted, so a night
+    prunes what older nights left and keeps all it used itself, even when that alone exceeds ``max_bytes``.
+    Folders left empty are removed. Deleting is safe beside a reader: a missing entry is recomputed.
+    """
+    entries = sorted(_entries(root), key=lambda e: e[0])
+    total = sum(size for _, size, _ in entries)
+    removed_files = removed_bytes = protected = 0
+    for mtime, size, path in entries:
+        if total - removed_bytes <= max_bytes:
+            break
+        if keep_since is not None and mtime >= keep_since:
+            protected += size
+            continue
+        if _remove(path):
+            removed_files += 1
+            removed_bytes += size
+    for folder in sorted((p for p in Path(root).rglob("*") if p.is_dir()), key=lambda p: len(p.parts), reverse=True):
+        with contextlib.suppress(OSError):
+            folder.rmdir()  # only when empty
+    return Pruned(removed_files, removed_bytes, total - removed_bytes, protected)
+
+
 class ChunkCache:
     """Finished chunks of one trial run, under ``root/<namespace>/``."""
 
@@ -170,6 +232,7 @@ class ChunkCache:
             _remove(path)
             return None
         self.hits += 1
+        _touch(path)
         return arrays
 
     def store(self, chunk: int, size: int, arrays: Sequence[np.ndarray]) -> bool:
@@ -198,6 +261,10 @@ class ResultCache:
     def _path(self, key: str) -> Path:
         return self.dir / f"{key}.json"
 
+    def has(self, key: str) -> bool:
+        """Whether an entry is stored under ``key`` (not read, not checked)."""
+        return self._path(key).exists()
+
     def load(self, key: str) -> Any | None:
         path = self._path(key)
         if not path.exists():
@@ -207,6 +274,7 @@ class ResultCache:
             body = json.dumps(wrapper["value"], sort_keys=True)
             if hashlib.sha256(body.encode()).hexdigest() != wrapper["sha256"]:
                 raise ValueError("digest mismatch")
+            _touch(path)
             return wrapper["value"]
         except Exception:
             _remove(path)

@@ -15,12 +15,13 @@ import numpy as np
 
 from privbound._validation import check_confidence, check_delta, check_epsilon, check_int
 from privbound.audit.attacks.library import Attack
-from privbound.audit.engine import DEFAULT_CHUNK_SIZE, run_trials
-from privbound.audit.estimators import Estimator, resolve_estimator
-from privbound.audit.features import as_batch
+from privbound.audit.engine import DEFAULT_CHUNK_SIZE, run_trials, sample_mechanism
+from privbound.audit.estimators import BlackBox, Estimator, FloatingPoint, resolve_estimator
+from privbound.audit.features import as_batch, numeric_matrix
 from privbound.audit.result import AuditResult
+from privbound.audit.sequential import DEFAULT_MAX_TRIALS, DEFAULT_TOLERANCE, sequential_audit
 
-__all__ = ["audit_mechanism", "audit_outputs"]
+__all__ = ["audit_mechanism", "audit_outputs", "FLOAT_SHARE"]
 
 
 def _check_batches(out0, out1):
@@ -73,7 +74,7 @@ def audit_mechanism(
     *,
     epsilon: float,
     delta: float = 0.0,
-    trials: int = 10_000,
+    trials: int | str = 10_000,
     confidence: float = 0.95,
     seed: int = 0,
     n_jobs: int | None = 1,
@@ -82,6 +83,10 @@ def audit_mechanism(
     chunk_size: int = DEFAULT_CHUNK_SIZE,
     name: str | None = None,
     cache: Any = None,
+    max_trials: int | None = None,
+    max_seconds: float | None = None,
+    tolerance: float | None = None,
+    float_audit: bool | str = "auto",
 ) -> AuditResult:
     """Audit ``mechanism`` on the neighbouring pair ``(d0, d1)`` against a claimed (epsilon, delta).
 
@@ -110,6 +115,22 @@ def audit_mechanism(
     :class:`~privbound.audit.attacks.Attack`, ``"threshold"``, ``"plug-in"``, ``"single-pattern"``,
     ``"logistic"``, ``"boosting"``, ``"floating-point"``, or ``"auto"``: the portfolio).
 
+    ``trials="auto"`` samples in stages and stops when the bound is decided
+    (:mod:`privbound.audit.sequential`): a violation predicted by the selection part and evaluated, the claim
+    out of reach of ``max_trials`` trials per dataset, no overspend above ``tolerance`` (default 10%) visible
+    to the attacks within that budget, or ``max_seconds`` spent. The bound is the fixed-trials bound at the
+    trials spent and keeps its confidence whatever the stopping rule (the looks read only the selection
+    part); ``result.trials`` is the trials spent per dataset and ``result.stop_reason`` says why it stopped.
+    It needs the black-box (or floating-point) estimator.
+
+    ``float_audit`` (default ``"auto"``): the floating-point attack (:mod:`privbound.audit.attacks.floating`,
+    Mironov, CCS 2012) runs beside the default black-box portfolio whenever the outputs are floats that are
+    not all integers (judged on 16 outputs of an independent probe run), on the same trials, with its own
+    verdict (``result.floating_point``, a summary line) and its own share :data:`FLOAT_SHARE` of
+    ``1 - confidence``; the mathematical verdict keeps the rest, so both hold together at ``confidence``.
+    ``False``, an explicit ``attack=`` or an ``estimator=`` other than the default black-box portfolio turns
+    it off; ``True`` asks for it with any black-box estimator.
+
     Example::
 
         from privbound.audit import audit_mechanism
@@ -118,17 +139,84 @@ def audit_mechanism(
     """
     epsilon = check_epsilon(epsilon)
     delta = check_delta(delta)
-    trials = check_int(trials, "trials", low=1)
+    sequential = _check_trials(trials)
+    given = [k for k, v in (("max_trials", max_trials), ("max_seconds", max_seconds), ("tolerance", tolerance))
+             if v is not None]
+    if given and not sequential:
+        raise ValueError(f"{', '.join(given)} only apply to trials='auto', got trials={trials}")
     confidence = check_confidence(confidence)
     check_int(seed, "seed", low=0)
-    if trials < 10:
-        raise ValueError(f"trials must be at least 10 for an audit, got {trials}")
     est = resolve_estimator(estimator, attack=attack, output_space=getattr(mechanism, "output_space", None))
     est = est.for_mechanism(mechanism, d0, d1)
     start = time.perf_counter()
-    outs = run_trials(mechanism, d0, d1, trials, seed=seed, n_jobs=n_jobs, chunk_size=chunk_size, cache=cache)
-    wall = time.perf_counter() - start
-    result = audit_outputs(outs.out0, outs.out1, epsilon=epsilon, delta=delta, confidence=confidence,
-                           estimator=est, seed=seed, name=name)
-    return replace(result, wall_seconds=time.perf_counter() - start,
-                   details={**result.details, "sampling_seconds": wall})
+    float_est = _float_estimator(float_audit, est, mechanism, d0, d1, seed)
+    math_confidence = confidence if float_est is None else 1.0 - (1.0 - confidence) * (1.0 - FLOAT_SHARE)
+    if sequential:
+        result, outs = sequential_audit(mechanism, d0, d1, est, epsilon=epsilon, delta=delta,
+                                        confidence=math_confidence, seed=seed, n_jobs=n_jobs,
+                                        max_trials=DEFAULT_MAX_TRIALS if max_trials is None else max_trials,
+                                        max_seconds=max_seconds,
+                                        tolerance=DEFAULT_TOLERANCE if tolerance is None else tolerance,
+                                        chunk_size=chunk_size,
+                                        cache=cache)
+        wall = None
+    else:
+        outs = run_trials(mechanism, d0, d1, trials, seed=seed, n_jobs=n_jobs, chunk_size=chunk_size, cache=cache)
+        wall = time.perf_counter() - start
+        result = audit_outputs(outs.out0, outs.out1, epsilon=epsilon, delta=delta, confidence=math_confidence,
+                               estimator=est, seed=seed, name=name)
+    if float_est is not None:
+        fp = audit_outputs(outs.out0, outs.out1, epsilon=epsilon, delta=delta,
+                           confidence=1.0 - (1.0 - confidence) * FLOAT_SHARE, estimator=float_est, seed=seed,
+                           name=name)
+        result = replace(result, floating_point=fp)
+    details = result.details if wall is None else {**result.details, "sampling_seconds": wall}
+    return replace(result, name=name, wall_seconds=time.perf_counter() - start, details=details)
+
+
+# Share of 1 - confidence that the default audit's floating-point verdict spends (the mathematical one the rest).
+FLOAT_SHARE = 0.2
+
+
+def _float_estimator(float_audit: Any, est: Estimator, mechanism: Any, d0: Any, d1: Any,
+                     seed: int) -> FloatingPoint | None:
+    """The floating-point attack's own estimator when it runs beside ``est`` (``audit_mechanism``'s
+    ``float_audit``), else None."""
+    if float_audit is False:
+        return None
+    if float_audit is not True and float_audit != "auto":
+        raise ValueError(f"float_audit must be True, False or 'auto', got {float_audit!r}")
+    if isinstance(est, FloatingPoint) or not isinstance(est, BlackBox):
+        if float_audit is True and not isinstance(est, FloatingPoint):
+            raise ValueError(f"float_audit=True needs a black-box estimator, got {est.name!r}")
+        return None
+    if float_audit == "auto" and not (isinstance(est.attack, str) and est.attack == "auto" and est.strategy is None):
+        return None
+    if float_audit == "auto" and not _float_outputs(mechanism, d0, seed):
+        return None
+    return FloatingPoint.attack_only(mechanism, d0, d1)
+
+
+def _float_outputs(mechanism: Any, d0: Any, seed: int, size: int = 16) -> bool:
+    """Whether ``size`` outputs of an independent probe run on ``d0`` are floats and not all integers (the probe
+    draws from its own seed stream: it is not one of the audit's trials)."""
+    rng = np.random.default_rng(np.random.SeedSequence([int(seed), 0xF10A7]))
+    try:
+        probe = as_batch(sample_mechanism(mechanism, d0, rng, size))
+        x = numeric_matrix(probe)
+    except Exception:  # the trials report a failing mechanism or an output that cannot be audited, naming the trial
+        return False
+    if x is None or probe.dtype.kind != "f":
+        return False
+    return bool(np.any(np.isfinite(x) & (x != np.round(x))))
+
+
+def _check_trials(trials: Any) -> bool:
+    """Whether ``trials`` asks for the sequential audit (``"auto"``); an integer must be at least 10."""
+    if isinstance(trials, str):
+        if trials != "auto":
+            raise ValueError(f"trials must be an integer >= 10 or 'auto', got {trials!r}")
+        return True
+    if check_int(trials, "trials", low=1) < 10:
+        raise ValueError(f"trials must be at least 10 for an audit, got {trials}")
+    return False

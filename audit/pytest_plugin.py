@@ -90,9 +90,11 @@ def assert_dp(
 ) -> Any:
     """Assert that an audit finds no violation of (epsilon, delta)-DP; returns the AuditResult.
 
-    Raises ``AssertionError`` with the epsilon lower bound, the trials, the seed and
-    the command that reproduces the failure.
+    Raises ``AssertionError`` whose first words are the verdict (``assert_dp: VIOLATED ...``), then the
+    epsilon lower bound, the trials, the seed and the command that reproduces the failure; pytest shows
+    the test's line, not this function's source.
     """
+    __tracebackhide__ = True
     from privbound.audit.core import audit_mechanism
 
     alpha = next_alpha(confidence)
@@ -103,9 +105,9 @@ def assert_dp(
     _BUDGET.log.append(("assert_dp", alpha, result.violation))
     if result.violation:
         raise AssertionError(
-            f"privacy violation: epsilon lower bound {result.epsilon_lower_bound:.4f} > claimed {epsilon:g} "
-            f"(delta={delta:g}) at confidence {1 - alpha:.6g}; trials={n} per dataset, seed={seed}, "
-            f"attack={result.attack}, event: {result.event}.\nReproduce: {_BUDGET.reproduce()}"
+            f"assert_dp: VIOLATED ({epsilon:g}, {delta:g})-DP -- epsilon lower bound "
+            f"{result.epsilon_lower_bound:.4f} > claimed {epsilon:g} at confidence {1 - alpha:.6g}; trials={n} per "
+            f"dataset, seed={seed}, attack={result.attack}, event: {result.event}.\nReproduce: {_BUDGET.reproduce()}"
         )
     return result
 
@@ -116,6 +118,7 @@ def assert_rate_at_most(successes: int, trials: int, p: float, *, confidence: fl
     Exact one-sided binomial test of H0: rate <= p; fails when the p-value
     ``P[Binom(trials, p) >= successes]`` is below the assertion's level. Returns the p-value.
     """
+    __tracebackhide__ = True
     trials = check_int(trials, "trials", low=1)
     successes = check_int(successes, "successes", low=0, high=trials)
     p = check_probability(p, "p")

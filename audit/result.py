@@ -1,4 +1,12 @@
-"""The verdict of an audit: :class:`AuditResult`, and :func:`json_safe` for its JSON form."""
+"""The verdict of an audit: :class:`AuditResult`, and :func:`json_safe` for its JSON form.
+
+:func:`certifiable_epsilon` states an audit's power: the largest epsilon lower bound that the best possible
+test could certify, in expectation, from ``n`` evaluation trials per dataset at the audit's confidence,
+against a mechanism spending ``OVERSPEND`` times the claim -- a Gaussian mechanism for a claim with
+delta > 0, a Laplace mechanism for pure DP (one-sided Clopper--Pearson bounds at the expected counts of
+each threshold test on the likelihood ratio, the best threshold taken). When that is at most the claim,
+the audit could not have seen such a violation and its verdict is ``inconclusive``, not ``holds``.
+"""
 
 from __future__ import annotations
 
@@ -6,11 +14,59 @@ import enum
 import json
 import math
 from dataclasses import asdict, dataclass, field
+from functools import cached_property, lru_cache
 from typing import Any
 
 import numpy as np
 
-__all__ = ["AuditResult", "json_safe"]
+__all__ = ["AuditResult", "json_safe", "certifiable_epsilon", "AUDIT_STATUSES", "OVERSPEND", "COUNT_BASED"]
+
+AUDIT_STATUSES = ("holds", "violated", "inconclusive")
+OVERSPEND = 2.0
+"""The overspend an audit must have been able to see for "holds": a mechanism spending twice its claim (a noise
+scale halved, a sensitivity factor of 2 forgotten), as the nightly's tight verdict asks of the tight epsilon."""
+COUNT_BASED = ("black-box", "output-space", "floating-point")
+"""The estimators whose bound comes from event counts, so that the trials cap what they can certify."""
+
+
+@lru_cache(maxsize=64)
+def _gaussian_tests(epsilon: float, delta: float):
+    """(FPR, TPR) of the threshold tests of the Gaussian mechanism whose (epsilon, delta) curve passes through
+    the given point (Gaussian-DP mu solved from delta(epsilon; mu) = delta)."""
+    from scipy import optimize, stats
+
+    def excess(mu: float) -> float:
+        return (stats.norm.cdf(-epsilon / mu + mu / 2)
+                - math.exp(epsilon + stats.norm.logcdf(-epsilon / mu - mu / 2)) - delta)
+
+    mu = optimize.brentq(excess, 1e-6, 2.0 * math.sqrt(2.0 * epsilon) + 40.0)
+    t = np.linspace(-3.0, mu + 12.0, 300)
+    return stats.norm.sf(t), stats.norm.sf(t - mu)
+
+
+def certifiable_epsilon(n: int, confidence: float, epsilon: float, delta: float,
+                        overspend: float = OVERSPEND) -> float:
+    """The largest epsilon lower bound any attack can certify, in expectation, from ``n`` evaluation trials per
+    dataset at ``confidence``, against a mechanism spending ``overspend`` x ``epsilon`` at ``delta`` (Gaussian
+    for delta > 0, Laplace for delta = 0): an upper bound on the power of a count-based audit."""
+    from scipy import stats
+
+    if n < 1:
+        return 0.0
+    spent = overspend * epsilon
+    if delta > 0:
+        fpr, tpr = _gaussian_tests(spent, delta)
+    else:  # Laplace: P_1(X > t) = e^spent P_0(X > t) for every t past the sensitivity
+        fpr = np.geomspace(1e-3 / n, 0.5 * math.exp(-spent), 300)
+        tpr = math.exp(spent) * fpr
+    alpha = 1.0 - confidence
+    k1, k0 = n * tpr, n * fpr
+    tpr_lower = stats.beta.ppf(alpha, np.maximum(k1, 1e-12), n - k1 + 1)
+    fpr_upper = stats.beta.ppf(1.0 - alpha, k0 + 1, np.maximum(n - k0, 1e-12))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        bounds = np.log(np.maximum(tpr_lower - delta, 0.0) / fpr_upper)
+    bounds = bounds[np.isfinite(bounds)]
+    return float(max(0.0, bounds.max())) if bounds.size else 0.0
 
 
 @dataclass(frozen=True, repr=False)
@@ -71,8 +127,29 @@ class AuditResult:
     float_audit : bool
         The audit included the floating-point attack (:mod:`privbound.audit.attacks.floating`): a
         violation then says the implementation is float-unsafe at the claimed epsilon.
+    tradeoff : dict or None
+        The empirical trade-off curve of the chosen attack's test family on the evaluation outputs, its
+        simultaneous confidence band and the certified points (:class:`privbound.audit.tradeoff.TradeOffCurve`
+        as a dict: ``alpha``, ``beta``, ``alpha_lower``, ``alpha_upper``, ``beta_lower``, ``beta_upper``,
+        ``mu_lower_bound``, ``confidence``, ``null``, ``alternative``, ``n_null``, ``n_alternative``).
+    mu_lower_bound : float or None
+        Gaussian-DP: the mechanism is not mu-GDP for any mu below it (at the curve's confidence), read from
+        the certified trade-off curve.
+    stop_reason : str or None
+        For an audit with ``trials="auto"``: why it stopped (``trials`` is then the trials it spent per dataset).
+    floating_point : AuditResult or None
+        The floating-point attack's own verdict, beside the mathematical one, when it ran by default
+        (``float_audit="auto"`` on float outputs); its confidence is its own share of the audit's.
     details : dict
         Everything else: the ROC of the chosen event family, timings, what the target records.
+    status : str
+        (property) ``"violated"`` when the bound exceeds the claim; ``"inconclusive"`` when a count-based
+        audit (:data:`COUNT_BASED`) could not have seen a mechanism spending twice its claim at its trials
+        (:attr:`power`); ``"holds"`` otherwise.
+    power : dict or None
+        (property) For a count-based audit: ``epsilon_certifiable`` (:func:`certifiable_epsilon` at its
+        evaluation trials), the ``alternative`` it is computed against and, when inconclusive,
+        ``trials_needed`` -- the trials per dataset at which it would exceed the claim.
     """
 
     epsilon_claimed: float
@@ -101,11 +178,51 @@ class AuditResult:
     tight_source: str | None = None
     tight_violation: bool = False
     float_audit: bool = False
+    tradeoff: dict[str, Any] | None = None
+    mu_lower_bound: float | None = None
+    stop_reason: str | None = None
+    floating_point: "AuditResult | None" = None
     details: dict[str, Any] = field(default_factory=dict)
 
+    @cached_property
+    def power(self) -> dict[str, Any] | None:
+        if self.estimator not in COUNT_BASED or self.epsilon_claimed <= 0:
+            return None
+        n, conf, eps, delta = self.n_evaluation, self.confidence, self.epsilon_claimed, self.delta
+        kind = "Gaussian" if delta > 0 else "Laplace"
+        power = {"epsilon_certifiable": certifiable_epsilon(n, conf, eps, delta), "overspend": OVERSPEND,
+                 "alternative": f"a {kind} mechanism at epsilon {OVERSPEND * eps:.3g}" + (
+                     f" (delta {delta:g})" if delta > 0 else ""), "trials_needed": None}
+        if power["epsilon_certifiable"] <= eps:
+            share = n / max(self.trials, 1)  # the evaluation part of each dataset's trials
+            hi = max(2 * n, 16)
+            while certifiable_epsilon(hi, conf, eps, delta) <= eps and hi < 2**40:
+                hi *= 2
+            lo = hi // 2
+            while hi - lo > max(1, lo // 50):
+                mid = (lo + hi) // 2
+                lo, hi = (mid, hi) if certifiable_epsilon(mid, conf, eps, delta) <= eps else (lo, mid)
+            need = hi / share
+            power["trials_needed"] = int(float(f"{need:.2g}") if float(f"{need:.2g}") >= need else
+                                         float(f"{need * 1.05:.2g}"))
+        return power
+
+    @cached_property
+    def status(self) -> str:
+        if self.violation:
+            return "violated"
+        power = self.power
+        return "inconclusive" if power is not None and power["epsilon_certifiable"] <= self.epsilon_claimed else "holds"
+
+    def attacks_run(self) -> list[str]:
+        """The attacks that scored the outputs (those the portfolio tried on the selection part, then the chosen
+        one), in order, each once."""
+        tried = [a.get("attack") for a in (self.details.get("attack_selection") or []) if isinstance(a, dict)]
+        return list(dict.fromkeys([*tried, self.attack]))
+
     def to_dict(self) -> dict[str, Any]:
-        """A JSON-safe dict (non-finite floats become None)."""
-        return json_safe(asdict(self))
+        """A JSON-safe dict (non-finite floats become None), with :attr:`status` and :attr:`power`."""
+        return json_safe({**asdict(self), "status": self.status, "power": self.power})
 
     def to_json(self) -> str:
         return json.dumps(self.to_dict(), sort_keys=True)
@@ -117,17 +234,33 @@ class AuditResult:
                 f"trials={self.trials}, estimator={self.estimator!r}, attack={self.attack!r})")
 
     def summary(self) -> str:
-        """A readable paragraph, statsmodels-style."""
-        verdict = "VIOLATION" if self.violation else "consistent with the claim"
-        if self.tight_violation and not self.violation:
-            verdict = "consistent with the claim, ABOVE the tight epsilon of what the code runs"
+        """A readable paragraph, statsmodels-style: the verdict first (holds, VIOLATED or inconclusive)."""
+        power = self.power
         if self.float_audit:
             verdict = "float-unsafe at the claimed epsilon" if self.violation else "no floating-point leak found"
+        elif self.status == "inconclusive":
+            verdict = (f"inconclusive: at {self.trials} trials this audit can certify at most eps_hat = "
+                       f"{power['epsilon_certifiable']:.3g} against {power['alternative']}, not above the claim; "
+                       f"try trials={power['trials_needed']} or more")
+        else:
+            verdict = "VIOLATED" if self.violation else "holds"
+        if self.tight_violation and not self.violation and not self.float_audit:
+            verdict = ("holds, but ABOVE the tight epsilon of what the code runs" if verdict == "holds" else
+                       f"{verdict}; ABOVE the tight epsilon of what the code runs")
+        if self.floating_point is not None and not self.float_audit:
+            verdict += ("; FLOAT-UNSAFE in floating point" if self.floating_point.violation else
+                        "; no floating-point leak found")
         name = f"{self.name}: " if self.name else ""
         lines = [
             f"{name}{'floating-point ' if self.float_audit else ''}privacy audit -- {verdict}",
             f"  claimed             : ({self.epsilon_claimed:g}, {self.delta:g})-DP",
         ]
+        if power is not None and self.status != "inconclusive":
+            lines.append(f"  power               : at most eps_hat = {power['epsilon_certifiable']:.3g} certifiable at "
+                         f"these trials against {power['alternative']} (twice the claim)")
+        floating = ("the floating-point attack ran" if self.float_audit or getattr(self, "floating_point", None)
+                    else "the floating-point attack did not run (estimator=\"floating-point\"; CLI: --float)")
+        lines.append(f"  attacks             : {', '.join(self.attacks_run())}; {floating}")
         if self.epsilon_tight is not None:
             verdict_tight = "EXCEEDED" if self.tight_violation else "not exceeded"
             lines.append(f"  tight epsilon       : {self.epsilon_tight:.4g} ({self.tight_source}) -- {verdict_tight}")
@@ -149,11 +282,29 @@ class AuditResult:
             f"  trials              : {self.trials} per dataset ({self.n_evaluation} evaluated), seed {self.seed}",
             f"  estimator           : {self.estimator} (attack {self.attack}, method {self.method})",
             f"  event               : {self.event or 'none (no distinguishing event found)'}",
-            f"  TPR / FPR           : {self.tpr:.4g} / {self.fpr:.4g}"
-            f" (CP bounds {self.tpr_lower:.4g} / {self.fpr_upper:.4g}), AUROC {self.auroc:.3f}",
-            f"  wall time           : {self.wall_seconds:.2f} s",
+            (f"  TPR / FPR           : {self.tpr:.4g} / {self.fpr:.4g}"
+             f" (CP bounds {self.tpr_lower:.4g} / {self.fpr_upper:.4g}), AUROC {self.auroc:.3f}"
+             if math.isfinite(self.tpr) and math.isfinite(self.fpr) else
+             f"  TPR / FPR           : - (no event told the datasets apart), AUROC {self.auroc:.3f}"),
         ]
+        if self.mu_lower_bound is not None:
+            conf = (self.tradeoff or {}).get("confidence", self.confidence)
+            lines.append(f"  Gaussian-DP mu      : >= {self.mu_lower_bound:.4f} at {conf:.1%} confidence "
+                         f"(from the certified trade-off curve; epsilon lower bound {self.epsilon_lower_bound:.4g})")
+        if self.stop_reason is not None:
+            lines.append(f"  stopped             : after {self.trials} trials per dataset -- {self.stop_reason}")
+        if self.floating_point is not None:
+            lines.append(f"  floating point      : {self.floating_point.float_verdict()}")
+        lines.append(f"  wall time           : {self.wall_seconds:.2f} s")
         return "\n".join(lines)
+
+    def float_verdict(self) -> str:
+        """One line on what the floating-point attack found (for a result with ``float_audit``)."""
+        if self.violation:
+            return (f"float-unsafe at the claimed epsilon: lower bound {self.epsilon_lower_bound:.4g} > "
+                    f"{self.epsilon_claimed:g} at {self.confidence:.1%} confidence (attack {self.attack})")
+        return (f"no floating-point leak found: lower bound {self.epsilon_lower_bound:.4g} at "
+                f"{self.confidence:.1%} confidence (attack {self.attack}, {self.n_evaluation} evaluated)")
 
     def __str__(self) -> str:
         return self.summary()

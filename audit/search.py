@@ -64,6 +64,7 @@ from privbound._validation import check_confidence, check_delta, check_epsilon, 
 
 __all__ = [
     "InputSpace",
+    "RecordDomain",
     "BoxNeighbours",
     "RecordNeighbours",
     "FiniteNeighbours",
@@ -199,6 +200,163 @@ class RecordNeighbours(InputSpace):
 
 
 @dataclass(frozen=True)
+class RecordDomain(InputSpace):
+    """Datasets of ``n`` records from a declared domain; neighbours change one record by at most ``radius``.
+
+    ``low``, ``high``: the declared bounds of a record; ``kind``: ``"float"`` or ``"int"`` records;
+    ``sampler(rng, n)``: draws ``n`` typical records (default: uniform in the bounds); ``radius``: the largest
+    change of one record between neighbours (default ``high - low``: replace one record by any other);
+    ``clips``: the guarantee claims to clip records to the bounds, so records outside them are explored too.
+
+    Besides the structured pairs at the ends of the box and random pairs from the sampler, it proposes pairs of
+    kinds that hand-made pairs miss (Casacuberta, Shoemate, Vadhan & Wagaman, "Widespread underestimation of
+    sensitivity in differentially private libraries and how to fix it", CCS 2022; Mironov, CCS 2012):
+
+    * ``"magnitude"``: every record at a large power of two inside the bounds, one moved by ``radius``;
+    * ``"rounding"`` (float records): one record moved by one rounding step of a double
+      (``numpy.nextafter``), or across the midpoint between two single-precision values at a large magnitude
+      (where a computation in float32 rounds the two records apart);
+    * ``"outside"`` (``clips=True``): one record beyond the bounds (by ``radius``, 10x and 1000x the range).
+
+    Local moves (:meth:`perturb`) change the moved record by a fraction of ``radius``, the shared magnitude by
+    a factor of two, or the offset of the moved record within a rounding step.
+    """
+
+    n: int
+    low: float
+    high: float
+    kind: str = "float"
+    sampler: Callable[[np.random.Generator, int], np.ndarray] | None = None
+    radius: float | None = None
+    clips: bool = False
+
+    KINDS = ("structured", "random", "magnitude", "rounding", "outside")
+
+    def __post_init__(self):
+        check_int(self.n, "n", low=1)
+        if not (math.isfinite(self.low) and math.isfinite(self.high) and self.high > self.low):
+            raise ValueError(f"high must exceed low (both finite), got low={self.low!r}, high={self.high!r}")
+        if self.kind not in ("float", "int"):
+            raise ValueError(f"kind must be 'float' or 'int', got {self.kind!r}")
+        if self.radius is not None:
+            check_real(self.radius, "radius", low=0.0, low_inclusive=False)
+        if self.sampler is not None and not callable(self.sampler):
+            raise TypeError(f"sampler must be callable as sampler(rng, n), got {type(self.sampler).__name__}")
+
+    @property
+    def step(self) -> float:
+        """The largest change of one record (``radius``, default the width of the bounds)."""
+        return float(self.high - self.low) if self.radius is None else float(self.radius)
+
+    def _records(self, values) -> np.ndarray:
+        x = np.asarray(values, dtype=float)
+        return np.round(x) if self.kind == "int" else x
+
+    def _move(self, d0: np.ndarray, i: int, value: float, inside: bool = True) -> tuple:
+        d1 = d0.copy()
+        v = float(np.clip(value, d0[i] - self.step, d0[i] + self.step))
+        d1[i] = np.clip(v, self.low, self.high) if inside else v
+        d1 = self._records(d1)
+        return (d0, d1)
+
+    def structured_pairs(self):
+        lo, hi, n = float(self.low), float(self.high), self.n
+        out = []
+        for base, target in ((lo, hi), (hi, lo), (0.5 * (lo + hi), hi)):
+            d0 = self._records(np.full(n, base))
+            out.append(self._move(d0, n - 1, target if self.radius is None else base + np.sign(target - base) * self.step))
+        mixed = self._records(np.r_[np.full(n // 2, hi), np.full(n - n // 2, lo)])
+        out.append(self._move(mixed, n - 1, hi))
+        return [p for p in out if not np.array_equal(p[0], p[1])]
+
+    def _draw(self, rng, size) -> np.ndarray:
+        if self.sampler is not None:
+            return self._records(np.clip(np.asarray(self.sampler(rng, size), float), self.low, self.high))
+        return self._records(rng.uniform(self.low, self.high, size))
+
+    def random_pair(self, rng):
+        d0 = self._draw(rng, self.n)
+        i = int(rng.integers(self.n))
+        return self._move(d0, i, d0[i] + rng.uniform(-1.0, 1.0) * self.step)
+
+    def _magnitudes(self) -> list[float]:
+        top = max(abs(self.low), abs(self.high))
+        if top < 2.0:
+            return []
+        k = int(math.floor(math.log2(top)))
+        out = []
+        for e in range(k, max(k - 6, 0), -1):
+            for m in (2.0 ** e, -(2.0 ** e)):
+                if self.low <= m <= self.high and (m - self.step >= self.low or m + self.step <= self.high):
+                    out.append(m)
+        return out
+
+    def special_pairs(self, rng) -> list[tuple[tuple, str]]:
+        """The pairs of kinds ``magnitude``, ``rounding`` and ``outside``, interleaved (class docstring)."""
+        n, r = self.n, self.step
+        kinds: dict[str, list] = {"magnitude": [], "rounding": [], "outside": []}
+        for m in self._magnitudes():
+            d0 = self._records(np.full(n, m))
+            direction = -1.0 if m + r > self.high else 1.0
+            kinds["magnitude"].append(self._move(d0, n - 1, m + direction * r))
+            if self.kind == "float":
+                # the midpoint between two float32 values next to one record, and next to the sum of the n records
+                for scale in sorted({1, n}):
+                    t = np.float32(abs(m) * scale)
+                    # the spacing on the side the record moves to (it halves below a power of two)
+                    beyond = t if direction * np.sign(m) > 0 else np.nextafter(t, np.float32(0))
+                    half32 = float(np.spacing(beyond)) / 2.0
+                    below = m + direction * (half32 - min(r, half32) / 2.0)
+                    kinds["rounding"].append(self._move(self._records(np.r_[np.full(n - 1, m), below]), n - 1,
+                                                        below + direction * min(r, half32)))
+        if self.kind == "float":
+            for x in (self.high, self.low, float(self._draw(rng, 1)[0])):
+                d0 = self._records(np.full(n, x))
+                step = np.nextafter(x, -np.inf if x >= self.high else np.inf)
+                kinds["rounding"].append(self._move(d0, n - 1, float(step)))
+        if self.clips:
+            width = self.high - self.low
+            for far in (r, 10 * width, 1000 * width):
+                d0 = self._records(np.full(n, self.high))
+                d1 = d0.copy(); d1[-1] = self.high + far
+                kinds["outside"].append((d0, self._records(d1)))
+                d0 = self._records(np.full(n, self.low))
+                d1 = d0.copy(); d1[-1] = self.low - far
+                kinds["outside"].append((d0, self._records(d1)))
+        out, lists = [], [kinds[k] for k in ("magnitude", "rounding", "outside")]
+        for j in range(max((len(v) for v in lists), default=0)):
+            for name, v in zip(("magnitude", "rounding", "outside"), lists):
+                if j < len(v) and not np.array_equal(v[j][0], v[j][1]):
+                    out.append((v[j], name))
+        return out
+
+    def perturb(self, pair, rng):
+        d0, d1 = (np.asarray(p, float).copy() for p in pair)
+        changed = np.flatnonzero(d0 != d1)
+        i = int(changed[0]) if changed.size else int(rng.integers(self.n))
+        u = rng.random()
+        if u < 0.4:  # move the changed record's new value by a fraction of the radius
+            return (self._records(d0), self._move(d0, i, d1[i] + rng.uniform(-0.5, 0.5) * self.step,
+                                                  inside=not self.clips or (self.low <= d1[i] <= self.high))[1])
+        if u < 0.7:  # slide both values of the changed record (its offset within a rounding step)
+            shift = rng.uniform(-0.5, 0.5) * max(self.step, float(np.spacing(np.float32(abs(d0[i]) + 1.0))))
+            s0, s1 = d0[i] + shift, d1[i] + shift
+            if self.clips or (self.low <= min(s0, s1) and max(s0, s1) <= self.high):  # stay inside the domain
+                d0[i], d1[i] = s0, s1
+            return self._records(d0), self._records(d1)
+        if u < 0.85 and abs(d0[i]) >= 2.0:  # halve or double the shared magnitude
+            f = 2.0 if rng.random() < 0.5 else 0.5
+            if self.low <= f * d0.min() and f * d0.max() <= self.high:
+                return self._records(d0 * f), self._records(d1 * f)
+        j = int(rng.integers(self.n))  # another record takes a typical value
+        v = self._draw(rng, 1)[0]
+        if j != i:
+            d0[j] = v
+            d1[j] = v
+        return self._records(d0), self._records(d1)
+
+
+@dataclass(frozen=True)
 class FiniteNeighbours(InputSpace):
     """An explicit list of candidate neighbouring pairs (e.g. single inputs 0 and 1)."""
 
@@ -229,9 +387,13 @@ class SearchResult:
 
     def summary(self) -> str:
         origin = self.audit.details.get("best_origin", "-")
+        kinds: dict[str, int] = {}
+        for c in self.candidates:
+            kinds[c["origin"]] = kinds.get(c["origin"], 0) + 1
         lines = [
             f"neighbour search: {len(self.candidates)} candidate pairs on {self.search_trials} trials per side;"
             f" certified on {self.audit_trials} fresh trials",
+            "  pairs explored      : " + ", ".join(f"{v} {k}" for k, v in kinds.items()),
             f"  best pair ({origin}): d0={_short(self.d0)} d1={_short(self.d1)}",
             f"  event chosen by: {self.audit.details.get('selection', '-')}"
             f" ({self.audit.details.get('selection_trials', 0)} selection trials)",
@@ -387,6 +549,8 @@ def _ranked(pool: list[_Candidate]) -> list[_Candidate]:
 def _explore(sampler: _PairSampler, input_space: InputSpace, search_trials: int, trials_per_candidate: int,
              n_random: int, n_local: int, rng: np.random.Generator) -> list[_Candidate]:
     """One batch per pair on a third of the search budget: structured, then random, then local pairs."""
+    if hasattr(input_space, "special_pairs"):
+        return _explore_domain(sampler, input_space, search_trials, trials_per_candidate, n_random, n_local, rng)
     structured = input_space.structured_pairs()
     explore_budget = max(1, int(search_trials * _EXPLORE_SHARE))
     # At least every structured pair is explored: a small budget shrinks the batch (floor 20).
@@ -410,6 +574,44 @@ def _explore(sampler: _PairSampler, input_space: InputSpace, search_trials: int,
             break
         parent = _ranked(candidates)[k % min(3, len(candidates))]
         explore(input_space.perturb(parent.pair, rng), "local")
+    return candidates
+
+
+# Pairs a record-domain search explores at least (the batch per pair shrinks to fit, down to 20 trials).
+_DOMAIN_SLOTS = 32
+
+
+def _explore_domain(sampler: _PairSampler, space: "RecordDomain", search_trials: int, trials_per_candidate: int,
+                    n_random: int, n_local: int, rng: np.random.Generator) -> list[_Candidate]:
+    """Exploration over a record domain: a quarter of the slots at most for the structured pairs, then random
+    and special pairs (magnitude, rounding, outside) interleaved, then hill climbing -- local moves from the
+    best pair so far -- on at least a third of the slots (and ``n_local`` at least). Every pair is ranked on its
+    own search outputs only; the certification's trials are fresh."""
+    explore_budget = max(1, int(search_trials * _EXPLORE_SHARE))
+    n0 = min(trials_per_candidate, max(20, explore_budget // _DOMAIN_SLOTS), search_trials)
+    slots = max(1, explore_budget // n0)
+    n_climb = max(n_local, slots // 3)
+    candidates: list[_Candidate] = []
+
+    def explore(pair, origin):
+        if len(candidates) < slots and not any(_same_pair(pair, c.pair) for c in candidates):
+            candidates.append(_Candidate(origin, pair))
+            sampler.sample(candidates[-1], n0)
+
+    for pair in space.structured_pairs()[: max(1, slots // 4)]:
+        explore(pair, "structured")
+    randoms = [(space.random_pair(rng), "random") for _ in range(n_random)]
+    special = space.special_pairs(rng)
+    for j in range(max(len(randoms), len(special))):
+        if len(candidates) >= slots - n_climb:
+            break
+        for queue in (special, randoms):
+            if j < len(queue):
+                explore(*queue[j])
+    tries = 0
+    while len(candidates) < slots and tries < 4 * slots:
+        tries += 1
+        explore(space.perturb(_ranked(candidates)[0].pair, rng), "local")
     return candidates
 
 

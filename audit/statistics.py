@@ -70,6 +70,7 @@ __all__ = [
     "SMALL_SPACE_MAX",
     "estimate_epsilon",
     "predicted_split_bound",
+    "optimistic_split_bound",
     "difference_evidence",
     "strongest_difference_event",
     "epsilon_lower_bound",
@@ -216,6 +217,48 @@ class Event:
             raise ValueError("a randomised event needs one uniform coin per score")
         strict = s > self.threshold if self.side == "ge" else s < self.threshold
         return strict | ((s == self.threshold) & (np.asarray(coins) < self.tie_fraction))
+
+
+def _pattern_text(key) -> str:
+    """An output pattern (a key of :func:`privbound.audit.features.pattern_keys`) as the user wrote it."""
+    if isinstance(key, bytes):
+        values = np.frombuffer(key, dtype=float).tolist()
+        return f"{values[0]:g}" if len(values) == 1 else "(" + ", ".join(f"{v:g}" for v in values) + ")"
+    if isinstance(key, tuple) and len(key) == 1:
+        return repr(key[0])
+    return repr(key)
+
+
+def label_event(event: Event | None, attack) -> Event | None:
+    """``event`` named in the output space when ``attack`` scores outputs by a table of output patterns (the
+    single-pattern attack's ``top_``, the plug-in attack's ``table_``), so that its description reads
+    ``output == 'no'`` instead of ``score < 1``; any other event is returned unchanged."""
+    if event is None or event.label is not None or event.tie_fraction is not None:
+        return event
+    t, ge = event.threshold, event.side == "ge"
+    top = getattr(attack, "top_", None)
+    if isinstance(top, tuple) and len(top) == 2 and getattr(attack, "name", "") == "single-pattern":
+        scores = {top[1]: 1.0, top[0]: -1.0} if top[0] is not None or top[1] is not None else {}
+        scores = {k: v for k, v in scores.items() if k is not None}
+        rest = 0.0
+    elif isinstance(getattr(attack, "table_", None), dict) and getattr(attack, "name", "") == "plug-in":
+        scores, rest = attack.table_, float(attack.pooled_)
+    else:
+        return event
+    inside = [k for k, v in scores.items() if (v >= t) == ge]
+    outside = [k for k, v in scores.items() if (v >= t) != ge]
+    rest_in = (rest >= t) == ge
+    if not rest_in and len(inside) == 1:
+        label = f"output == {_pattern_text(inside[0])}"
+    elif not rest_in and inside:
+        label = "output in {" + ", ".join(sorted(_pattern_text(k) for k in inside)) + "}"
+    elif rest_in and len(outside) == 1:
+        label = f"output != {_pattern_text(outside[0])}"
+    elif rest_in and outside:
+        label = "output not in {" + ", ".join(sorted(_pattern_text(k) for k in outside)) + "}"
+    else:
+        return event
+    return Event(event.threshold, event.side, event.top, event.tie_fraction, label=label)
 
 
 @dataclass(frozen=True)
@@ -640,6 +683,45 @@ def predicted_split_bound(
     pred, _ = best_event(s_in, s_out, int(n_evaluation), int(n_evaluation), delta=check_delta(delta),
                                  alpha=1.0 - check_confidence(confidence), families=_families(direction))
     return float(pred)
+
+
+def optimistic_split_bound(in_scores, out_scores, n_evaluation: int, *, delta: float = 0.0,
+                           confidence: float = 0.95, z: float = 2.0,
+                           resolution: float = math.inf) -> tuple[float, int]:
+    """``(bound, events)``: the largest bound a resolved threshold event of these scores could certify on
+    ``n_evaluation`` trials per side if its rates were at the optimistic ends of their Wilson intervals.
+
+    The mirror image of :func:`predicted_split_bound`: each event's top rate is raised and its bottom rate
+    lowered by ``z`` Wilson standard errors, and the bound the evaluation would give at those rates is
+    maximised over the selection grid's events that these scores resolve -- those whose optimistic log ratio
+    ln((p_top - delta) / p_bottom) exceeds the observed one by at most ``resolution`` (rarer events are below
+    the resolution of this sample and are not judged). ``events`` counts the resolved events (``-inf`` and 0
+    when there is none). A stopping criterion of the sequential audit, never a confidence bound.
+    """
+    s_in = check_scores(in_scores, "in_scores")
+    s_out = check_scores(out_scores, "out_scores")
+    delta = check_delta(delta)
+    alpha = 1.0 - check_confidence(confidence)
+    z = check_real(z, "z", low=0.0)
+    resolution = check_real(resolution, "resolution", low=0.0, low_inclusive=False)
+    n_eval = check_int(n_evaluation, "n_evaluation", low=1)
+    thresholds = _threshold_grid(np.concatenate([s_in, s_out]), _SELECTION_GRID)
+    best, resolved = -np.inf, 0
+    for k_top, n_top, k_bot, n_bot, _ in _candidate_table(s_in, s_out, thresholds, (0, 1, 2, 3)):
+        k_top, k_bot = np.asarray(k_top, float), np.asarray(k_bot, float)
+        rate_top = _wilson(k_top, n_top, z, +1.0)
+        rate_bot = _wilson(k_bot, n_bot, z, -1.0)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            observed = np.log(np.maximum(k_top / n_top - delta, 0.0)) - np.log(k_bot / n_bot)
+            optimistic = np.log(np.maximum(rate_top - delta, 0.0)) - np.log(rate_bot)
+            ok = (optimistic - observed) <= resolution
+        ok &= np.isfinite(observed)
+        if not ok.any():
+            continue
+        resolved += int(np.count_nonzero(ok))
+        pred = _wilson_bound(rate_top[ok] * n_eval, n_eval, rate_bot[ok] * n_eval, n_eval, delta=delta, alpha=alpha)
+        best = max(best, float(np.max(pred)))
+    return best, resolved
 
 
 def difference_evidence(in_scores, out_scores, *, delta: float = 0.0, direction: Direction = "two-sided") -> float:

@@ -12,13 +12,16 @@ over its claim is its overspend. The sources of the tight values are listed afte
 at the default nightly's trials and seed 0 (``Target.audit_mutant``), its bound against the correct code's
 tight epsilon and whether the audit flags it. ``--overspend`` adds a third: per target with an
 ``overspend`` factory, the smallest factor of the grid whose overspending learner the audit flags at the
-default nightly's trials (the audits stop at the first flagged factor).
+default nightly's trials (the audits stop at the first flagged factor). ``--soundness RUNS`` adds a fourth:
+per correct learner target, RUNS audits at ``--soundness-trials`` trials per dataset and confidence 0.95
+(seeds 0 .. RUNS - 1), the number whose bound exceeds the tight epsilon and the binomial probability of at least
+that many if each exceeded with probability 0.05 (a sound design: small counts, large probabilities).
 
 Usage::
 
     python benchmarks/learner_tightness.py [--profiles smoke default] [--n-jobs 1] [--targets NAME ...]
                                            [--papers PAPER ...] [--tight-only] [--mutants] [--overspend]
-                                           [--csv FILE]
+                                           [--soundness RUNS [--soundness-trials N]] [--csv FILE]
 """
 
 from __future__ import annotations
@@ -27,6 +30,8 @@ import argparse
 import math
 import sys
 import time
+
+import numpy as np
 
 PAPERS = ("decision-lists-winnow", "robust-halfspaces", "agnostic-halfspaces")
 OVERSPEND_GRID = (1.05, 1.1, 1.15, 1.2, 1.25, 1.5, 2.0)
@@ -107,6 +112,22 @@ def overspend_rows(names=None, papers=PAPERS, n_jobs=1, grid=OVERSPEND_GRID):
         yield row
 
 
+def soundness_rows(names=None, papers=PAPERS, runs=300, trials=500):
+    """Per correct learner target with a tight epsilon: ``runs`` audits at ``trials`` trials, how many exceed it."""
+    from scipy import stats
+
+    for t in _selected(names, papers):
+        te = t.tight()
+        if t.planted_bug or te is None:
+            continue
+        t0 = time.perf_counter()
+        bounds = np.array([t.audit(trials=trials, seed=s, confidence=0.95).epsilon_lower_bound for s in range(runs)])
+        above = int(np.sum(bounds > te.epsilon))
+        yield {"target": t.name, "tight": te.epsilon, "runs": runs, "trials": trials, "above tight": above,
+               "P(Bin(runs, 0.05) >= above)": float(stats.binom.sf(above - 1, runs, 0.05)),
+               "mean bound/tight": float(bounds.mean() / te.epsilon), "s": round(time.perf_counter() - t0, 1)}
+
+
 def _fmt(v) -> str:
     if isinstance(v, bool):
         return "BUG" if v else ""
@@ -138,6 +159,9 @@ def main(argv=None) -> int:
     ap.add_argument("--tight-only", action="store_true", help="the tight values only, no audit")
     ap.add_argument("--mutants", action="store_true", help="also audit every learner mutant at the default trials")
     ap.add_argument("--overspend", action="store_true", help="also the smallest overspend factor each audit flags")
+    ap.add_argument("--soundness", type=int, default=0, metavar="RUNS",
+                    help="also RUNS audits of each correct target at small trials, counted above its tight epsilon")
+    ap.add_argument("--soundness-trials", type=int, default=500, help="trials per dataset of each soundness audit")
     ap.add_argument("--csv", help="also write the rows to this CSV file")
     args = ap.parse_args(argv)
     import pandas as pd
@@ -164,6 +188,13 @@ def main(argv=None) -> int:
         found = list(overspend_rows(args.targets, tuple(args.papers), args.n_jobs))
         print("\nSmallest overspend flagged at the default nightly's trials (seed 0; bounds per factor):\n")
         print(markdown_table([[_fmt(r.get(c, math.nan)) for c in cols] for r in found], cols))
+    if args.soundness:
+        found = list(soundness_rows(args.targets, tuple(args.papers), args.soundness, args.soundness_trials))
+        cols = ["target", "tight", "runs", "trials", "above tight", "P(Bin(runs, 0.05) >= above)",
+                "mean bound/tight", "s"]
+        print(f"\nSoundness: {args.soundness} audits per correct target at {args.soundness_trials} trials, "
+              "confidence 0.95:\n")
+        print(markdown_table([[_fmt(r[c]) for c in cols] for r in found], cols))
     if args.csv:
         pd.DataFrame(out).to_csv(args.csv, index=False)
     return 0

@@ -36,15 +36,18 @@ from __future__ import annotations
 import json
 import math
 import re
+import socket
 import sqlite3
 from contextlib import closing
 from pathlib import Path
 from typing import Any
 
 from privbound.audit.statistics import TESTS
+from privbound.reports.schema import BaselineRun, Comparison, NightlyResults, as_results
 
 __all__ = [
-    "HISTORY_NAME", "CHANGE_ALPHA", "HistoryError", "Baseline", "record_run", "previous_run", "compare",
+    "HISTORY_NAME", "CHANGE_ALPHA", "HistoryError", "Baseline", "record_run", "previous_run", "recent_wall_seconds",
+    "compare",
     "epsilon_change_z", "epsilon_variance", "change_threshold", "load_history", "probe",
 ]
 
@@ -53,7 +56,8 @@ CHANGE_ALPHA = 0.05
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS runs (
-    run_id TEXT PRIMARY KEY, started_utc TEXT, profile TEXT, code_version TEXT, seed INTEGER, out_dir TEXT
+    run_id TEXT PRIMARY KEY, started_utc TEXT, profile TEXT, code_version TEXT, seed INTEGER, out_dir TEXT,
+    wall_seconds REAL, host TEXT
 );
 CREATE TABLE IF NOT EXISTS rows (
     run_id TEXT, kind TEXT, name TEXT, status TEXT, value REAL, reference REAL, p_value REAL, extra TEXT,
@@ -87,6 +91,10 @@ def _open_write(path: Path) -> sqlite3.Connection:
     cols = {r[1] for r in con.execute("PRAGMA table_info(rows)")}
     if "extra" not in cols:  # a history written before the significance rule
         con.execute("ALTER TABLE rows ADD COLUMN extra TEXT")
+    run_cols = {r[1] for r in con.execute("PRAGMA table_info(runs)")}
+    for col, kind in (("wall_seconds", "REAL"), ("host", "TEXT")):  # a history written before the expected time
+        if col not in run_cols:
+            con.execute(f"ALTER TABLE runs ADD COLUMN {col} {kind}")
     return con
 
 
@@ -129,44 +137,66 @@ def _audit_extra(result: dict[str, Any]) -> dict[str, Any] | None:
             "fpr": result.get("fpr"), "delta": result.get("delta")}
 
 
-def _rows(results: dict[str, Any]) -> list[tuple]:
+def _rows(results: NightlyResults) -> list[tuple]:
     rows = []
-    for a in results["audits"]:
-        r = a.get("result") or {}
+    for a in results.audits:
+        r = a.result or {}
         extra = _audit_extra(r)
-        rows.append(("audit", a["target"], a["status"], r.get("epsilon_lower_bound"), r.get("epsilon_claimed"),
+        rows.append(("audit", a.target, a.status, r.get("epsilon_lower_bound"), r.get("epsilon_claimed"),
                      r.get("p_value"), None if extra is None else json.dumps(extra, sort_keys=True)))
-    for c in results["checks"]:
+    for c in results.checks:
         status = "expected-fail" if c.get("expected") else c["status"]
         rows.append(("check", f"{c['claim_id']}:{c['check']}", status, c.get("observed"), c.get("bound"),
                      c.get("p_value"), None))
     return rows
 
 
-def run_id_of(results: dict[str, Any]) -> str:
+def run_id_of(results: NightlyResults | dict[str, Any]) -> str:
     """The run's id (older results without one get the id the history used to give them)."""
-    return results.get("run_id") or f"{results['started_utc']}/{results['profile']}/{results['seed']}"
+    results = as_results(results)
+    return results.run_id or f"{results.started_utc}/{results.profile}/{results.seed}"
 
 
-def record_run(history: str | Path, results: dict[str, Any], out_dir: str | Path) -> str:
-    """Append the run to the history (idempotent for the same run id); returns the run id.
+def record_run(history: str | Path, results: NightlyResults | dict[str, Any], out_dir: str | Path) -> str:
+    """Append the run (a :class:`NightlyResults`, or a results.json object) to the history (idempotent for
+    the same run id); returns the run id.
 
     Raises :class:`HistoryError` (naming the file) when the history cannot be written.
     """
     path = Path(history)
+    results = as_results(results)
     run_id = run_id_of(results)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         with closing(_open_write(path)) as con, con:
-            con.execute("INSERT OR REPLACE INTO runs VALUES (?, ?, ?, ?, ?, ?)",
-                        (run_id, results["started_utc"], results["profile"], results["code_version"],
-                         results["seed"], str(out_dir)))
+            con.execute("INSERT OR REPLACE INTO runs (run_id, started_utc, profile, code_version, seed, out_dir, "
+                        "wall_seconds, host) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                        (run_id, results.started_utc, results.profile, results.code_version, results.seed,
+                         str(out_dir), results.wall_seconds, socket.gethostname()))
             con.execute("DELETE FROM rows WHERE run_id = ?", (run_id,))
             con.executemany("INSERT INTO rows VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                             [(run_id, *r) for r in _rows(results)])
     except (sqlite3.Error, OSError) as exc:
         raise _fail(path, "write", exc) from None
     return run_id
+
+
+def recent_wall_seconds(history: str | Path, profile: str, *, last: int = 5) -> list[float]:
+    """Wall seconds of this machine's last ``last`` runs of ``profile`` in ``history``, newest first (empty when
+    there is none, or the file cannot be read: it only informs the expected time of a night)."""
+    path = Path(history)
+    if not path.exists():
+        return []
+    try:
+        with closing(_open_read(path)) as con:
+            cols = {r[1] for r in con.execute("PRAGMA table_info(runs)")}
+            if not {"wall_seconds", "host"} <= cols:
+                return []
+            rows = con.execute("SELECT wall_seconds FROM runs WHERE profile = ? AND host = ? AND wall_seconds IS NOT "
+                               "NULL ORDER BY started_utc DESC LIMIT ?", (profile, socket.gethostname(), last))
+            return [float(r[0]) for r in rows]
+    except (sqlite3.Error, OSError):
+        return []
 
 
 def previous_run(history: str | Path, profile: str, before: str, *, exclude: str | None = None) -> Baseline | None:
@@ -298,8 +328,10 @@ def epsilon_change_z(old: dict[str, Any], new: dict[str, Any]) -> float | None:
 _BAD = ("violated", "missed", "fail", "error")
 
 
-def compare(results: dict[str, Any], previous: Baseline | None, *, alpha: float = CHANGE_ALPHA) -> list[dict[str, Any]]:
-    """Changes since ``previous`` (a :func:`previous_run` baseline), most serious first.
+def compare(results: NightlyResults | dict[str, Any], previous: Baseline | None, *,
+            alpha: float = CHANGE_ALPHA) -> list[dict[str, Any]]:
+    """Changes of ``results`` (a :class:`NightlyResults`, or a results.json object) since ``previous`` (a
+    :func:`previous_run` baseline), most serious first.
 
     Order: status changes to a bad status, other status changes, significant epsilon
     changes (rises before drops), audits or checks that are new or gone. Each change is
@@ -309,6 +341,7 @@ def compare(results: dict[str, Any], previous: Baseline | None, *, alpha: float 
     """
     if previous is None:
         return []
+    results = as_results(results)
     old_rows = previous["rows"] if "rows" in previous else previous
     new_rows = {(k, n): {"status": s, "value": v, "reference": ref, "p_value": p,
                          "extra": json.loads(e) if e else None}
@@ -351,27 +384,29 @@ def compare(results: dict[str, Any], previous: Baseline | None, *, alpha: float 
     return changes
 
 
-def comparison_summary(results: dict[str, Any], previous: Baseline | None, *, alpha: float = CHANGE_ALPHA) -> dict:
+def comparison_summary(results: NightlyResults | dict[str, Any], previous: Baseline | None, *,
+                       alpha: float = CHANGE_ALPHA) -> Comparison:
     """How the run was compared: the baseline named, seed / code differences, the rule and its error rate."""
-    n_audits = sum(1 for a in results["audits"] if a.get("result"))
-    info: dict[str, Any] = {
-        "baseline": None if previous is None else {k: previous[k] for k in
-                                                   ("run_id", "started_utc", "seed", "code_version", "out_dir")},
-        "rule": (f"an epsilon change counts when |change| / sqrt(v_old + v_new) exceeds the two-sided Bonferroni "
-                 f"threshold for the audits compared (family-wise false-change rate {alpha:g}; v from the event "
-                 "counts); status changes always count"),
-        "alpha": alpha,
-        "threshold": change_threshold(n_audits, alpha),
-        "differences": [],
-    }
+    results = as_results(results)
+    n_audits = sum(1 for a in results.audits if a.result)
+    differences = []
     if previous is not None:
-        if previous.get("seed") != results.get("seed"):
-            info["differences"].append(f"seed differs: baseline {previous.get('seed')}, this run {results.get('seed')}"
-                                       " (epsilon bounds move with the seed; only significant moves are listed)")
-        if previous.get("code_version") != results.get("code_version"):
-            info["differences"].append(f"code version differs: baseline {previous.get('code_version')}, "
-                                       f"this run {results.get('code_version')}")
-    return info
+        if previous.get("seed") != results.seed:
+            differences.append(f"seed differs: baseline {previous.get('seed')}, this run {results.seed}"
+                               " (epsilon bounds move with the seed; only significant moves are listed)")
+        if previous.get("code_version") != results.code_version:
+            differences.append(f"code version differs: baseline {previous.get('code_version')}, "
+                               f"this run {results.code_version}")
+    return Comparison(
+        baseline=None if previous is None else BaselineRun(
+            **{k: previous[k] for k in ("run_id", "started_utc", "seed", "code_version", "out_dir")}),
+        rule=(f"an epsilon change counts when |change| / sqrt(v_old + v_new) exceeds the two-sided Bonferroni "
+              f"threshold for the audits compared (family-wise false-change rate {alpha:g}; v from the event "
+              "counts); status changes always count"),
+        alpha=alpha,
+        threshold=change_threshold(n_audits, alpha),
+        differences=tuple(differences),
+    )
 
 
 def load_history(history: str | Path):

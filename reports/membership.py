@@ -3,7 +3,8 @@
 * :func:`add_parser` / :func:`cmd_membership` -- ``privbound membership NAME`` (and ``privbound membership
   list``): one :func:`privbound.audit.membership.membership_audit` of a registered membership target.
 * :func:`run_membership` -- the nightly run's membership audits (the targets and model counts of a
-  profile), one JSON-safe record per target, an error in one recorded, not fatal.
+  profile), one :class:`~privbound.reports.schema.MembershipRecord` per target, an error in one
+  recorded, not fatal.
 * :func:`membership_section_html` / :func:`membership_markdown` -- the report's section: per target the
   attacks' TPR at low FPR, AUC and epsilon lower bound, the log-log ROC, and the records at highest risk.
 """
@@ -12,8 +13,12 @@ from __future__ import annotations
 
 import html
 import json
+import sys
 from pathlib import Path
 from typing import Any, Callable, Sequence
+
+from privbound.reports import arguments
+from privbound.reports.schema import MembershipRecord, NightlyResults
 
 __all__ = [
     "MEMBERSHIP_PROFILES",
@@ -57,7 +62,7 @@ def membership_plan(profile: str, names: Sequence[str] | None = None) -> list[st
 
 def run_membership(profile: str, names: Sequence[str] | None = None, *, seed: int = 0, n_jobs: int | None = 1,
                    cache_dir: str | Path | None = None, before: Callable[[str], None] | None = None,
-                   progress: Callable[[dict], None] | None = None) -> list[dict[str, Any]]:
+                   progress: Callable[[MembershipRecord], None] | None = None) -> list[MembershipRecord]:
     """Membership audits of a nightly profile (``names`` overrides its target list; ``[]`` runs none).
 
     ``before(name)`` is called as each audit starts, ``progress(record)`` as it finishes.
@@ -70,25 +75,25 @@ def run_membership(profile: str, names: Sequence[str] | None = None, *, seed: in
         if before is not None:
             before(name)
         target = get_membership_target(name)
-        rec: dict[str, Any] = {"target": name, "family": target.family, "paper": target.paper,
-                               "planted_bug": target.planted_bug}
         try:
             result = target.audit(n_reference=k, n_targets=t, seed=seed, n_jobs=n_jobs,
                                   cache_dir=None if cache_dir is None else str(cache_dir))
             d = result.to_dict()
             d.pop("record_risk")  # the ranked top records stay; the per-record array would bloat results.json
-            rec.update(status=_status(target, result), result=d, error=None)
+            status, payload, error = _status(target, result), d, None
         except Exception as exc:  # recorded and reported; the run exits 1
-            rec.update(status="error", result=None, error=f"{type(exc).__name__}: {exc}")
+            status, payload, error = "error", None, f"{type(exc).__name__}: {exc}"
+        rec = MembershipRecord(target=name, family=target.family, paper=target.paper,
+                               planted_bug=target.planted_bug, status=status, result=payload, error=error)
         records.append(rec)
         if progress is not None:
             progress(rec)
     return records
 
 
-def membership_failures(results: dict[str, Any]) -> int:
+def membership_failures(results: NightlyResults) -> int:
     """Membership audits of a nightly run that fail it: a claim violated, a planted bug missed, an error."""
-    return sum(1 for r in results.get("membership") or [] if r["status"] in ("violated", "missed", "error"))
+    return sum(1 for r in results.membership if r.status in ("violated", "missed", "error"))
 
 
 # ============================================================================ plots and sections
@@ -141,7 +146,7 @@ def _tpr(a: dict, fpr: float) -> float | None:
     return None
 
 
-def membership_section_html(records: list[dict[str, Any]] | None) -> str:
+def membership_section_html(records: Sequence[MembershipRecord]) -> str:
     """The report section: a table of the targets, then per target its log-log ROC and riskiest records."""
     if not records:
         return ""
@@ -154,24 +159,25 @@ def membership_section_html(records: list[dict[str, Any]] | None) -> str:
              "<table><tr><th>target</th><th>claim</th><th>relation</th><th>models (ref / target)</th>"
              "<th>best TPR@1e-3</th><th>best AUC</th><th>&epsilon; lower bound</th><th>status</th></tr>"]
     for rec in records:
-        r = rec.get("result") or {}
+        r = rec.result or {}
         atk = r.get("attacks") or []
         best = max(atk, key=lambda a: _tpr(a, 1e-3) or 0.0) if atk else None
-        claim = "non-private" if r and r.get("epsilon_claimed") is None else f"({_fmt(r.get('epsilon_claimed'))}, {_fmt(r.get('delta'))})"
-        status = rec["status"] + (f": {rec['error']}" if rec.get("error") else "")
-        cls = {"non-private": "inconclusive"}.get(rec["status"], rec["status"])
+        claim = ("non-private" if r and r.get("epsilon_claimed") is None
+                 else f"({_fmt(r.get('epsilon_claimed'))}, {_fmt(r.get('delta'))})")
+        status = rec.status + (f": {rec.error}" if rec.error else "")
+        cls = {"non-private": "inconclusive"}.get(rec.status, rec.status)
         parts.append(
-            f"<tr><td>{html.escape(rec['target'])}</td><td>{claim if r else '-'}</td><td>{_fmt(r.get('relation'))}</td>"
+            f"<tr><td>{html.escape(rec.target)}</td><td>{claim if r else '-'}</td><td>{_fmt(r.get('relation'))}</td>"
             f"<td>{_fmt(r.get('n_reference'))} / {_fmt(r.get('n_targets'))}</td>"
             f"<td>{_fmt(_tpr(best, 1e-3)) if best else '-'} ({html.escape(best['attack']) if best else '-'})</td>"
             f"<td>{_fmt(max((a['auc'] for a in atk), default=None))}</td><td>{_fmt(r.get('epsilon_lower_bound'))}</td>"
             f"<td class=\"{cls}\">{html.escape(status)}</td></tr>")
     parts.append("</table>")
     for rec in records:
-        r = rec.get("result")
+        r = rec.result
         if not r:
             continue
-        parts.append(f"<h3>{html.escape(rec['target'])}</h3>")
+        parts.append(f"<h3>{html.escape(rec.target)}</h3>")
         rows = ["<table><tr><th>attack</th><th>TPR@1e-3</th><th>TPR@1e-2</th><th>AUC</th><th>advantage</th></tr>"]
         for a in r["attacks"]:
             rows.append(f"<tr><td>{html.escape(a['attack'])}</td><td>{_fmt(_tpr(a, 1e-3))}</td><td>{_fmt(_tpr(a, 1e-2))}</td>"
@@ -183,26 +189,26 @@ def membership_section_html(records: list[dict[str, Any]] | None) -> str:
             top.append(f"<tr><td>{t['index']}</td><td>{_fmt(t['label'])}</td><td>{_fmt(t['risk'])}</td>"
                        f"<td>{_fmt(t['mu_in'])}</td><td>{_fmt(t['mu_out'])}</td></tr>")
         top.append("</table>")
-        png = base64.b64encode(roc_loglog_plot(rec["target"], r["attacks"])).decode()
-        parts.append(f'<div class="figs"><img alt="membership ROC {html.escape(rec["target"])}" '
+        png = base64.b64encode(roc_loglog_plot(rec.target, r["attacks"])).decode()
+        parts.append(f'<div class="figs"><img alt="membership ROC {html.escape(rec.target)}" '
                      f'src="data:image/png;base64,{png}"></div>' + "".join(rows) + "<p>Records at highest risk</p>"
                      + "".join(top))
     return "\n".join(parts)
 
 
-def membership_markdown(records: list[dict[str, Any]] | None) -> list[str]:
+def membership_markdown(records: Sequence[MembershipRecord]) -> list[str]:
     """Lines of ``summary.md``'s membership table (none without membership audits)."""
     if not records:
         return []
     lines = ["", "## Membership inference", "", "| target | claim | best TPR@1e-3 | eps lower bound | status |",
              "|---|---|---|---|---|"]
     for rec in records:
-        r = rec.get("result") or {}
+        r = rec.result or {}
         atk = r.get("attacks") or []
         best = max((_tpr(a, 1e-3) or 0.0 for a in atk), default=None)
         claim = "-" if not r else ("non-private" if r.get("epsilon_claimed") is None else f"{r['epsilon_claimed']:g}")
         lb = "-" if not r else f"{r['epsilon_lower_bound']:.3f}"
-        lines.append(f"| {rec['target']} | {claim} | {'-' if best is None else f'{best:.4f}'} | {lb} | {rec['status']} |")
+        lines.append(f"| {rec.target} | {claim} | {'-' if best is None else f'{best:.4f}'} | {lb} | {rec.status} |")
     return lines
 
 
@@ -211,50 +217,51 @@ def membership_markdown(records: list[dict[str, Any]] | None) -> list[str]:
 
 def add_parser(sub) -> None:
     """Register ``privbound membership`` on the CLI's subparsers."""
-    from privbound.reports.cli import _confidence, _n_jobs, _nonneg_int, _positive_int
-
     me = sub.add_parser("membership", help="membership-inference audit of a model (LiRA, RMIA, loss threshold)")
     me.add_argument("name", help="membership target (`privbound membership list` lists them)")
-    me.add_argument("--reference-models", type=_int_at_least_two, default=None, metavar="K",
-                    help="reference models (default: the target's)")
-    me.add_argument("--targets", type=_positive_int("targets"), default=None, metavar="T",
+    me.add_argument("--reference-models", type=arguments.int_at_least("reference-models", 2), default=None,
+                    metavar="K", help="reference models (default: the target's)")
+    me.add_argument("--targets", type=arguments.positive_int("targets"), default=None, metavar="T",
                     help="target models (default: the target's)")
-    me.add_argument("--seed", type=_nonneg_int("seed"), default=0)
-    me.add_argument("--n-jobs", type=_n_jobs, default=1)
-    me.add_argument("--confidence", type=_confidence, default=0.95)
+    me.add_argument("--seed", type=arguments.nonneg_int("seed"), default=0)
+    me.add_argument("--n-jobs", type=arguments.n_jobs, default=1)
+    me.add_argument("--confidence", type=arguments.confidence, default=0.95)
     me.add_argument("--cache", default=None, metavar="DIR", help="keep finished models here; a rerun resumes")
-    me.add_argument("--top", type=_nonneg_int("top"), default=10, help="riskiest records to print")
+    me.add_argument("--top", type=arguments.nonneg_int("top"), default=10, help="riskiest records to print")
     me.add_argument("--dask-scheduler", default=None, metavar="ADDRESS")
     me.add_argument("--json", action="store_true", help="print MembershipResult.to_dict() as JSON")
 
 
-def _int_at_least_two(text):
-    from privbound.reports.cli import _int_at_least
-
-    return _int_at_least("reference-models", 2)(text)
-
-
 def cmd_membership(args) -> int:
     """``privbound membership NAME``: 0 when the verdict is the expected one, 1 otherwise."""
-    from privbound.audit.targets.membership import get_membership_target, membership_targets
-    from privbound.reports.cli import _dask_backend
+    from privbound.reports.index import membership_index
 
+    recs = membership_index()
     if args.name == "list":
-        recs = [t.record() for t in membership_targets()]
         if args.json:
             print(json.dumps(recs, indent=1))
         else:
-            print(f"{'name':32s} {'family':20s} {'epsilon':>8s} {'relation':18s} planted_bug")
+            width = max(len(r["name"]) for r in [*recs, {"name": "name"}])
+            print(f"{'name':{width}s} {'family':20s} {'epsilon':>8s} {'relation':18s} planted_bug")
             for r in recs:
                 eps = "-" if r["epsilon"] is None else f"{r['epsilon']:g}"
-                print(f"{r['name']:32s} {r['family']:20s} {eps:>8s} {r['relation']:18s} {r['planted_bug']}")
+                print(f"{r['name']:{width}s} {r['family']:20s} {eps:>8s} {r['relation']:18s} {r['planted_bug']}")
         return 0
+    if args.name not in {r["name"] for r in recs} and "privbound.audit.targets.membership" not in sys.modules:
+        import difflib
+
+        close = difflib.get_close_matches(args.name, [r["name"] for r in recs], n=3)
+        raise arguments.CLIError(f"no membership target {args.name!r}" + (f" (did you mean {', '.join(close)}?)"
+                                                                          if close else "")
+                                 + "; see `privbound membership list`")
+    from privbound.audit.targets.membership import get_membership_target
+
     try:
         target = get_membership_target(args.name)
     except KeyError as exc:
         raise ValueError(str(exc.args[0])) from None  # the CLI prints it as one line, exit 2
     n_jobs = -1 if (args.dask_scheduler and args.n_jobs == 1) else args.n_jobs
-    with _dask_backend(args.dask_scheduler):
+    with arguments.dask_backend(args.dask_scheduler):
         result = target.audit(n_reference=args.reference_models, n_targets=args.targets, seed=args.seed,
                               n_jobs=n_jobs, confidence=args.confidence, cache_dir=args.cache, top=max(args.top, 1))
     if args.json:

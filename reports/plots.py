@@ -1,9 +1,9 @@
 """Plots of a nightly run (matplotlib, Agg backend), returned as PNG bytes.
 
-* :func:`roc_plot` -- an audit's ROC curve with the boundary of the (epsilon, delta)
+* :func:`roc_plot` -- an audit's ROC curve on log-log axes with the boundary of the (epsilon, delta)
   privacy region: every test against an (epsilon, delta)-DP mechanism satisfies
   TPR <= e^eps FPR + delta and TPR <= 1 - e^-eps (1 - delta - FPR)
-  (Kairouz, Oh & Viswanath 2015).
+  (Kairouz, Oh & Viswanath 2015), and the confidence band the result carries.
 * :func:`epsilon_plot` -- each target's empirical epsilon lower bound beside its claim, one
   row per target on a log axis, so that no single large claim squashes the others.
 * :func:`bound_ratio_plot` -- observed / bound of the bound checks on a log axis, each
@@ -115,28 +115,58 @@ def privacy_region_boundary(epsilon: float, delta: float, fpr: np.ndarray) -> np
 # ------------------------------------------------------------------------- ROC
 
 
-def roc_figure(name: str, roc: dict[str, list[float]], epsilon: float, delta: float, point: tuple | None = None):
+def roc_figure(name: str, roc: dict[str, list[float]], epsilon: float, delta: float, point: tuple | None = None,
+               band: dict[str, list[float]] | None = None):
+    """The attack's ROC on log-log axes beside the (epsilon, delta) region's boundary.
+
+    On log axes the boundary TPR = e^eps FPR + delta is a line above the diagonal by eps (in natural-log
+    units), so a correct target's curve sits visibly below it whatever epsilon is -- on linear axes a boundary
+    at eps >= 3 hugs the axes and a correct curve looks as if it touched it. FPR and TPR of 0 are drawn at the
+    lower edge (hollow markers), the smallest rate the trials can show being about 1/n. ``band`` (``fpr_lower``,
+    ``fpr_upper``, ``tpr_lower``, ``tpr_upper``: a simultaneous confidence band the result carries) is shaded.
+    """
+    fpr = np.asarray(roc["fpr"], dtype=float)
+    tpr = np.asarray(roc["tpr"], dtype=float)
+    positive = np.concatenate([fpr[fpr > 0], tpr[tpr > 0]])
+    floor = max(min(float(positive.min()) / 2 if positive.size else 1e-3, 1e-2), 1e-6)
     fig, ax = plt.subplots(figsize=(4.2, 4.0))
-    grid = np.linspace(0, 1, 401)
-    ax.fill_between(grid, privacy_region_boundary(epsilon, delta, grid), 1, color="#f4cccc", label="impossible if DP")
-    ax.plot(grid, privacy_region_boundary(epsilon, delta, grid), color=RED, lw=1,
-            label=f"({epsilon:.3g}, {delta:g}) boundary")
-    ax.plot(roc["fpr"], roc["tpr"], color=BLUE, lw=1.5, label="attack ROC")
-    if point is not None and all(v is not None for v in point):
-        ax.plot([point[0]], [point[1]], "o", color="black", ms=5, label="chosen test")
-    ax.plot([0, 1], [0, 1], color="grey", lw=0.5, ls=":")
-    ax.set_xlim(0, 1)
-    ax.set_ylim(0, 1)
-    ax.set_xlabel("FPR", fontsize=FONT)
-    ax.set_ylabel("TPR", fontsize=FONT)
-    ax.tick_params(labelsize=SMALL)
+    grid = np.geomspace(floor, 1.0, 400)
+    boundary = np.maximum(privacy_region_boundary(epsilon, delta, grid), floor)
+    ax.fill_between(grid, boundary, 1, color="#f4cccc", label="impossible if DP")
+    ax.plot(grid, boundary, color=RED, lw=1, label=f"({epsilon:.3g}, {delta:g}) boundary")
+    if band is not None:
+        up = np.clip(np.asarray(band["tpr_upper"], float), floor, 1)
+        lo = np.clip(np.asarray(band["tpr_lower"], float), floor, 1)
+        fx_lo = np.clip(np.asarray(band["fpr_lower"], float), floor, 1)
+        fx_hi = np.clip(np.asarray(band["fpr_upper"], float), floor, 1)
+        ax.fill(np.concatenate([fx_lo, fx_hi[::-1]]), np.concatenate([up, lo[::-1]]), color=BLUE, alpha=0.15, lw=0,
+                label="confidence band")
+    shown_f, shown_t = np.maximum(fpr, floor), np.maximum(tpr, floor)
+    ax.plot(shown_f, shown_t, color=BLUE, lw=1.5, label="attack ROC")
+    at_edge = (fpr <= 0) | (tpr <= 0)
+    if at_edge.any():
+        ax.plot(shown_f[at_edge], shown_t[at_edge], "o", mfc="white", mec=BLUE, ms=4)
+    if point is not None and all(v is not None and math.isfinite(v) for v in point):
+        ax.plot([max(point[0], floor)], [max(point[1], floor)], "o", color="black", ms=5, label="chosen test")
+    ax.plot([floor, 1], [floor, 1], color="grey", lw=0.5, ls=":")
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlim(floor, 1)
+    ax.set_ylim(floor, 1.05)
+    log_ticks(ax.xaxis, floor, 1)
+    log_ticks(ax.yaxis, floor, 1)
+    ax.minorticks_off()  # one panel per audit: the decades are enough, and unlabelled minor ticks cost half its time
+    ax.set_xlabel("FPR (log scale)", fontsize=FONT)
+    ax.set_ylabel("TPR (log scale)", fontsize=FONT)
+    ax.tick_params(labelsize=SMALL, which="both")
     ax.set_title(name, fontsize=FONT)
     ax.legend(fontsize=SMALL, loc="lower right", framealpha=0.9)
     return fig
 
 
-def roc_plot(name: str, roc: dict[str, list[float]], epsilon: float, delta: float, point: tuple | None = None) -> bytes:
-    return _png(roc_figure(name, roc, epsilon, delta, point))
+def roc_plot(name: str, roc: dict[str, list[float]], epsilon: float, delta: float, point: tuple | None = None,
+             band: dict[str, list[float]] | None = None) -> bytes:
+    return _png(roc_figure(name, roc, epsilon, delta, point, band))
 
 
 # -------------------------------------------------------------- epsilon vs claim

@@ -223,3 +223,18 @@ def test_citation_check_reports_a_wrong_section_name_and_a_bare_citation(tmp_pat
         "audit/m.py:3: names no section",
         "NOTES.md:1: no anchor #attack-powers",
     ]
+
+
+def test_every_source_mutant_applies_to_the_current_code():
+    # benchmarks/mutation_score.py refuses a mutant whose text does not occur exactly once in its file; a
+    # refactor that moves the mutated line leaves the mutant stale, and the score would silently lose it.
+    sys.path.insert(0, str(BENCH))
+    try:
+        from mutants import all_mutants
+    finally:
+        sys.path.remove(str(BENCH))
+    root = BENCH.parent
+    mutants = all_mutants()
+    stale = [m.name for m in mutants if (root / m.path).read_text().count(m.old) != 1]
+    assert mutants and stale == []
+    assert len({m.name for m in mutants}) == len(mutants)

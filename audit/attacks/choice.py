@@ -186,11 +186,13 @@ def choose_on_selection(sel0, sel1, candidates: Sequence[Attack], n_eval_in: int
 def single_attack(out0: np.ndarray, out1: np.ndarray) -> Attack:
     """One attack (unfitted) by a rule on the first 2000 outputs of each side, where one scorer is wanted.
 
-    Few distinct output patterns (at most :data:`DISCRETE_MAX_PATTERNS`): the plug-in likelihood
-    ratio; scalar outputs: the threshold attack; otherwise gradient boosting.
+    Few distinct output patterns (at most :data:`DISCRETE_MAX_PATTERNS`, and at most half of the outputs
+    looked at, so that patterns repeat): the plug-in likelihood ratio; scalar outputs: the threshold attack;
+    otherwise gradient boosting.
     """
     look0, look1 = out0[:2000], out1[:2000]
-    if len(set(pattern_keys(look0)) | set(pattern_keys(look1))) <= DISCRETE_MAX_PATTERNS:
+    distinct = len(set(pattern_keys(look0)) | set(pattern_keys(look1)))
+    if distinct <= min(DISCRETE_MAX_PATTERNS, (len(look0) + len(look1)) // 2):
         return PlugInAttack()
     if is_scalar_numeric(look0) and is_scalar_numeric(look1):
         return ThresholdAttack()

@@ -8,6 +8,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from privbound.audit.result import AuditResult
+from privbound.audit.tradeoff import TradeOffCurve, curve_of_event_family
 from privbound.audit.statistics import (
     Estimate,
     auroc,
@@ -61,8 +62,9 @@ def event_rates(est: Estimate, confidence: float) -> tuple[float, float, float, 
 
 def result_from_estimate(est: Estimate, *, estimator: str, epsilon: float, confidence: float, trials: int,
                          attack: str, seed: int, details: dict, auc: float = float("nan"),
-                         float_audit: bool = False) -> AuditResult:
-    """The verdict of an event-based estimate (its event, counts and Clopper--Pearson rates)."""
+                         float_audit: bool = False, tradeoff: TradeOffCurve | None = None) -> AuditResult:
+    """The verdict of an event-based estimate (its event, counts and Clopper--Pearson rates), with the trade-off
+    curve of its event family when one was traced."""
     tpr, fpr, tpr_lo, fpr_hi = event_rates(est, confidence)
     return AuditResult(
         epsilon_claimed=epsilon,
@@ -87,6 +89,8 @@ def result_from_estimate(est: Estimate, *, estimator: str, epsilon: float, confi
         n_evaluation=est.n_in,
         details=details,
         float_audit=float_audit,
+        tradeoff=None if tradeoff is None else tradeoff.to_dict(),
+        mu_lower_bound=None if tradeoff is None else tradeoff.mu_lower_bound,
     )
 
 
@@ -131,6 +135,7 @@ def result_from_privacy_losses(bound: Any, l0: np.ndarray, l1: np.ndarray, *, es
     ``details``) from the outputs' privacy losses ``l0`` (on d0) and ``l1`` (on d1), which trace the ROC."""
     n = min(len(l0), len(l1))
     s0, s1 = (np.clip(np.nan_to_num(-v, posinf=1e300, neginf=-1e300), -1e300, 1e300) for v in (l0, l1))
+    curve = privacy_loss_curve(s1, s0, confidence)
     p = bound.p_value if np.isfinite(bound.p_value) else (0.0 if bound.epsilon_lower_bound > epsilon else 1.0)
     return AuditResult(
         epsilon_claimed=epsilon, delta=delta, epsilon_lower_bound=float(bound.epsilon_lower_bound),
@@ -139,4 +144,20 @@ def result_from_privacy_losses(bound: Any, l0: np.ndarray, l1: np.ndarray, *, es
         auroc=auroc(s1, s0), p_value=float(min(1.0, max(p, 0.0))),
         violation=bool(bound.epsilon_lower_bound > epsilon), seed=seed, wall_seconds=0.0, n_evaluation=n,
         details={"roc": roc_of_family(s1, s0, None), **details, **bound.details},
+        tradeoff=None if curve is None else curve.to_dict(),
+        mu_lower_bound=None if curve is None else curve.mu_lower_bound,
     )
+
+
+# Share of each side's outputs (the first, in trial order) that places the thresholds of a privacy-loss curve.
+CURVE_PILOT_SHARE = 0.1
+
+
+def privacy_loss_curve(s1: np.ndarray, s0: np.ndarray, confidence: float) -> TradeOffCurve | None:
+    """The trade-off curve of the likelihood-ratio tests ``{-L >= t}`` (say "d1" when the privacy loss is low):
+    thresholds from the first :data:`CURVE_PILOT_SHARE` of each side's scores, errors on the others; ``None``
+    with fewer than 10 outputs per side to evaluate."""
+    k1, k0 = int(CURVE_PILOT_SHARE * len(s1)), int(CURVE_PILOT_SHARE * len(s0))
+    if min(k1, k0) < 1 or min(len(s1) - k1, len(s0) - k0) < 10:
+        return None
+    return curve_of_event_family(s1[:k1], s0[:k0], s1[k1:], s0[k0:], side="ge", top=1, confidence=confidence)

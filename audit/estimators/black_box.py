@@ -18,12 +18,14 @@ from privbound.audit.attacks.library import Attack, ThresholdAttack
 from privbound.audit.estimators.base import Estimator, result_from_estimate, roc_of_family
 from privbound.audit.features import is_scalar_numeric
 from privbound.audit.result import AuditResult
+from privbound.audit.tradeoff import TradeOffCurve, curve_of_event_family
 from privbound.audit.statistics import (
     AllThresholds,
     Explicit,
     Split,
     auroc,
     estimate_epsilon,
+    label_event,
     evaluate_event,
     event_coins,
     null_estimate,
@@ -36,6 +38,19 @@ __all__ = ["BlackBox", "FloatingPoint", "SCALAR_SELECTION", "GENERAL_SELECTION"]
 # that learn on other outputs are fitted there too.
 SCALAR_SELECTION = 0.2
 GENERAL_SELECTION = 0.3
+
+
+# Selection outputs per side whose scores place the trade-off curve's thresholds (a subsample of larger parts).
+_CURVE_SELECTION = 20_000
+
+
+def _family_curve(attack: Attack, sel0, sel1, e_in, e_out, event, confidence: float) -> TradeOffCurve:
+    """The trade-off curve of the chosen event's family: thresholds from the chosen attack's scores on (at most
+    :data:`_CURVE_SELECTION` of) the selection outputs, errors on the evaluation scores ``e_in`` (d1), ``e_out`` (d0)."""
+    side, top = ("ge", 1) if event is None else (event.side, event.top)
+    s_in = attack_scores(attack, sel1[:_CURVE_SELECTION])
+    s_out = attack_scores(attack, sel0[:_CURVE_SELECTION])
+    return curve_of_event_family(s_in, s_out, e_in, e_out, side=side, top=top, confidence=confidence)
 
 
 @dataclass(frozen=True)
@@ -75,17 +90,23 @@ class BlackBox(Estimator):
         """The attacks this estimator chooses from, for outputs like ``out0``."""
         return candidate_attacks(self.attack, out0[:1])
 
+    def selection_fraction(self, out0: np.ndarray, candidates: list[Attack] | None = None) -> float:
+        """The share of each side's trials (the first, in trial order) that selects attack and event: the
+        Split's fraction, else 20% for scalar outputs or attacks that do not learn and 30% otherwise."""
+        if self.strategy is not None:
+            if not isinstance(self.strategy, Split):
+                raise ValueError(f"strategy {self.strategy!r} has no selection part")
+            return self.strategy.fraction
+        cands = self.candidates(out0) if candidates is None else candidates
+        learns = any(c.needs_training for c in cands)
+        return SCALAR_SELECTION if is_scalar_numeric(out0[:1]) or not learns else GENERAL_SELECTION
+
     def estimate(self, out0, out1, *, epsilon, delta, confidence, seed) -> AuditResult:
         cands = self.candidates(out0)
         if self.strategy is not None and not isinstance(self.strategy, Split):
             return self._all_trials(out0, out1, cands, epsilon=epsilon, delta=delta, confidence=confidence, seed=seed)
-        if self.strategy is None:
-            learns = any(c.needs_training for c in cands)
-            fraction = SCALAR_SELECTION if is_scalar_numeric(out0[:1]) or not learns else GENERAL_SELECTION
-        else:
-            fraction = self.strategy.fraction
-        return self._split(out0, out1, cands, fraction, epsilon=epsilon, delta=delta, confidence=confidence,
-                           seed=seed)
+        return self._split(out0, out1, cands, self.selection_fraction(out0, cands), epsilon=epsilon, delta=delta,
+                           confidence=confidence, seed=seed)
 
     def _split(self, out0, out1, candidates, fraction, *, epsilon, delta, confidence, seed) -> AuditResult:
         n_sel0, n_sel1 = int(math.floor(fraction * len(out0))), int(math.floor(fraction * len(out1)))
@@ -95,21 +116,24 @@ class BlackBox(Estimator):
         sel0, sel1, ev0, ev1 = out0[:n_sel0], out1[:n_sel1], out0[n_sel0:], out1[n_sel1:]
         alpha = 1.0 - confidence
         choice = choose_on_selection(sel0, sel1, candidates, len(ev1), len(ev0), delta=delta, alpha=alpha)
+        event = label_event(choice.event, choice.attack)  # a labelled output's event names the label
         e_in, e_out = attack_scores(choice.attack, ev1), attack_scores(choice.attack, ev0)
         method = f"{choice.test}/split({fraction:g})"
-        if choice.event is None:
+        if event is None:
             est = null_estimate(e_in.size, e_out.size, delta=delta, confidence=confidence, method=method)
         else:
-            coins = event_coins(seed, e_in.size, e_out.size) if choice.event.tie_fraction is not None else (None, None)
-            est = evaluate_event(e_in, e_out, choice.event, delta=delta, alpha=alpha, n_candidates=1, method=method,
+            coins = event_coins(seed, e_in.size, e_out.size) if event.tie_fraction is not None else (None, None)
+            est = evaluate_event(e_in, e_out, event, delta=delta, alpha=alpha, n_candidates=1, method=method,
                                  confidence=confidence, coins_in=coins[0], coins_out=coins[1], test=choice.test)
             if not choice.predicted > 0.0 and not est.epsilon_lower_bound > 0.0:
                 est = null_estimate(e_in.size, e_out.size, delta=delta, confidence=confidence, method=method)
         details = {"roc": roc_of_family(e_in, e_out, est.event), "attack_selection": choice.table,
                    "selection_trials": min(n_sel0, n_sel1)}
+        curve = _family_curve(choice.attack, sel0, sel1, e_in, e_out, event, confidence)  # chosen on selection
         return result_from_estimate(est, estimator=self.name, epsilon=epsilon, confidence=confidence,
                                     trials=min(len(out0), len(out1)), attack=choice.attack.name, seed=seed,
-                                    details=details, auc=auroc(e_in, e_out), float_audit=self.float_audit)
+                                    details=details, auc=auroc(e_in, e_out), float_audit=self.float_audit,
+                                    tradeoff=curve)
 
     def _all_trials(self, out0, out1, candidates, *, epsilon, delta, confidence, seed) -> AuditResult:
         """``AllThresholds`` / ``Explicit``: every trial evaluates, so the attack must not learn."""
@@ -145,11 +169,22 @@ class FloatingPoint(BlackBox):
     centers: tuple[Any, Any] | None = None
 
     def candidates(self, out0: np.ndarray) -> list[Attack]:
+        if isinstance(self.attack, FloatingPointAttack):
+            return [self.attack]
         return candidate_attacks(self.attack, out0[:1]) + [FloatingPointAttack(centers=self.centers)]
+
+    @classmethod
+    def attack_only(cls, mechanism: Any, d0: Any, d1: Any) -> "FloatingPoint":
+        """The floating-point attack alone (the default audit's float verdict), with the mechanism's answers."""
+        answer = getattr(mechanism, "answer", None)
+        centers = (answer(d0), answer(d1)) if callable(answer) else None
+        return cls(attack=FloatingPointAttack(centers=centers), centers=centers)
 
     def for_mechanism(self, mechanism: Any, d0: Any, d1: Any) -> "FloatingPoint":
         """The exact answers from the mechanism's ``answer(d)`` when it has one and ``centers`` is not given."""
         answer = getattr(mechanism, "answer", None)
         if self.centers is not None or not callable(answer):
             return self
-        return FloatingPoint(attack=self.attack, strategy=self.strategy, centers=(answer(d0), answer(d1)))
+        centers = (answer(d0), answer(d1))
+        attack = FloatingPointAttack(centers=centers) if isinstance(self.attack, FloatingPointAttack) else self.attack
+        return FloatingPoint(attack=attack, strategy=self.strategy, centers=centers)

@@ -75,10 +75,12 @@ def membership_epsilon_lower_bound(scores: Mapping[str, np.ndarray], membership:
     m = bits.size
     grid = guess_grid(m)
     n_tests = max(1, len(scores)) * len(grid)
-    level = 1.0 - (1.0 - confidence) / n_tests
+    # Bonferroni over the attacks here; one_run_audit divides each attack's share over the rules of its grid,
+    # so every rule is tested at (1 - confidence) / n_tests.
+    per_attack = 1.0 - (1.0 - confidence) / max(1, len(scores))
     best = (0.0, None, None)
     for name, s in scores.items():
-        res = one_run_audit(np.ravel(s), np.ravel(bits), delta=delta, confidence=level, grid=grid)
+        res = one_run_audit(np.ravel(s), np.ravel(bits), delta=delta, confidence=per_attack, grid=grid)
         if best[1] is None or res.epsilon_lower_bound > best[0]:
             best = (float(res.epsilon_lower_bound), name, res)
     e, name, res = best

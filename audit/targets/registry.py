@@ -214,10 +214,17 @@ class Target:
         confidence: float = 0.95,
         cache_dir: str | None = None,
         estimator: Estimator | str = "auto",
+        float_audit: bool | str = "auto",
+        **sequential: Any,
     ) -> AuditResult:
         """Audit this target; ``trials`` defaults to ``default_trials``, ``estimator`` to the one its
         declarations choose (:meth:`estimator`; ``"floating-point"`` looks for a floating-point leak,
-        :mod:`privbound.audit.attacks.floating`).
+        :mod:`privbound.audit.attacks.floating`). ``trials="auto"`` is the sequential audit
+        (:mod:`privbound.audit.sequential`); ``sequential`` then passes ``max_trials``, ``max_seconds`` and
+        ``tolerance`` to it. ``float_audit="auto"`` runs the floating-point attack beside the default
+        black-box portfolio on float outputs (:func:`privbound.audit.audit_mechanism`) for a target that does not
+        declare ``float_safe``; one that does has its own floating-point audit (``estimator="floating-point"``:
+        the nightly's ``<target>:floating-point``, ``privbound audit NAME --float``), so it is not run twice.
 
         With ``cache_dir``, finished trial chunks are kept there (keyed by the target,
         its mechanism and pair, the seed, the chunk size and the code version) and an
@@ -241,6 +248,8 @@ class Target:
             estimator=self.estimator(estimator),
             name=self.name,
             cache=cache,
+            float_audit=False if self.float_safe is not None and float_audit == "auto" else float_audit,
+            **sequential,
         )
         tight = self.tight()
         return replace(

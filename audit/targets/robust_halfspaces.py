@@ -185,7 +185,7 @@ class CanaryTranscript:
         counts, reached = tail[:, :T], tail[:, T]
         ran = np.arange(T)[None, :] < reached[:, None]
         went_on = ran & (counts >= self.learner._threshold(P, len(rows)))
-        distinct, mult = _perceptron._distinct_rows(rows)
+        distinct, mult = _perceptron.distinct_rows(rows)
         n_mistakes = np.where(what @ distinct.T <= margin, mult, 0).sum(axis=2)
         term = np.zeros_like(x)
         for n in np.unique(n_mistakes[ran]):
@@ -449,7 +449,9 @@ def _register_perceptron_targets() -> None:
                     "the RDP accountant; only w_T/||w_T|| released, statistic <w_out, x_c> (the transcript target "
                     "audits the same steps tightly)",
         claim_source="Sec. 4 (RDP accountant, Mironov 2017) via dp_accounting",
-        tight_epsilon=lambda: TightEpsilon(*rdp.tight_epsilon(_DELTA)),
+        no_tight_epsilon=("the release, w_T/||w_T||, is a post-processing of the T steps whose own epsilon has no exact "
+                          "method here; the PLD of the steps (the learner's tight_epsilon) is only an upper bound. "
+                          "batch-perceptron-rdp-transcript audits the same steps against their exact value"),
     ))
     r0, r1 = mistake_mass_pair(TRANSCRIPT_COPIES, clip_norm=2.0)
     exp = DPBatchPerceptron(1.0, epsilon=1.0, delta=_DELTA, variant="experimental", margin_ratio=1.0,

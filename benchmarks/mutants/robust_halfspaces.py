@@ -52,12 +52,12 @@ MUTANTS: list[SourceMutant] = [
         "Algorithm 1's stopping threshold 0.6 alpha p n (constant doubled)"),
     SourceMutant(
         "rh-batch-margin-test-zero", _P,
-        "mist = (rng.random((idx.size, n)) < P.p) & (What @ yX.T <= P.gamma_prime)",
-        "mist = (rng.random((idx.size, n)) < P.p) & (What @ yX.T <= 0)",
+        "mist = np.where(What @ rows.T <= margin, _poisson_counts(rng, mult, P.p, idx.size), 0)",
+        "mist = np.where(What @ rows.T <= 0, _poisson_counts(rng, mult, P.p, idx.size), 0)",
         "DP Batch Perceptron, batched runs: Line 6 tests margin 0 instead of gamma'"),
     SourceMutant(
         "rh-fit-margin-test-zero", _P,
-        "mist = batch & (y * (X @ what) <= P.gamma_prime)",
+        "mist = batch & (y * (X @ what) <= margin)",
         "mist = batch & (y * (X @ what) <= 0)",
         "DP Batch Perceptron, single runs: Line 6 tests margin 0 instead of gamma'"),
     SourceMutant(

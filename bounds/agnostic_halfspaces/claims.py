@@ -288,6 +288,8 @@ register(Claim(
             "Erratum: the proof's middle term is sqrt(D_p) l/n, printed sqrt(D_p l)/n (lower order)."),
     checks=(Check("gaussian-mechanism-calibration", "exact", proper_learner.check_alg2_gaussian_mechanism,
                   "sigma = 4T sqrt(2 ln(1.25/delta))/(eps n) for sensitivity 4T/n: exact privacy curve <= delta"),
+            Check("learner-step-sensitivity", "exact", proper_learner.check_alg2_step_sensitivity,
+                  "the learner's step on rows far outside the clipping ball: the mean moves by <= 4T/n, curve <= delta"),
             Check("gaussian-norm-tail", "exact", proper_learner.check_gaussian_norm_tail,
                   "||Z|| <= sigma(sqrt(D) + sqrt(2 l)) w.p. 1 - e^-l, exactly via the chi distribution"),
             Check("gaussian-norm-tail-mc", "probabilistic", proper_learner.check_gaussian_norm_tail_mc,
@@ -404,6 +406,8 @@ register(Claim(
             "The 'printed-sigma' check fails by design and says so in details['erratum'].",),
     checks=(Check("gaussian-mechanism-calibration", "exact", semi_agnostic.check_alg3_gaussian_mechanism,
                   "corrected sigma with sensitivity 2L/m_0: exact privacy curve <= delta"),
+            Check("learner-step-sensitivity", "exact", semi_agnostic.check_dpsas_step_sensitivity,
+                  "the learner's Gaussian steps on rows far outside the clipping ball: moves <= 2L/m_0, curve <= delta"),
             Check("printed-sigma", "exact", semi_agnostic.check_claim43_printed_sigma,
                   "the printed sigma (no L) at d = 10: not (eps, delta)-DP -- documented erratum", erratum_form='printed'),
             Check("perp-noise-norm", "deterministic", semi_agnostic.check_claim43_norm,
@@ -764,7 +768,10 @@ register(Claim(
     kind=ClaimKind.PRIVACY,
     source="App. C, Proposition C.1",
     checks=(Check("selection-exact-and-accounting", "exact", improper_learner.check_c1_privacy,
-                  "the selection on a fitted learner's counts (exact log ratios <= eps) and PLD eps of its ERM <= eps"),),
+                  "the selection on a fitted learner's counts (exact log ratios <= eps) and PLD eps of its ERM <= eps"),
+            Check("erm-step-sensitivity", "exact", improper_learner.check_c1_erm_step_sensitivity,
+                  "the learner's DP-ERM on rows far outside the clipping ball: subgradients move by <= 2T/n_0, "
+                  "K-step curve <= delta")),
 ), mutants=MUTANTS)
 
 

@@ -19,6 +19,7 @@ from scipy import stats
 from privbound.bounds import checks as C
 from privbound.bounds.agnostic_halfspaces.common import (
     combine,
+    gaussian_delta_mu,
     feature_tail_failures,
     gauss_hermite,
     hermite_sq_norm_independent,
@@ -34,7 +35,7 @@ from privbound.bounds.agnostic_halfspaces.formulas import (
 from privbound.bounds.checks import CheckContext, CheckResult
 from privbound.learners.agnostic_halfspaces.common import HalfspaceProblem, gaussian_clip_radius, remark3_clip_radius
 from privbound.learners.agnostic_halfspaces.hermite import clip_features, hermite_features, n_features
-from privbound.learners.agnostic_halfspaces.regression import PrivatePolynomialRegression
+from privbound.learners.agnostic_halfspaces.regression import PrivatePolynomialRegression, alg1_erm_law, l1_subgradient
 
 
 def check_thm21_accuracy(ctx: CheckContext) -> CheckResult:
@@ -134,6 +135,39 @@ def check_c1_privacy(ctx: CheckContext) -> CheckResult:
                     C.exact(eps_pld, eps, sense="<=", rtol=2e-3, what="PLD epsilon of the per-block ERM",
                             iterations=m.erm_iterations_)],
                    note="observed of the worst part; both must be <= eps")
+
+
+def check_c1_erm_step_sensitivity(ctx: CheckContext) -> CheckResult:
+    """Prop. C.1 on the learner's own DP-ERM (:func:`~privbound.learners.agnostic_halfspaces.regression.alg1_erm_law`,
+    :func:`~privbound.learners.agnostic_halfspaces.regression.l1_subgradient`): replacing one block row by a row far
+    outside the clipping ball (norm 3-30, any label) moves the mean subgradient by at most 2T/n_0 at every iterate
+    (random points of the coefficient ball), and the exact Gaussian curve of K steps moving by the largest move at
+    the schedule's sigma_g is <= delta at eps. d = 2, p = 2, Remark 3's T (not 1), one block of n_0 = 160."""
+    rng = ctx.rng
+    eps, delta = 0.5, 1e-5
+    params = dict(degree=2, alpha=0.2, n_blocks=1, n_grid=4, n_validation=40, max_iter=50)
+    X = rng.standard_normal((200, 2))
+    X[:16] *= 6.0
+    y = rng.choice([-1.0, 1.0], 200)
+    law0 = alg1_erm_law(X, y, epsilon=eps, delta=delta, **params)
+    n0, T, R, K, sigma = law0["n0"], law0["T"], law0["R"], law0["K"], law0["sigma_g"]
+    worst = 0.0
+    for _ in range(ctx.trials(200, minimum=20)):
+        i = int(rng.integers(40))
+        X1, y1 = X.copy(), y.copy()
+        u = rng.standard_normal(2)
+        X1[i] = u / np.linalg.norm(u) * rng.uniform(3.0, 30.0)
+        y1[i] = rng.choice([-1.0, 1.0])
+        law1 = alg1_erm_law(X1, y1, epsilon=eps, delta=delta, **params)
+        V = rng.standard_normal((50, 1, law0["Fb"].shape[2]))
+        V *= R * rng.random((50, 1, 1)) / np.linalg.norm(V, axis=-1, keepdims=True)
+        moves = np.linalg.norm(l1_subgradient(law0["Fb"], law0["yb"], V) - l1_subgradient(law1["Fb"], law1["yb"], V),
+                               axis=-1)
+        worst = max(worst, float(moves.max()))
+    return combine([C.exact(worst / (2 * T / n0), 1.0, sense="<=", rtol=1e-9, what="largest move / (2T/n_0)", T=T),
+                    C.exact(gaussian_delta_mu(eps, math.sqrt(K) * worst / sigma) / delta, 1.0, sense="<=", rtol=1e-6,
+                            what="delta(eps) / delta of K steps of the largest move at sigma_g", K=K, sigma_g=sigma)],
+                   note="observed of the first failing part, else the first part")
 
 
 def check_b4_rate(ctx: CheckContext) -> CheckResult:

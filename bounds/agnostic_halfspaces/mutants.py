@@ -61,6 +61,10 @@ def _unprojected_noise(f):
     return broken
 
 
+def _identity_clip(f):
+    return lambda F, bound: np.asarray(F, dtype=float)
+
+
 def _labels_negated(f):
     return lambda X, y, *a, **k: f(X, -np.asarray(y, dtype=float), *a, **k)
 
@@ -289,6 +293,12 @@ MUTANTS: dict[tuple[str, str], tuple[Mutant, ...]] = {
         Mutant("sigma-without-L", "the factor L dropped from dpsas_sigma (Claim 4.3's printed form, as a bug)",
                patch(B + "semi_agnostic", "dpsas_sigma", _sigma_without_L)),
     ),
+    ("claim-4.3", "learner-step-sensitivity"): (
+        Mutant("rows-unclipped", "DPSAS's rows not clipped to L (clip_rows the identity)",
+               patch(L + "dpsas", "clip_rows", _identity_clip)),
+        Mutant("add-remove-sensitivity", "DPSAS's sigma for the add/remove sensitivity L/m_0 (dpsas_sigma / 2)",
+               patch(L + "dpsas", "dpsas_sigma", _halved)),
+    ),
     ("claim-4.3", "perp-noise-norm"): (
         Mutant("noise-not-projected", "the gradient noise z not projected onto w-perp in dpsas_gradient_release",
                patch(B + "semi_agnostic", "dpsas_gradient_release", _unprojected_noise)),
@@ -340,6 +350,12 @@ MUTANTS: dict[tuple[str, str], tuple[Mutant, ...]] = {
     ("lemma-3.3", "identity-9-quadrature"): (
         Mutant("hermite-unnormalised", "He_kappa for h_kappa (the 1/sqrt(kappa!) normalisation dropped)",
                patch(B + "proper_learner", "hermite_features_independent", _hermite_features_unnormalised)),
+    ),
+    ("lemma-3.4", "learner-step-sensitivity"): (
+        Mutant("features-unclipped", "Algorithm 2's features not clipped at T (clip_features the identity)",
+               patch(L + "proper", "clip_features", _identity_clip)),
+        Mutant("clip-norm-ignored", "Algorithm 2's sigma computed for T = 1 (the clip radius ignored)",
+               patch(L + "proper", "alg2_sigma", lambda f: lambda T, *a, **k: f(1.0, *a, **k))),
     ),
     ("lemma-3.4", "gaussian-mechanism-calibration"): (
         Mutant("noise-multiplier-halved", "Algorithm 2's noise multiplier halved",
@@ -461,7 +477,13 @@ MUTANTS: dict[tuple[str, str], tuple[Mutant, ...]] = {
     ),
     ("proposition-4.2", "error-vs-eta"): (
         Mutant("gradient-ascent", "DPSAS's ramp gradient with its sign flipped (labels negated in the step)",
-               patch(L + "dpsas", "dpsas_gradient_release", _labels_negated)),
+               patch(L + "dpsas", "dpsas_gradient_step", _labels_negated)),
+    ),
+    ("proposition-c.1", "erm-step-sensitivity"): (
+        Mutant("features-unclipped", "Algorithm 1's features not clipped at T (clip_features the identity)",
+               patch(L + "regression", "clip_features", _identity_clip)),
+        Mutant("erm-noise-one-step", "the DP-ERM's sigma_g for one step (composition over K forgotten)",
+               patch(L + "regression", "alg1_erm_sigma", lambda f: lambda n0, T, K, s, compose=True: f(n0, T, K, s, False))),
     ),
     ("proposition-c.1", "selection-exact-and-accounting"): (
         Mutant("erm-noise-one-step", "Algorithm 1's ERM noise calibrated for one step (composition over K forgotten)",

@@ -40,6 +40,7 @@ from privbound.learners.agnostic_halfspaces.proper import (
     alg2_degree,
     alg2_noise_multiplier,
     alg2_sigma,
+    alg2_coefficient_law,
     coefficient_release,
 )
 
@@ -127,6 +128,35 @@ def check_alg2_gaussian_mechanism(ctx: CheckContext) -> CheckResult:
     bad = [e for e in (1.5, 2, 3, 5, 10) if gaussian_delta_mu(e, e / math.sqrt(2 * math.log(1.25 / 1e-6))) > 1e-6]
     out.details["first_failing_eps_outside_range_at_delta_1e-6"] = bad[0] if bad else None
     return out
+
+
+def check_alg2_step_sensitivity(ctx: CheckContext) -> CheckResult:
+    """Lemma 3.4 on the learner's own step (:func:`~privbound.learners.agnostic_halfspaces.proper.alg2_coefficient_law`):
+    replacing one row of S_1 by a row far outside the clipping ball (norm 3-30, any label) moves the clipped mean by
+    at most 4T/n (n = 2 |S_1|), and the exact Gaussian privacy curve of the largest move at the step's own sigma is
+    <= delta at eps. d = 3, p = 2 (D_p = 10, T = 2 sqrt(10) = 6.32, not 1), |S_1| = 200, a tenth of S_1 outside
+    the ball too, so that both rows of a pair can be clipped."""
+    rng = ctx.rng
+    d, p, half, eps, delta = 3, 2, 200, 0.5, 1e-5
+    T = gaussian_clip_radius(n_features(d, p))
+    X = rng.standard_normal((half, d))
+    X[: half // 10] *= 10.0
+    y = rng.choice([-1.0, 1.0], half)
+    kw = dict(degree=p, clip_radius=T, epsilon=eps, delta=delta)
+    m0, sigma = alg2_coefficient_law(X, y, **kw)
+    worst = 0.0
+    for _ in range(ctx.trials(300, minimum=30)):
+        i = int(rng.integers(half // 5))
+        X1, y1 = X.copy(), y.copy()
+        u = rng.standard_normal(d)
+        X1[i] = u / np.linalg.norm(u) * rng.uniform(3.0, 30.0)
+        y1[i] = rng.choice([-1.0, 1.0])
+        worst = max(worst, float(np.linalg.norm(alg2_coefficient_law(X1, y1, **kw)[0] - m0)))
+    sens = 4 * T / (2 * half)
+    return combine([C.exact(worst / sens, 1.0, sense="<=", rtol=1e-9, what="largest move of the mean / (4T/n)", T=T),
+                    C.exact(gaussian_delta_mu(eps, worst / sigma) / delta, 1.0, sense="<=", rtol=1e-9,
+                            what="delta(eps) / delta of the largest move at the step's sigma", sigma=sigma)],
+                   note="observed of the first failing part, else the first part")
 
 
 def check_gaussian_norm_tail(ctx: CheckContext) -> CheckResult:

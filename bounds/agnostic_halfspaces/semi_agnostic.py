@@ -42,8 +42,10 @@ from privbound.learners.agnostic_halfspaces.dpsas import (
     dpsas_clip_probability,
     dpsas_clip_norm,
     dpsas_gradient,
+    dpsas_gradient_law,
     dpsas_gradient_release,
     dpsas_initial_direction,
+    dpsas_initial_law,
     dpsas_laplace_scale,
     dpsas_sigma,
     dpsas_threshold,
@@ -60,6 +62,42 @@ def check_alg3_gaussian_mechanism(ctx: CheckContext) -> CheckResult:
     L, m0 = dpsas_clip_norm(10), 1000
     return gm_calibration(ctx, lambda e, d: dpsas_sigma(L, e, d, m0) / (2 * L / m0),
                           (0.01, 0.1, 0.5, 0.9, 0.999), (1e-10, 1e-6, 1e-3, 0.1, 0.5), "Algorithm 3 gradient steps")
+
+
+def check_dpsas_step_sensitivity(ctx: CheckContext) -> CheckResult:
+    """Claim 4.3 / Claim 4.5 on the learner's own steps (:func:`~privbound.learners.agnostic_halfspaces.dpsas.dpsas_initial_law`,
+    :func:`~privbound.learners.agnostic_halfspaces.dpsas.dpsas_gradient_law`): replacing one row of a batch by a row far
+    outside the clipping ball (norm L-10L, any label; a tenth of the batch outside the ball too) moves the initial
+    mean and the gradient at random unit w (band a = 1, |b| <= 1/2) by at most 2L/m_0, and the exact Gaussian
+    privacy curve of the largest move at the steps' own sigma is <= delta at eps. d = 10 (L = 6.32), m_0 = 100."""
+    rng = ctx.rng
+    d, m0, eps, delta = 10, 100, 0.5, 1e-6
+    L = dpsas_clip_norm(d)
+    X = rng.standard_normal((m0, d))
+    X[: m0 // 10] *= 4.0
+    y = rng.choice([-1.0, 1.0], m0)
+    worst, sigmas = 0.0, set()
+    for _ in range(ctx.trials(300, minimum=30)):
+        i = int(rng.integers(m0 // 5))
+        X1, y1 = X.copy(), y.copy()
+        u = rng.standard_normal(d)
+        X1[i] = u / np.linalg.norm(u) * rng.uniform(1.0, 10.0) * L
+        y1[i] = rng.choice([-1.0, 1.0])
+        w = rng.standard_normal(d)
+        if rng.random() < 0.5:  # half the time the new row is in w-perp, inside the band
+            w = w - (w @ X1[i]) * X1[i] / (X1[i] @ X1[i])
+        w /= np.linalg.norm(w)
+        b = float(rng.uniform(-0.5, 0.5))
+        for law0, law1 in ((dpsas_initial_law(X, y, eps, delta), dpsas_initial_law(X1, y1, eps, delta)),
+                           (dpsas_gradient_law(X, y, w[None], 1.0, b, eps, delta),
+                            dpsas_gradient_law(X1, y1, w[None], 1.0, b, eps, delta))):
+            worst = max(worst, float(np.linalg.norm(np.ravel(law0[0]) - np.ravel(law1[0]))))
+            sigmas.add(law0[1])
+    sigma = min(sigmas)
+    return combine([C.exact(worst / (2 * L / m0), 1.0, sense="<=", rtol=1e-9, what="largest move / (2L/m_0)", L=L),
+                    C.exact(gaussian_delta_mu(eps, worst / sigma) / delta, 1.0, sense="<=", rtol=1e-9,
+                            what="delta(eps) / delta of the largest move at the steps' sigma", sigma=sigma)],
+                   note="observed of the first failing part, else the first part")
 
 
 def check_claim43_printed_sigma(ctx: CheckContext) -> CheckResult:

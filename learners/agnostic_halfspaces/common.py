@@ -6,8 +6,10 @@ so authors, venue and arXiv id are not known here).
 
 * :class:`HalfspaceProblem` -- data: isotropic log-concave marginals with labels from a halfspace
   plus random classification noise (OPT exact) or structured flips (OPT by search, low d);
-* :func:`exp_mech_select` -- the selection steps of Algorithms 1, 2 and 4 (Lemma B.5), a batch of
-  ``size`` independent draws or one; :func:`exp_mech_select_rows` draws one per row of counts;
+* :func:`selection_logits` -- the one home of the selection's law (Lemma B.5): log-weights
+  ``-eps errors / 2`` (score ``-errors``, sensitivity 1 under replace-one);
+  :func:`exp_mech_select` -- the selection steps of Algorithms 1, 2 and 4, a batch of ``size``
+  independent draws or one; :func:`exp_mech_select_rows` draws one per row of counts;
 * :func:`gaussian_clip_radius` and :func:`remark3_clip_radius` -- the feature clipping radii
   ``T = 2 sqrt(D_p)`` (Lemma C.2) and ``T = sqrt(D_p / (c alpha))`` (Remark 3, Eq. (7));
 * the exact privacy curves of the algorithms' private steps on a given pair, for their tight epsilon:
@@ -23,11 +25,11 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import stats
+from scipy import special, stats
 
 from privbound.learners.agnostic_halfspaces.hermite import sample_marginal
 from privbound.learners.accounting import exact_epsilon
-from privbound.learners.mechanisms import ExponentialMechanism, exponential_mechanism_log_probabilities, gaussian_delta
+from privbound.learners.mechanisms import gaussian_delta
 from privbound._validation import check_finite_array, check_int, check_real
 
 __all__ = [
@@ -38,6 +40,8 @@ __all__ = [
     "HalfspaceProblem",
     "error_counts_by_threshold",
     "sphere_cover",
+    "SELECTION_SENSITIVITY",
+    "selection_logits",
     "exp_mech_select",
     "exp_mech_select_rows",
     "exp_mech_log_probabilities",
@@ -307,19 +311,31 @@ def sphere_cover(k: int, gamma: float) -> np.ndarray:
 # ====================================================================== selection (Lemma B.5)
 
 
-def exp_mech_select(error_counts, epsilon: float, rng: np.random.Generator, size: int | None = None):
-    """Exponential mechanism over candidates scored by ``-#errors`` (sensitivity 1; Lemma B.5).
+SELECTION_SENSITIVITY = 1.0
+"""How far one candidate's error count moves when one validation row is replaced (Lemma B.5)."""
 
-    P[j] proportional to exp(-epsilon * errors_j / 2) (Algorithm 1 step 5, Algorithm 2 step 6,
-    Algorithm 4 step 7 with Score = accuracy and Delta = 1/|D_val|: the same law), drawn by
-    :class:`privbound.learners.mechanisms.ExponentialMechanism` (Gumbel-max). Returns one flat index
-    (``size=None``) or ``size`` of them.
+
+def selection_logits(error_counts, epsilon: float) -> np.ndarray:
+    """Log-weights of the selection steps: ``-epsilon * errors / (2 * SELECTION_SENSITIVITY)`` (Lemma B.5).
+
+    The exponential mechanism (McSherry & Talwar 2007) with score ``-#errors`` of sensitivity 1: P[j] is
+    proportional to ``exp(-epsilon errors_j / 2)`` (Algorithm 1 step 5, Algorithm 2 step 6, Algorithm 4 step 7
+    with Score = accuracy and Delta = 1/|D_val|: the same law). Every draw and every exact probability of the
+    selection is computed from these; any shape.
     """
-    scores = -np.asarray(error_counts, dtype=float).ravel()
-    mechanism = ExponentialMechanism(epsilon)
-    if size is None:
-        return int(mechanism(scores, rng))
-    return mechanism.sample(scores, rng, check_int(size, "size", low=1))
+    epsilon = check_real(epsilon, "epsilon", low=0.0, low_inclusive=False)
+    return -(epsilon / (2.0 * SELECTION_SENSITIVITY)) * np.asarray(error_counts, dtype=float)
+
+
+def exp_mech_select(error_counts, epsilon: float, rng: np.random.Generator, size: int | None = None):
+    """The selection of Lemma B.5 over the flattened ``error_counts``, by Gumbel-max on :func:`selection_logits`.
+
+    Returns one flat index (``size=None``) or ``size`` independent ones.
+    """
+    logits = selection_logits(np.asarray(error_counts, dtype=float).ravel(), epsilon)
+    n = 1 if size is None else check_int(size, "size", low=1)
+    draws = np.argmax(logits[None, :] + rng.gumbel(size=(n, logits.size)), axis=1)
+    return int(draws[0]) if size is None else draws
 
 
 def exp_mech_select_rows(error_counts, epsilon: float, rng: np.random.Generator) -> np.ndarray:
@@ -328,12 +344,13 @@ def exp_mech_select_rows(error_counts, epsilon: float, rng: np.random.Generator)
     The batched releases select for many independent runs, each with its own counts (Gumbel-max).
     """
     E = np.asarray(error_counts)
-    return np.argmax(-0.5 * epsilon * E + rng.gumbel(size=E.shape), axis=1)
+    return np.argmax(selection_logits(E, epsilon) + rng.gumbel(size=E.shape), axis=1)
 
 
 def exp_mech_log_probabilities(error_counts, epsilon: float) -> np.ndarray:
-    """Exact log P[j] of :func:`exp_mech_select` (logsumexp)."""
-    return exponential_mechanism_log_probabilities(-np.asarray(error_counts, dtype=float).ravel(), epsilon)
+    """Exact log P[j] of :func:`exp_mech_select` (a log-softmax of :func:`selection_logits`)."""
+    logits = selection_logits(np.asarray(error_counts, dtype=float).ravel(), epsilon)
+    return logits - special.logsumexp(logits)
 
 
 # ====================================================================== exact privacy curves of the private steps

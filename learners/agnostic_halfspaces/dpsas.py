@@ -12,7 +12,12 @@ Algorithms 1-2 of Diakonikolas et al. (the paper's reference [17]).
   :func:`dpsas_gradient_release` (step 9.3); their calibration :func:`dpsas_sigma`,
   :func:`dpsas_laplace_scale`, :func:`dpsas_noise_multiplier`; the statistics they privatise
   (:func:`dpsas_initial_mean`, :func:`dpsas_gradient`);
-* :func:`dpsas_release_batch` -- ``size`` independent end-to-end runs as array operations.
+* the steps on the raw rows of their batch (clipping, calibration, release), the one code path of the
+  learner, of its batched runs and of their audits, which read the law a step runs with from its ``_law``:
+  :func:`dpsas_label_law`, :func:`dpsas_initial_law` / :func:`dpsas_initial_step`,
+  :func:`dpsas_gradient_law` / :func:`dpsas_gradient_step`;
+* :func:`dpsas_release_batch` -- ``size`` independent end-to-end runs as array operations, with their
+  transcript (every noisy release) on request.
 """
 
 from __future__ import annotations
@@ -41,10 +46,16 @@ __all__ = [
     "dpsas_clip_probability",
     "dpsas_threshold",
     "ramp_band",
+    "dpsas_label_law",
     "dpsas_label_mean",
     "clip_rows",
+    "dpsas_initial_law",
+    "dpsas_initial_step",
+    "dpsas_gradient_law",
+    "dpsas_gradient_step",
     "dpsas_initial_mean",
     "dpsas_initial_direction",
+    "dpsas_gradients",
     "dpsas_gradient",
     "dpsas_gradient_release",
     "ramp",
@@ -129,23 +140,23 @@ def ramp_band(s: float, t: int, tau):
     return math.sin(phi), -tau * math.cos(phi)
 
 
-def ramp(z, a: float, b: float) -> np.ndarray:
-    """Ramp function r_{a,b} of Eq. (12)."""
-    return np.clip(np.asarray(z, dtype=float) - b + a, 0.0, 2 * a)
-
-
 # ====================================================================== private steps
+
+
+def dpsas_label_law(y, epsilon: float, laplace_factor: float = 2.0) -> tuple[float, float]:
+    """``(mean, scale)`` of Algorithm 3 step 4 on the labels of D_tau: the mean label and the Laplace scale
+    :func:`dpsas_laplace_scale` (``laplace_factor`` is its ``factor``, a planted bug when not 2)."""
+    y = np.asarray(y, dtype=float)
+    return float(y.mean()), dpsas_laplace_scale(epsilon, y.size, laplace_factor)
 
 
 def dpsas_label_mean(y, epsilon: float, rng: np.random.Generator, size: int | None = None,
                      laplace_factor: float = 2.0):
-    """Algorithm 3 step 4: ``mean(y) + Lap(2/(eps m_0))`` (sensitivity 2/m_0, eps-DP).
-
-    ``laplace_factor`` is :func:`dpsas_laplace_scale`'s ``factor`` (a planted bug when not 2).
-    """
-    y = np.asarray(y, dtype=float)
+    """Algorithm 3 step 4: ``mean(y) + Lap(2/(eps m_0))`` (sensitivity 2/m_0, eps-DP), the law of
+    :func:`dpsas_label_law`; one release or ``size`` of them."""
+    mean, scale = dpsas_label_law(y, epsilon, laplace_factor)
     n = 1 if size is None else check_int(size, "size", low=1)
-    out = y.mean() + rng.laplace(0.0, dpsas_laplace_scale(epsilon, y.size, laplace_factor), size=n)
+    out = mean + rng.laplace(0.0, scale, size=n)
     return float(out[0]) if size is None else out
 
 
@@ -156,6 +167,13 @@ def clip_rows(X, L: float) -> np.ndarray:
     return X * np.minimum(1.0, L / np.maximum(nrm, 1e-300))
 
 
+def _gaussian(mean: np.ndarray, sigma: float, rng: np.random.Generator, size: int | None):
+    """``mean + N(0, sigma^2 I)``: one vector (``size=None``) or ``size`` rows."""
+    n = 1 if size is None else check_int(size, "size", low=1)
+    out = mean[None, :] + rng.normal(0.0, sigma, size=(n, mean.size))
+    return out[0] if size is None else out
+
+
 def dpsas_initial_mean(X, y) -> np.ndarray:
     """The statistic Algorithm 3 step 6 privatises: ``(1/m_0) sum_{D_init} x y`` (rows already clipped to L)."""
     X = np.asarray(X, dtype=float)
@@ -164,18 +182,37 @@ def dpsas_initial_mean(X, y) -> np.ndarray:
 
 def dpsas_initial_direction(X, y, sigma: float, rng: np.random.Generator, size: int | None = None):
     """Algorithm 3 step 6: ``(1/m_0) sum_{D_init} x y + N(0, sigma^2 I_d)`` (rows already clipped to L)."""
-    mean = dpsas_initial_mean(X, y)
-    n = 1 if size is None else check_int(size, "size", low=1)
-    out = mean[None, :] + rng.normal(0.0, sigma, size=(n, mean.size))
-    return out[0] if size is None else out
+    return _gaussian(dpsas_initial_mean(X, y), sigma, rng, size)
+
+
+def dpsas_initial_law(X, y, epsilon: float, delta: float, with_L: bool = True) -> tuple[np.ndarray, float]:
+    """``(mean, sigma)`` of Algorithm 3 step 6 on the raw rows of D_init: rows clipped to L = 2 sqrt(d)
+    (:func:`dpsas_clip_norm`), their mean of ``x y``, and :func:`dpsas_sigma` (``with_L=False``: a planted bug)."""
+    X = np.asarray(X, dtype=float)
+    L = dpsas_clip_norm(X.shape[1])
+    return dpsas_initial_mean(clip_rows(X, L), y), dpsas_sigma(L, epsilon, delta, X.shape[0], with_L)
+
+
+def dpsas_initial_step(X, y, epsilon: float, delta: float, rng: np.random.Generator, size: int | None = None,
+                       with_L: bool = True):
+    """Algorithm 3 step 6 on the raw rows of D_init: the law of :func:`dpsas_initial_law`, released."""
+    mean, sigma = dpsas_initial_law(X, y, epsilon, delta, with_L)
+    return _gaussian(mean, sigma, rng, size)
+
+
+def dpsas_gradients(X, y, W, a: float, b) -> np.ndarray:
+    """Algorithm 3 step 9.2 at each row of ``W`` (unit vectors, shape (runs, d)), with ``b`` a scalar or one per
+    run: ``-(1/m_0) sum y 1{|w.x - b| <= a} (x - (w.x) w)``, shape (runs, d)."""
+    X = np.asarray(X, dtype=float)
+    W = np.asarray(W, dtype=float)
+    Z = X @ W.T  # (m_0, runs)
+    band = (np.abs(Z - np.asarray(b, dtype=float)) <= a) * np.asarray(y, dtype=float)[:, None]
+    return -(band.T @ X - np.sum(band * Z, axis=0)[:, None] * W) / X.shape[0]
 
 
 def dpsas_gradient(X, y, w, a: float, b: float) -> np.ndarray:
     """Algorithm 3 step 9.2: ``-(1/m_0) sum y 1{|w.x - b| <= a} (x - (w.x) w)`` at a unit ``w``."""
-    X = np.asarray(X, dtype=float)
-    z = X @ w
-    band = (np.abs(z - b) <= a) * np.asarray(y, dtype=float)
-    return -(band @ X - (band @ z) * w) / X.shape[0]
+    return dpsas_gradients(X, y, np.asarray(w, dtype=float)[None, :], a, b)[0]
 
 
 def dpsas_gradient_release(X, y, w, a: float, b: float, sigma: float, rng: np.random.Generator,
@@ -184,10 +221,38 @@ def dpsas_gradient_release(X, y, w, a: float, b: float, sigma: float, rng: np.ra
     w = np.asarray(w, dtype=float)
     g0 = dpsas_gradient(X, y, w, a, b)
     n = 1 if size is None else check_int(size, "size", low=1)
-    G = rng.normal(0.0, sigma, size=(n, w.size))
-    G = G - np.outer(G @ w, w)
-    out = g0[None, :] + G
+    out = g0[None, :] + _perp_noise(np.broadcast_to(w, (n, w.size)), sigma, rng)
     return out[0] if size is None else out
+
+
+def _perp_noise(W: np.ndarray, sigma: float, rng: np.random.Generator) -> np.ndarray:
+    """``sigma (I - w w^T) g`` for each row w of ``W``, g ~ N(0, I_d)."""
+    G = rng.normal(0.0, sigma, size=W.shape)
+    return G - np.sum(G * W, axis=1, keepdims=True) * W
+
+
+def dpsas_gradient_law(X, y, W, a: float, b, epsilon: float, delta: float, with_L: bool = True
+                       ) -> tuple[np.ndarray, float]:
+    """``(gradients, sigma)`` of Algorithm 3 step 9.3 on the raw rows of one batch D_t: rows clipped to L, the
+    gradient at each row of ``W`` (shape (runs, d); ``b`` a scalar or one per run, :func:`dpsas_gradients`) and
+    :func:`dpsas_sigma` (``with_L=False``: a planted bug). The noise lies in w-perp."""
+    X = np.asarray(X, dtype=float)
+    L = dpsas_clip_norm(X.shape[1])
+    return dpsas_gradients(clip_rows(X, L), y, W, a, b), dpsas_sigma(L, epsilon, delta, X.shape[0], with_L)
+
+
+def dpsas_gradient_step(X, y, W, a: float, b, epsilon: float, delta: float, rng: np.random.Generator,
+                        with_L: bool = True) -> np.ndarray:
+    """Algorithm 3 step 9.3 on the raw rows of one batch: one noisy gradient per row of ``W`` (runs, d), the law
+    of :func:`dpsas_gradient_law` with noise ``sigma (I - w w^T) g``."""
+    W = np.asarray(W, dtype=float)
+    grads, sigma = dpsas_gradient_law(X, y, W, a, b, epsilon, delta, with_L)
+    return grads + _perp_noise(W, sigma, rng)
+
+
+def ramp(z, a: float, b: float) -> np.ndarray:
+    """Ramp function r_{a,b} of Eq. (12)."""
+    return np.clip(np.asarray(z, dtype=float) - b + a, 0.0, 2 * a)
 
 
 # ====================================================================== the learner
@@ -250,15 +315,11 @@ class DPSAS(HalfspaceClassifierMixin, ClassifierMixin, BaseEstimator):
         n0, d = X.shape
         s, T, m0 = dpsas_schedule(eta, float(self.C_s), float(self.C_T), self.n_iter, n0)
         L = dpsas_clip_norm(d)
-        Xc = clip_rows(X[: (T + 2) * m0], L)
-        yc = y[: (T + 2) * m0]
-        Xi, yi = Xc[:m0], yc[:m0]
-        yt = yc[m0: 2 * m0]
         kappa = dpsas_kappa(float(self.C_kappa), eta)
-        self.label_mean_ = dpsas_label_mean(yt, eps, rng)
+        self.label_mean_ = dpsas_label_mean(y[m0: 2 * m0], eps, rng)
         self.threshold_ = float(dpsas_threshold(self.label_mean_, kappa))
         sigma = dpsas_sigma(L, eps, delta, m0)
-        w0 = dpsas_initial_direction(Xi, yi, sigma, rng)
+        w0 = dpsas_initial_step(X[:m0], y[:m0], eps, delta, rng)
         nw = np.linalg.norm(w0)
         if nw > 0:
             w = w0 / nw
@@ -270,8 +331,8 @@ class DPSAS(HalfspaceClassifierMixin, ClassifierMixin, BaseEstimator):
         trace = [w.copy()]
         for t in range(T):
             a, b = ramp_band(s, t, self.threshold_)
-            Xb, yb = Xc[(t + 2) * m0: (t + 3) * m0], yc[(t + 2) * m0: (t + 3) * m0]
-            g = dpsas_gradient_release(Xb, yb, w, a, b, sigma, rng)
+            batch = slice((t + 2) * m0, (t + 3) * m0)
+            g = dpsas_gradient_step(X[batch], y[batch], w[None, :], a, b, eps, delta, rng)[0]
             u = w - lam * g
             w = u / np.linalg.norm(u)
             trace.append(w.copy())
@@ -298,36 +359,40 @@ class DPSAS(HalfspaceClassifierMixin, ClassifierMixin, BaseEstimator):
 
 def dpsas_release_batch(X, y, *, eta=0.1, epsilon=0.5, delta=1e-5, C_s=1.0, C_T=1.0, C_kappa=1.0,
                         step_size="adaptive", n_iter=None, rng: np.random.Generator, size: int,
-                        laplace_factor: float = 2.0, with_L: bool = True):
+                        laplace_factor: float = 2.0, with_L: bool = True, transcript: bool = False):
     """``size`` independent runs of :class:`DPSAS` (Algorithm 3) on one dataset, as array operations.
 
     Same partition, parameters and steps as ``DPSAS.fit``; returns ``(W, tau)`` with ``W`` (size, d)
     the final unit directions and ``tau`` (size,) the thresholds. ``laplace_factor=1`` (Laplace scale
     for sensitivity 1/m_0 instead of 2/m_0) and ``with_L=False`` (Claim 4.3's printed sigma) are planted
-    bugs for the audits only.
+    bugs for the audits only. ``transcript=True`` returns ``(W, tau, releases)`` with every noisy release of
+    the runs: ``label_mean`` (size,), ``initial`` (size, d) (step 6, before normalisation), ``iterates``
+    (size, T, d) (the unit w_t each gradient is taken at) and ``gradients`` (size, T, d) (step 9.3).
     """
     X, y = check_xy(X, y)
     size = check_int(size, "size", low=1)
     eta = check_real(eta, "eta", low=0.0, high=1.0, low_inclusive=False, high_inclusive=False)
     n0, d = X.shape
     s, T, m0 = dpsas_schedule(eta, C_s, C_T, n_iter, n0)
-    L = dpsas_clip_norm(d)
-    Xc, yc = clip_rows(X[: (T + 2) * m0], L), y[: (T + 2) * m0]
     kappa = dpsas_kappa(C_kappa, eta)
-    yhat = dpsas_label_mean(yc[m0: 2 * m0], epsilon, rng, size, laplace_factor)
+    yhat = dpsas_label_mean(y[m0: 2 * m0], epsilon, rng, size, laplace_factor)
     tau = dpsas_threshold(yhat, kappa)
-    sigma = dpsas_sigma(L, epsilon, delta, m0, with_L)
-    W = dpsas_initial_direction(Xc[:m0], yc[:m0], sigma, rng, size)
-    W = W / np.linalg.norm(W, axis=1, keepdims=True)
+    W0 = dpsas_initial_step(X[:m0], y[:m0], epsilon, delta, rng, size, with_L)
+    W = W0 / np.linalg.norm(W0, axis=1, keepdims=True)
     lam = dpsas_step_size(step_size, s)
+    iterates, gradients = [], []
     for t in range(T):
         a, b = ramp_band(s, t, tau)  # b per run (tau is private, per run)
-        Xb, yb = Xc[(t + 2) * m0: (t + 3) * m0], yc[(t + 2) * m0: (t + 3) * m0]
-        Z = Xb @ W.T  # (m0, size)
-        band = (np.abs(Z - b[None, :]) <= a) * yb[:, None]
-        G = -(band.T @ Xb - np.sum(band * Z, axis=0)[:, None] * W) / m0
-        noise = rng.normal(0.0, sigma, size=W.shape)
-        noise -= np.sum(noise * W, axis=1, keepdims=True) * W
-        U = W - lam * (G + noise)
+        batch = slice((t + 2) * m0, (t + 3) * m0)
+        G = dpsas_gradient_step(X[batch], y[batch], W, a, b, epsilon, delta, rng, with_L)
+        if transcript:
+            iterates.append(W)
+            gradients.append(G)
+        U = W - lam * G
         W = U / np.linalg.norm(U, axis=1, keepdims=True)
-    return W, tau
+    if not transcript:
+        return W, tau
+    empty = np.zeros((size, 0, d))
+    return W, tau, dict(label_mean=yhat, initial=W0,
+                        iterates=np.stack(iterates, axis=1) if T else empty,
+                        gradients=np.stack(gradients, axis=1) if T else empty)

@@ -7,7 +7,10 @@ so authors, venue and arXiv id are not known here). Lemmas 3.2-3.5 and App. E an
 * :class:`PrivateProperHalfspace` -- the learner;
 * :func:`alg2_sigma` and :func:`alg2_noise_multiplier` -- the calibration of its Gaussian release;
 * :func:`coefficient_release` -- Algorithm 2 step 4, one release or a batch of ``size`` (for the
-  audits), the same law (tested).
+  audits), the same law (tested);
+* :func:`alg2_coefficient_law` and :func:`alg2_coefficient_step` -- steps 3-4 on the raw rows of S_1 (features,
+  clipping at T, calibration, release): the one code path of the learner and of its audits, which read the
+  law (mean and sigma) the step runs with from :func:`alg2_coefficient_law`.
 """
 
 from __future__ import annotations
@@ -36,7 +39,7 @@ from privbound.learners.neighbouring import NeighbouringRelation
 from privbound._validation import Interval, StrOptions, check_finite_array, check_int, validate_parameters
 
 __all__ = ["alg2_degree", "alg2_sigma", "alg2_noise_multiplier", "coefficient_mean", "coefficient_release",
-           "PrivateProperHalfspace"]
+           "alg2_coefficient_law", "alg2_coefficient_step", "PrivateProperHalfspace"]
 
 
 def alg2_degree(alpha: float, c: float, C_0: float = 1.0) -> int:
@@ -69,16 +72,47 @@ def coefficient_mean(features, y) -> np.ndarray:
     return (np.asarray(y, dtype=float) @ F) / F.shape[0]
 
 
-def coefficient_release(features, y, sigma: float, rng: np.random.Generator, size: int | None = None):
+def coefficient_release(features, y, sigma: float, rng: np.random.Generator, size: int | None = None,
+                        project: bool = True):
     """Algorithm 2 step 4: ``Proj_{B_2}( (2/n) sum_{S_1} Y psi_bar + Z )``, Z ~ N(0, sigma^2 I).
 
     ``features`` are the (already clipped) features of S_1 (|S_1| = n/2, so (2/n) sum = mean).
-    Returns one vector (``size=None``) or ``size`` independent releases, shape (size, D_p).
+    Returns one vector (``size=None``) or ``size`` independent releases, shape (size, D_p). ``project=False``
+    returns the Gaussian release before the projection onto the unit ball (post-processing), which is what
+    Lemma 3.4's guarantee is about.
     """
-    mean = coefficient_mean(features, y)
+    return _projected_gaussian(coefficient_mean(features, y), sigma, rng, size, project)
+
+
+def alg2_coefficient_law(X1, y1, *, degree: int, clip_radius: float, epsilon: float, delta: float,
+                         sensitivity_factor: float = 4.0, clip: bool = True) -> tuple[np.ndarray, float]:
+    """``(mean, sigma)`` of Algorithm 2 steps 3-4 on S_1 = ``(X1, y1)``: the clipped-feature mean the step
+    privatises and the noise it adds (:func:`alg2_sigma` with n = 2 |S_1|).
+
+    ``sensitivity_factor`` (2: sigma for sensitivity 2T/n) and ``clip=False`` (features not clipped at T) are
+    planted bugs for the audits only.
+    """
+    F = hermite_features(np.asarray(X1, dtype=float), degree)
+    if clip:
+        F = clip_features(F, clip_radius)
+    return coefficient_mean(F, y1), alg2_sigma(clip_radius, epsilon, delta, 2 * F.shape[0], sensitivity_factor)
+
+
+def alg2_coefficient_step(X1, y1, *, degree: int, clip_radius: float, epsilon: float, delta: float,
+                          rng: np.random.Generator, size: int | None = None, project: bool = True,
+                          sensitivity_factor: float = 4.0, clip: bool = True):
+    """Algorithm 2 steps 3-4 on the raw rows of S_1: the law of :func:`alg2_coefficient_law`, released by
+    :func:`coefficient_release` (one vector, or ``size`` of them; ``project=False``: before the projection)."""
+    mean, sigma = alg2_coefficient_law(X1, y1, degree=degree, clip_radius=clip_radius, epsilon=epsilon, delta=delta,
+                                       sensitivity_factor=sensitivity_factor, clip=clip)
+    return _projected_gaussian(mean, sigma, rng, size, project)
+
+
+def _projected_gaussian(mean: np.ndarray, sigma: float, rng: np.random.Generator, size: int | None, project: bool):
+    """``mean + N(0, sigma^2 I)``, projected onto the unit ball unless ``project=False``; one or ``size`` rows."""
     n = 1 if size is None else check_int(size, "size", low=1)
     raw = mean[None, :] + rng.normal(0.0, sigma, size=(n, mean.size))
-    out = raw / np.maximum(1.0, np.linalg.norm(raw, axis=1, keepdims=True))
+    out = raw / np.maximum(1.0, np.linalg.norm(raw, axis=1, keepdims=True)) if project else raw
     return out[0] if size is None else out
 
 
@@ -184,9 +218,9 @@ class PrivateProperHalfspace(ClassifierMixin, BaseEstimator):
         T = self._resolve_T(D, c, alpha)
         self.n_features_in_, self.n_features_poly_, self.clip_radius_ = d, D, T
         X1, y1, X2, y2 = X[:half], y[:half], X[half: 2 * half], y[half: 2 * half]
-        self.sigma_ = alg2_sigma(T, eps, delta, 2 * half)
+        _, self.sigma_ = alg2_coefficient_law(X1, y1, degree=p, clip_radius=T, epsilon=eps, delta=delta)
         self.sensitivity_ = 4 * T / (2 * half)
-        self.coef_ = coefficient_release(clip_features(hermite_features(X1, p), T), y1, self.sigma_, rng)
+        self.coef_ = alg2_coefficient_step(X1, y1, degree=p, clip_radius=T, epsilon=eps, delta=delta, rng=rng)
         ap = c * alpha
         self.gradient_matrix_ = gradient_matrix(self.coef_, d, p)
         kV = self._fit_subspace(ap, C0, kmax)

@@ -9,7 +9,9 @@ so authors, venue and arXiv id are not known here).
   :class:`privbound.learners.agnostic_halfspaces.hermite.MonomialBasis`);
 * :func:`alg1_grid`, :func:`alg1_thresholds`, :func:`alg1_erm_schedule` -- its parameters;
 * :func:`alg1_release_batch` -- ``size`` independent end-to-end runs as array operations (for the
-  audits), distributionally identical to independent fits (tested).
+  audits), distributionally identical to independent fits (tested), with the DP-ERM's transcript (every
+  noisy subgradient) on request; :func:`alg1_erm_law` -- what that DP-ERM runs with (the clipped blocks,
+  the schedule), for the audits' exact per-step densities; :func:`l1_subgradient` -- the subgradient it noises.
 """
 
 from __future__ import annotations
@@ -40,9 +42,13 @@ from privbound._validation import Interval, StrOptions, check_finite_array, chec
 __all__ = [
     "alg1_grid",
     "alg1_thresholds",
+    "alg1_erm_sigma",
     "alg1_erm_schedule",
+    "erm_update",
     "alg1_erm_rate_bound",
+    "l1_subgradient",
     "dp_erm_l1",
+    "alg1_erm_law",
     "alg1_validation_errors",
     "alg1_release_batch",
     "changed_row",
@@ -66,20 +72,28 @@ def alg1_thresholds(M: int) -> np.ndarray:
     return -1 + (2 * np.arange(1, M + 1) - 1) / M
 
 
+def alg1_erm_sigma(n0: int, T: float, K: int, s_unit: float, compose: bool = True) -> float:
+    """The DP-ERM's noise ``sigma_g = (2T/n0) sqrt(K) s``: K adaptive Gaussian steps of replace-one sensitivity
+    2T/n0 (subgradients of norm <= T) compose exactly to (sqrt(K) 2T/(n0 sigma_g))-GDP (Dong, Roth & Su 2019,
+    Cor. 3.3), so ``s`` = ``get_sigma_gaussian(eps, delta)`` makes the K steps exactly (eps, delta)-DP.
+    ``compose=False`` (noise for ONE step) is a planted bug for the audits only."""
+    return (2 * T / n0) * (math.sqrt(K) if compose else 1.0) * s_unit
+
+
 def alg1_erm_schedule(n0: int, D: int, T: float, R: float, epsilon: float, delta: float, max_iter: int,
                       compose: bool = True):
     """Algorithm 1's DP-ERM schedule (our stand-in for Lemma B.4's algorithm): ``(K, sigma_g, step, s)``.
 
     ``s = get_sigma_gaussian(eps, delta)`` (one exactly calibrated Gaussian of sensitivity 1), ``K =
-    min(max_iter, ceil(n0^2 / (4 D s^2)))`` steps, ``sigma_g = (2T/n0) sqrt(K) s`` (K adaptive Gaussian
-    steps are exactly (sqrt(K) z^-1)-GDP), step ``R / sqrt(K (T^2 + D sigma_g^2))``. ``compose=False`` is a
-    planted bug for the audits only (noise for ONE step: the composition over K iterations forgotten).
+    min(max_iter, ceil(n0^2 / (4 D s^2)))`` steps, ``sigma_g`` of :func:`alg1_erm_sigma`, step
+    ``R / sqrt(K (T^2 + D sigma_g^2))``. ``compose=False`` is a planted bug for the audits only (noise for ONE
+    step: the composition over K iterations forgotten).
     """
     import dp_accounting
 
     s_unit = float(dp_accounting.get_sigma_gaussian(epsilon, delta))
     K = int(min(max_iter, max(1, math.ceil(n0**2 / (4 * D * s_unit**2)))))
-    sigma_g = (2 * T / n0) * (math.sqrt(K) if compose else 1.0) * s_unit
+    sigma_g = alg1_erm_sigma(n0, T, K, s_unit, compose)
     step = R / math.sqrt(K * (T**2 + D * sigma_g**2))
     return K, sigma_g, step, s_unit
 
@@ -91,13 +105,31 @@ def alg1_erm_rate_bound(R: float, T: float, K: int, D: int, s_unit: float, n0: i
     return R * T * math.sqrt(1 / K + 4 * D * s_unit**2 / n0**2)
 
 
+def l1_subgradient(Fb, yb, V) -> np.ndarray:
+    """The mean subgradient of the clipped L1 loss (4) over each block: ``(1/n_0) sum sign(<v, psi_bar> - y) psi_bar``.
+
+    ``Fb`` (k, n0, D) clipped block features, ``yb`` (k, n0), ``V`` (..., k, D) -> (..., k, D); ``sign(0) = 0``.
+    Each row's term has norm <= ||psi_bar|| <= T, so the mean moves by at most 2T/n_0 when one row is replaced.
+    """
+    r = np.einsum("knd,...kd->...kn", Fb, V) - yb
+    return np.einsum("...kn,knd->...kd", np.sign(r), Fb) / Fb.shape[1]
+
+
+def erm_update(V, noisy_gradient, step: float, R: float) -> np.ndarray:
+    """One step of the DP-ERM: ``Proj_{B(R)}(V - step * noisy_gradient)`` (last axis)."""
+    V = V - step * noisy_gradient
+    return V / np.maximum(1.0, np.linalg.norm(V, axis=-1, keepdims=True) / R)
+
+
 def dp_erm_l1(Fb, yb, K: int, sigma_g: float, step: float, R: float, rng: np.random.Generator,
-              size: int | None = None) -> np.ndarray:
+              size: int | None = None, record: bool = False):
     """Noisy projected subgradient descent on the clipped L1 loss (4), averaged iterate (Algorithm 1 step 3).
 
     ``Fb`` (k, n0, D) clipped block features, ``yb`` (k, n0). Returns (k, D) (``size=None``, the learner's
     path) or (size, k, D): ``size`` independent runs on the same blocks, as array operations (each step's
-    noise has the same shape as the iterate, so a batch is ``size`` independent single runs).
+    noise has the same shape as the iterate, so a batch is ``size`` independent single runs). ``record=True``
+    returns ``(average, noisy)`` with ``noisy`` the K noisy subgradients ``g_t + Z_t`` of every run, shape
+    (size, K, k, D) (or (K, k, D)): the transcript the DP-ERM's Gaussian composition is about.
     """
     Fb = np.asarray(Fb, dtype=float)
     yb = np.asarray(yb, dtype=float)
@@ -105,13 +137,34 @@ def dp_erm_l1(Fb, yb, K: int, sigma_g: float, step: float, R: float, rng: np.ran
     shape = (k, D) if size is None else (check_int(size, "size", low=1), k, D)
     V = np.zeros(shape)
     Vsum = np.zeros(shape)
+    noisy = []
     for _ in range(K):
-        r = np.einsum("knd,...kd->...kn", Fb, V) - yb
-        g = np.einsum("...kn,knd->...kd", np.sign(r), Fb) / n0
-        V = V - step * (g + rng.normal(0.0, sigma_g, size=V.shape))
-        V /= np.maximum(1.0, np.linalg.norm(V, axis=-1, keepdims=True) / R)
+        g = l1_subgradient(Fb, yb, V) + rng.normal(0.0, sigma_g, size=V.shape)
+        if record:
+            noisy.append(g)
+        V = erm_update(V, g, step, R)
         Vsum += V
+    if record:
+        return Vsum / K, np.stack(noisy, axis=-3)
     return Vsum / K
+
+
+def alg1_erm_law(X, y, *, epsilon, delta, compose: bool = True, clip: bool = True, **params) -> dict:
+    """What Algorithm 1's DP-ERM runs with on ``(X, y)`` (as :class:`PrivatePolynomialRegression` and
+    :func:`alg1_release_batch` run it): the block features ``Fb`` (k, n0, D) (clipped at T, or not with the
+    planted bug ``clip=False``) and labels ``yb``, the validation rows ``Fv``, ``yv``, and the schedule ``K``,
+    ``sigma_g``, ``step``, ``R``, ``M`` (:func:`alg1_erm_schedule`; ``compose=False`` is its planted bug).
+
+    Step t releases ``l1_subgradient(Fb, yb, V_{t-1}) + N(0, sigma_g^2 I)``, V_{t-1} the iterate before it.
+    """
+    est = PrivatePolynomialRegression(epsilon=epsilon, delta=delta, **params)
+    X, y = check_xy(X, y)
+    plan = est._plan(X, y)
+    F = plan["F"] if clip else plan["F_unclipped"]
+    k, n0, M, m, D, R = plan["k"], plan["n0"], plan["M"], plan["m"], plan["D"], plan["R"]
+    K, sigma_g, step, _ = alg1_erm_schedule(n0, D, plan["T"], R, epsilon, delta, int(est.max_iter), compose)
+    return dict(Fb=F[: k * n0].reshape(k, n0, D), yb=y[: k * n0].reshape(k, n0), Fv=F[k * n0: k * n0 + m],
+                yv=y[k * n0: k * n0 + m], K=K, sigma_g=sigma_g, step=step, R=R, M=M, k=k, n0=n0, T=plan["T"])
 
 
 def alg1_validation_errors(Fv, yv, coefs, thresholds) -> np.ndarray:
@@ -126,29 +179,30 @@ def alg1_validation_errors(Fv, yv, coefs, thresholds) -> np.ndarray:
 
 def alg1_release_batch(X, y, *, degree, epsilon, delta, alpha=0.1, beta=0.1, c=0.25, n_blocks=None, n_grid=None,
                        n_validation=None, clip_radius=None, basis="hermite", radius=1.0, max_iter=300,
-                       rng: np.random.Generator, size: int, compose: bool = True, clip: bool = True) -> np.ndarray:
+                       rng: np.random.Generator, size: int, compose: bool = True, clip: bool = True,
+                       transcript: bool = False):
     """``size`` independent end-to-end runs of Algorithm 1 on one dataset, as array operations.
 
     Same parameters, partition and steps as :class:`PrivatePolynomialRegression` (the released output is
     the selected hypothesis): returns (size, D_p + 1) rows ``[v_j^, t_l^]``. ``compose=False`` (noise
     for one ERM step) and ``clip=False`` (features not clipped) are planted bugs for the audits only.
+    ``transcript=True`` returns ``(rows, releases)`` with the DP-ERM's noisy subgradients ``gradients``
+    (size, K, k, D) and the selected flat index ``selected`` (size,).
     """
-    est = PrivatePolynomialRegression(degree=degree, epsilon=epsilon, delta=delta, alpha=alpha, beta=beta, c=c,
-                                      n_blocks=n_blocks, n_grid=n_grid, n_validation=n_validation,
-                                      clip_radius=clip_radius, basis=basis, radius=radius, max_iter=max_iter)
-    plan = est._plan(*check_xy(X, y))
-    F = plan["F"] if clip else plan["F_unclipped"]
-    k, n0, M, m, D = plan["k"], plan["n0"], plan["M"], plan["m"], plan["D"]
-    y = np.asarray(y, dtype=float)
-    Fb, yb = F[: k * n0].reshape(k, n0, D), y[: k * n0].reshape(k, n0)
-    Fv, yv = F[k * n0: k * n0 + m], y[k * n0: k * n0 + m]
-    K, sigma_g, step, _ = alg1_erm_schedule(n0, D, plan["T"], plan["R"], epsilon, delta, max_iter, compose)
-    V = dp_erm_l1(Fb, yb, K, sigma_g, step, plan["R"], rng, size)  # (size, k, D)
+    law = alg1_erm_law(X, y, degree=degree, epsilon=epsilon, delta=delta, alpha=alpha, beta=beta, c=c,
+                       n_blocks=n_blocks, n_grid=n_grid, n_validation=n_validation, clip_radius=clip_radius,
+                       basis=basis, radius=radius, max_iter=max_iter, compose=compose, clip=clip)
+    k, M = law["k"], law["M"]
+    V, noisy = dp_erm_l1(law["Fb"], law["yb"], law["K"], law["sigma_g"], law["step"], law["R"], rng, size,
+                         record=True)  # (size, k, D), (size, K, k, D)
     ts = alg1_thresholds(M)
-    errs = alg1_validation_errors(Fv, yv, V, ts).reshape(size, k * M)
+    errs = alg1_validation_errors(law["Fv"], law["yv"], V, ts).reshape(size, k * M)
     flat = exp_mech_select_rows(errs, epsilon, rng)
     j, l = np.divmod(flat, M)
-    return np.concatenate([V[np.arange(size), j], ts[l][:, None]], axis=1)
+    out = np.concatenate([V[np.arange(size), j], ts[l][:, None]], axis=1)
+    if transcript:
+        return out, dict(gradients=noisy, selected=flat)
+    return out
 
 
 def changed_row(d0, d1) -> int:

@@ -41,7 +41,8 @@ from privbound.learners.mechanisms import PrivacyGuarantee
 from privbound.learners.neighbouring import NeighbouringRelation
 from privbound._validation import Interval, validate_parameters
 
-__all__ = ["alg4_grid_size", "alg4_grid", "SemiAgnosticHalfspace", "alg4_release_batch", "alg4_pair_epsilon"]
+__all__ = ["alg4_grid_size", "alg4_grid", "alg4_part_schedules", "SemiAgnosticHalfspace", "alg4_release_batch",
+           "alg4_pair_epsilon"]
 
 
 def alg4_grid_size(alpha: float, C_K: float = 1.0) -> int:
@@ -70,6 +71,19 @@ def alg4_grid(n: int, alpha: float, C_K: float, C_eta: float, n_validation=None)
         raise ValueError(f"n = {n} too small for K = {K} parts")
     etas = C_eta * alpha * 2.0 ** np.arange(K)
     return K, m, part, etas
+
+
+def alg4_part_schedules(n: int, *, alpha, C_K=1.0, C_eta=1.1, n_validation=None, dpsas_params=None) -> list[dict]:
+    """Where each DPSAS run of Algorithm 4 reads its data (rows ``start + ...`` of part k): per part, its ``eta``,
+    ``start``, iterations ``T`` and batch size ``m0`` (D_init = rows [start, start + m0), D_tau the next m0, then
+    T gradient batches), as :func:`alg4_release_batch` and ``SemiAgnosticHalfspace.fit`` run them."""
+    K, m, part, etas = alg4_grid(n, alpha, C_K, C_eta, n_validation)
+    out = []
+    for k in range(K):
+        sub = DPSAS(eta=min(float(etas[k]), 0.999), **dict(dpsas_params or {}))
+        _, T, m0 = dpsas_schedule(sub.eta, sub.C_s, sub.C_T, sub.n_iter, part)
+        out.append(dict(eta=sub.eta, start=k * part, part=part, T=T, m0=m0))
+    return out
 
 
 _OPEN_UNIT = Interval(Real, 0, 1, closed="neither")
@@ -141,21 +155,24 @@ class SemiAgnosticHalfspace(HalfspaceClassifierMixin, ClassifierMixin, BaseEstim
 
 
 def alg4_release_batch(X, y, *, alpha=0.05, epsilon=0.5, delta=1e-5, C_K=1.0, C_eta=1.1, n_validation=None,
-                       dpsas_params=None, rng: np.random.Generator, size: int, **bugs) -> np.ndarray:
+                       dpsas_params=None, rng: np.random.Generator, size: int, transcript: bool = False, **bugs):
     """``size`` independent runs of :class:`SemiAgnosticHalfspace` (Algorithm 4) on one dataset.
 
     Same grid, partition and selection as ``SemiAgnosticHalfspace.fit``; returns (size, d + 1) rows
     ``[w_k^, tau_k^]`` of the selected candidate. ``bugs`` are passed to :func:`dpsas_release_batch`.
+    ``transcript=True`` returns ``(rows, releases)``: ``releases["parts"]`` the K DPSAS transcripts
+    (:func:`dpsas_release_batch`'s), ``releases["selected"]`` the selected part of every run.
     """
     X, y = check_xy(X, y)
     n, d = X.shape
     K, m, part, etas = alg4_grid(n, alpha, C_K, C_eta, n_validation)
     Xv, yv = X[n - m:], y[n - m:]
-    Ws, taus, errs = [], [], []
+    Ws, taus, errs, parts = [], [], [], []
     for k in range(K):
-        W, tau = dpsas_release_batch(X[k * part: (k + 1) * part], y[k * part: (k + 1) * part],
-                                     eta=min(float(etas[k]), 0.999), epsilon=epsilon, delta=delta, rng=rng, size=size,
-                                     **dict(dpsas_params or {}), **bugs)
+        W, tau, *releases = dpsas_release_batch(X[k * part: (k + 1) * part], y[k * part: (k + 1) * part],
+                                                eta=min(float(etas[k]), 0.999), epsilon=epsilon, delta=delta, rng=rng,
+                                                size=size, transcript=transcript, **dict(dpsas_params or {}), **bugs)
+        parts.extend(releases)
         pred = (Xv @ W.T + tau[None, :]) >= 0  # (m, size)
         errs.append(np.sum(pred != (yv > 0)[:, None], axis=0))
         Ws.append(W)
@@ -164,7 +181,10 @@ def alg4_release_batch(X, y, *, alpha=0.05, epsilon=0.5, delta=1e-5, C_K=1.0, C_
     sel = exp_mech_select_rows(E, epsilon, rng)
     Wsel = np.stack(Ws, axis=1)[np.arange(size), sel]
     tsel = np.stack(taus, axis=1)[np.arange(size), sel]
-    return np.concatenate([Wsel, tsel[:, None]], axis=1)
+    out = np.concatenate([Wsel, tsel[:, None]], axis=1)
+    if transcript:
+        return out, dict(parts=parts, selected=sel)
+    return out
 
 
 def alg4_pair_epsilon(d0, d1, *, alpha=0.05, epsilon=0.5, delta=1e-5, C_K=1.0, C_eta=1.1, n_validation=None,

@@ -72,6 +72,7 @@ if TYPE_CHECKING:  # annotations only: dp_accounting is imported when an account
 
 __all__ = [
     "PerceptronTrace",
+    "distinct_rows",
     "Perceptron",
     "MarginPerceptron",
     "BatchPerceptronParameters",
@@ -539,7 +540,7 @@ def margin_threshold(P: BatchPerceptronParameters) -> float:
     return P.gamma_prime * P.clip_norm
 
 
-def _distinct_rows(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def distinct_rows(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The distinct rows of ``rows`` in order of first occurrence, and how many times each occurs."""
     _, first, counts = np.unique(rows, axis=0, return_index=True, return_counts=True)
     order = np.argsort(first)
@@ -812,7 +813,7 @@ class DPBatchPerceptron:
         n, d = X.shape
         thr = self._threshold(P, n)
         margin, std = margin_threshold(P), gaussian_noise_std(P)
-        rows, mult = _distinct_rows(y[:, None] * X) if group_identical else (y[:, None] * X, np.ones(n, np.int64))
+        rows, mult = distinct_rows(y[:, None] * X) if group_identical else (y[:, None] * X, np.ones(n, np.int64))
         W = np.zeros((size, d))
         out = np.zeros((size, d))
         active = np.ones(size, bool)

@@ -59,6 +59,48 @@ def test_subsampled_gaussian_llr_matches_the_mixture_density():
     np.testing.assert_allclose(full, np.log(p0 / stats.norm.pdf(o, a, s).prod(axis=1)), rtol=1e-10)
 
 
+@pytest.mark.parametrize("norm, clip_norm, clipped, shift", [
+    (2.0, 1.0, True, 1.0),   # the targets' setting: norm above C = 1
+    (3.0, 2.5, True, 1.0),   # clipped to C: min(3, 2.5) / 2.5
+    (1.0, 2.5, True, 0.4),   # below C: 1 / 2.5
+    (3.0, 2.5, False, 1.2),  # an implementation that does not clip the canary: 3 / 2.5
+], ids=["C=1", "clipped-C=2.5", "under-C=2.5", "unclipped-C=2.5"])
+def test_gradient_canary_step_llr_is_the_mixture_at_the_clipped_shift(norm, clip_norm, clipped, shift):
+    # In units of the noise multiplier the canary moves an observation by min(norm, C) / C (norm / C unclipped):
+    # the per-step log p0/p1 against scipy's densities at that shift. At C = 1 a shift of min(norm, C) without the
+    # division, or norm / C for the clipped canary below C, cannot show.
+    q, s = 0.3, 1.2
+    o = np.random.default_rng(7).normal(size=(4, 6))
+    canary = GradientCanary(1, norm=norm, scale=5.0 / clip_norm)
+    got = canary.step_log_likelihood_ratio(sampling_rate=q, noise_multiplier=s, clip_norm=clip_norm,
+                                           clipped=clipped)(o)
+    p0 = stats.norm.pdf(o, 0, s)
+    np.testing.assert_allclose(got, np.log(p0 / ((1 - q) * p0 + q * stats.norm.pdf(o, shift, s))), rtol=1e-10)
+    total = canary.log_likelihood_ratio(sampling_rate=q, noise_multiplier=s, clip_norm=clip_norm, clipped=clipped)(o)
+    np.testing.assert_allclose(total, got.sum(axis=1), rtol=1e-12)
+
+
+def test_gradient_canary_observations_of_dpsgd_at_a_clip_norm_other_than_one():
+    # DP-SGD at C = 2.5, b = 5, sigma = 1.3, q = 0.4, T = 10, with a canary of norm 3 (clipped to C) on the inert
+    # coordinate: the observations (b / C) u_t[j] are N(0, sigma^2) on d0 and (1 - q) N(0, sigma^2) + q N(1, sigma^2)
+    # on d1 -- the law the canary's likelihood ratio assumes. 2 KS tests on 10 x 1500 observations each, at
+    # ALPHA / 2 (false-failure rate <= 1e-3). Noise sigma instead of sigma C, or a canary clipped to 1 instead of
+    # C, changes these laws; at C = 1 neither could.
+    ALPHA = 1e-3
+    X, y = base_data()
+    C, b, sigma, q = 2.5, 5.0, 1.3, 0.4
+    learner = DPSGD(LogisticRegression(), sampling_rate=q, steps=10, clip_norm=C, learning_rate=0.01,
+                    noise_multiplier=sigma, expected_batch_size=b)
+    canary = GradientCanary(2, norm=3.0, scale=b / C)
+    release = AllIteratesRelease(learner, canary)
+    rng = np.random.default_rng(9)
+    o0 = np.asarray(release.sample(canary.exclude((X, y), 4), rng, 1500)).ravel()
+    o1 = np.asarray(release.sample(canary.insert((X, y), 4), rng, 1500)).ravel()
+    assert stats.kstest(o0, stats.norm(0, sigma).cdf).pvalue > ALPHA / 2
+    mixture = lambda x: (1 - q) * stats.norm.cdf(x, 0, sigma) + q * stats.norm.cdf(x, 1.0, sigma)  # noqa: E731
+    assert stats.kstest(o1, mixture).pvalue > ALPHA / 2
+
+
 def _mean_and_se(x):
     return float(np.mean(x)), float(np.std(x) / np.sqrt(len(x)))
 

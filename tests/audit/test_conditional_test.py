@@ -69,6 +69,33 @@ def test_conditional_law_matches_scipy():
     assert tail == pytest.approx(ALPHA - gamma, rel=1e-4)
 
 
+@pytest.mark.parametrize("counts, binding", [((60, 200, 5, 200, 0.05), "r_hi"), ((84, 1600, 31, 1600, 0.01), "r_lo")],
+                         ids=["upper-end-binds", "lower-end-binds"])
+def test_conditional_law_with_delta_matches_scipy_at_both_ends(counts, binding):
+    # delta > 0: the nuisance r is confined to [r_lo, r_hi] by two Clopper-Pearson bounds at gamma / 2 each
+    # (r_hi on the bottom count, p_lo on the top count, r_lo = (p_lo - delta) e^-eps), and the odds ratio by the
+    # larger of g at the two ends. Recomputed by hand: at the bound, the scipy tail at that odds ratio is
+    # alpha - gamma. One case where the upper end gives the larger g, one where the lower end does, so that
+    # spending gamma (not gamma / 2) on either bound, or dropping either end, moves the bound.
+    from privbound.audit import statistics as E
+
+    k_top, n_top, k_bot, n_bot, delta = counts
+    eps = conditional_epsilon_bound(k_top, n_top, k_bot, n_bot, delta=delta, alpha=ALPHA)
+    gamma = E._NUISANCE_SHARE * ALPHA
+    r_hi = float(E.clopper_pearson_upper(k_bot, n_bot, gamma / 2))
+    p_lo = float(E.clopper_pearson_lower(k_top, n_top, gamma / 2))
+    r_lo = (p_lo - delta) / math.exp(eps)
+
+    def g(r):
+        q = math.exp(eps) * r + delta
+        return q * (1 - r) / (r * (1 - q))
+
+    psi = max(g(r_hi), g(r_lo))
+    assert (g(r_hi) > g(r_lo)) == (binding == "r_hi")
+    tail = stats.nchypergeom_fisher.sf(k_top - 1, n_top + n_bot, n_top, k_top + k_bot, psi)
+    assert tail == pytest.approx(ALPHA - gamma, rel=1e-4)
+
+
 def test_more_power_than_two_clopper_pearson_bounds_on_rare_events():
     # k-ary randomized response (k = 50, eps = 1) found at 1600 evaluation outputs per side: the
     # event {o = d0's value} has rates 0.0526 and 0.0193. The two one-sided Clopper-Pearson bounds
@@ -119,14 +146,21 @@ def test_p_value_and_bound_agree_for_the_conditional_test():
 
 def test_split_chooses_the_test_on_the_selection_part():
     # Rare-event scores: the selection part predicts more from the conditional test, and the choice
-    # is the same whatever the evaluation scores are.
+    # is the same whatever the evaluation scores are -- also for evaluation scores on which the choice would be
+    # Clopper-Pearson (the last: every d1 score 1, every d0 score 0, as in test_choice_of_test_follows_the_
+    # predicted_bound), so a choice that read the evaluation part would show.
     rng = np.random.default_rng(1)
     sel_in = (rng.random(1000) < 0.08).astype(float)
     sel_out = (rng.random(1000) < 0.02).astype(float)
-    methods = set()
-    for trial in range(3):
+    methods, events = set(), set()
+    for trial in range(4):
         r = np.random.default_rng(10 + trial)
-        s_in = np.r_[sel_in, (r.random(4000) < 0.04 * (trial + 1))]
-        s_out = np.r_[sel_out, (r.random(4000) < 0.02)]
-        methods.add(estimate_epsilon(s_in, s_out, strategy=None).method)
-    assert methods == {"conditional/split(0.2)"}
+        if trial < 3:
+            ev_in, ev_out = (r.random(4000) < 0.04 * (trial + 1)).astype(float), (r.random(4000) < 0.02).astype(float)
+        else:
+            ev_in, ev_out = np.ones(4000), np.zeros(4000)
+            assert choose_test(1.0, 0.0, 4000, 4000, delta=0.0, alpha=ALPHA) == "clopper-pearson"
+        est = estimate_epsilon(np.r_[sel_in, ev_in], np.r_[sel_out, ev_out], strategy=None)
+        methods.add(est.method)
+        events.add(est.event)
+    assert methods == {"conditional/split(0.2)"} and len(events) == 1

@@ -271,11 +271,12 @@ def test_p_value_and_violation_consistent_with_the_bound(results, which):
 
 def test_summary_is_readable(results):
     s = results["flagged"].summary()
-    assert s.startswith("laplace-inverted-scale: privacy audit -- VIOLATION")
+    assert s.startswith("laplace-inverted-scale: privacy audit -- VIOLATED")
     assert "claimed             : (0.5, 0)-DP" in s
     assert "epsilon lower bound" in s and "seed 0" in s
     assert str(results["flagged"]) == s
-    assert "consistent with the claim" in results["ok"].summary()
+    assert results["ok"].summary().splitlines()[0].endswith(f"privacy audit -- {results['ok'].status}")
+    assert results["ok"].status == "holds"
 
 
 def test_planted_violation_has_a_small_p_value(results):

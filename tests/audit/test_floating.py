@@ -24,6 +24,23 @@ def test_reachability_sees_mironovs_gap():
     o = np.nextafter(1.5, 2.0)  # odd last mantissa bit
     assert reachable(np.array([o]), 3.0)[0] and not reachable(np.array([o]), 4.0)[0]
     assert reachable(np.array([1.5]), 4.0)[0]
+    # Vector outputs: reachable when EVERY coordinate is. One unreachable coordinate, first or second, makes the
+    # output unreachable; with scalar outputs "every" and "any" (or "the first") coincide.
+    vec = np.array([[1.5, o], [o, 1.5], [1.5, 1.5]])
+    assert reachable(vec, np.array([4.0, 4.0])).tolist() == [False, False, True]
+    assert reachable(vec, np.array([3.0, 3.0])).tolist() == [True, True, True]
+
+
+def test_representation_features_by_hand():
+    # (reachable from c0, reachable from c1, the two lowest mantissa bits of the first coordinate): 1.5 has bits
+    # 00; its three successors 01, 10, 11 (odd ones unreachable from 4).
+    from privbound.audit.attacks.floating import representation_features
+
+    x = [1.5]
+    for _ in range(3):
+        x.append(np.nextafter(x[-1], 2.0))
+    f = representation_features(np.array(x)[:, None], (np.array(3.0), np.array(4.0)))
+    assert f.tolist() == [[1, 1, 0], [1, 0, 1], [1, 1, 2], [1, 0, 3]]
 
 
 def test_infer_center_rounds_to_the_integer_answer():
@@ -56,6 +73,7 @@ def max_flags(rate=0.05, audits=300, level=1e-3):
     return int(stats.binom.ppf(1 - level, audits, rate))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["snapping-laplace", "discrete-laplace", "discrete-gaussian"])
 def test_float_safe_targets_are_not_flagged_by_the_float_audit(name):
     t = get_target(name)

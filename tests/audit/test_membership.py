@@ -201,6 +201,45 @@ def test_epsilon_bound_selects_on_held_out_targets_and_reports_the_rule():
     assert info1["rules_tested"] == 2 * len(guess_grid(500)) and info1["attack"] == "strong" and e1 > 1
 
 
+def test_epsilon_bound_choice_reads_the_selection_targets_only():
+    # 8 target models, the first 2 select: there "a" separates members and "b" is noise; on the 6 evaluation
+    # targets it is the other way round. The attack and the rule must be those the selection targets choose,
+    # whatever the evaluation targets hold (here: "b" strong, or both noise); a choice that read the evaluation
+    # targets would take "b".
+    rng = np.random.default_rng(5)
+    bits = rng.random((8, 400)) < 0.5
+    strong, noise = bits + 0.3 * rng.normal(size=bits.shape), rng.normal(size=bits.shape)
+    chosen = set()
+    for ev_a, ev_b in ((noise, strong), (rng.normal(size=bits.shape), rng.normal(size=bits.shape))):
+        scores = {"a": np.vstack([strong[:2], ev_a[2:]]), "b": np.vstack([noise[:2], ev_b[2:]])}
+        _, info = membership_epsilon_lower_bound(scores, bits, delta=0.0, confidence=0.95)
+        assert info["selection_targets"] == 2
+        chosen.add((info["attack"], info["fraction"], info["two_sided"]))
+    assert len(chosen) == 1 and chosen.pop()[0] == "a"
+
+
+def test_one_target_bound_is_the_best_rule_at_the_bonferroni_level_by_hand():
+    # One target model: every rule of guess_grid(m) of every attack is tested at level 0.05 / (attacks x rules),
+    # and the best bound is reported -- recomputed rule by rule with one_run_epsilon_lower_bound.
+    from privbound.audit.one_run import guesses_from_scores, one_run_epsilon_lower_bound
+
+    rng = np.random.default_rng(6)
+    bits = rng.random((1, 2000)) < 0.5
+    scores = {"strong": bits + 0.8 * rng.normal(size=bits.shape), "noise": rng.normal(size=bits.shape)}
+    e, info = membership_epsilon_lower_bound(scores, bits, delta=1e-5, confidence=0.95)
+    grid = guess_grid(2000)
+    n_tests = 2 * len(grid)
+    truth = np.where(bits.ravel(), 1, -1)
+    best = 0.0
+    for s in scores.values():
+        for rule in grid:
+            g = guesses_from_scores(s.ravel(), *rule)
+            r, v = int(np.count_nonzero(g)), int(np.count_nonzero(g == truth))
+            best = max(best, one_run_epsilon_lower_bound(2000, r, v, delta=1e-5, confidence=1 - 0.05 / n_tests))
+    assert info["rules_tested"] == n_tests and info["attack"] == "strong"
+    assert e == pytest.approx(best, abs=1e-12) and e > 0
+
+
 def test_epsilon_bound_is_zero_for_scores_independent_of_membership():
     rng = np.random.default_rng(4)
     bits = rng.random((4, 300)) < 0.5

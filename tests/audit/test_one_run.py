@@ -64,6 +64,38 @@ def test_default_grid_is_fixed_in_advance():
     assert default_guess_grid(1000) == ((5, 5), (10, 10), (25, 25), (50, 50), (100, 100), (250, 250), (500, 500))
 
 
+@pytest.mark.parametrize("delta, fdp", [(0.0, False), (1e-5, False), (1e-5, True)], ids=["pure", "delta", "delta-fdp"])
+def test_audit_is_the_best_rule_at_the_bonferroni_level_by_hand(delta, fdp):
+    # Recomputed rule by rule: every rule of the fixed grid for m = 1000 (7 two-sided rules; with the f-DP
+    # refinement at delta > 0, 4 one-sided rules more, r = 20, 50, 100, 200) is tested at 0.05 / (number of tests),
+    # and the best bound is reported. The grid depends on m only: the secret bits and the scores choose the best
+    # rule among them, never the rules. Without the f-DP tests the count of tests is the grid's; with them it is not.
+    rng = np.random.default_rng(3)
+    m = 1000
+    s = rng.random(m) < 0.5
+    scores = s + rng.normal(0, 0.6, m)
+    res = one_run_audit(scores, s, delta=delta, fdp=fdp)
+    grid = default_guess_grid(m)
+    fdp_rules = [(20, 0), (50, 0), (100, 0), (200, 0)] if fdp and delta > 0 else []
+    level = 1 - 0.05 / (len(grid) + len(fdp_rules))
+    truth = np.where(s, 1, -1)
+
+    def counts(rule):
+        g = guesses_from_scores(scores, *rule)
+        return int(np.count_nonzero(g)), int(np.count_nonzero(g == truth))
+
+    snj = {rule: one_run_epsilon_lower_bound(m, *counts(rule), delta=delta, confidence=level) for rule in grid}
+    assert res.n_rules == len(grid) + len(fdp_rules)
+    assert res.epsilon_lower_bound == max(snj.values()) > 0
+    assert (res.k_plus, res.k_minus) in grid and snj[(res.k_plus, res.k_minus)] == res.epsilon_lower_bound
+    if fdp_rules:
+        best_fdp = max(fdp_one_run_epsilon_lower_bound(m, *counts(rule), delta=delta, confidence=level)
+                       for rule in fdp_rules)
+        assert res.epsilon_fdp_lower_bound == best_fdp > 0
+    else:
+        assert res.epsilon_fdp_lower_bound is None
+
+
 def test_soundness_randomized_response_canaries_300_runs():
     # eps-randomized response on each canary bit is the extremal eps-DP mechanism for this game: the auditor's
     # correct guesses are exactly Bin(r, e^eps/(1+e^eps)) when it guesses the reported bit.

@@ -229,6 +229,14 @@ def test_single_pattern_picks_the_most_distinguishing_value_in_each_direction():
     np.testing.assert_array_equal(atk.score(np.array(["a", "b", "c", "new"], dtype=object)), [-1.0, 0.0, 1.0, 0.0])
     assert SinglePatternAttack(min_count=3).fit(out0, out1).top_[1] in (key("c"), key("new"))
     assert SinglePatternAttack().fit(np.zeros(10), np.zeros(10)).top_ == (None, None)  # no difference anywhere
+    # Unequal sample sizes (100 on d0, 400 on d1), where counts and rates disagree: "z" has more outputs on d1 (300
+    # against 88) but a lower rate (0.75 against 0.88), z = -2.79; "y" has the largest z (2.58: 0.10 against 0.02),
+    # "x" a larger count difference (50) but z = 1.29. With equal sizes a statistic on counts, or with the two
+    # denominators swapped, picks the same patterns; here it does not.
+    out0 = np.array(["x"] * 10 + ["y"] * 2 + ["z"] * 88, dtype=object)
+    out1 = np.array(["x"] * 60 + ["y"] * 40 + ["z"] * 300, dtype=object)
+    assert SinglePatternAttack().fit(out0, out1).top_ == (key("z"), key("y"))
+    assert SinglePatternAttack().fit(out1, out0).top_ == (key("y"), key("z"))
 
 
 def test_laplace_at_fifty_trials_gives_a_positive_bound_on_average():

@@ -69,7 +69,7 @@ def test_leaky():
     result = pytester.runpytest_subprocess("-p", "no:cacheprovider", "--privbound-seed=5")
     result.assert_outcomes(failed=1)
     out = result.stdout.str()
-    assert "privacy violation: epsilon lower bound" in out
+    assert "assert_dp: VIOLATED (1, 0)-DP -- epsilon lower bound" in out
     assert "seed=5" in out and "trials=20000" in out
     assert "Reproduce: python -m pytest test_leaky.py::test_leaky --privbound-seed=5" in out
 

@@ -141,3 +141,82 @@ def test_search_reaches_hand_picked_bound_on_gaussian():
     hand = [t.audit(trials=20_000, seed=s).epsilon_lower_bound for s in range(10)]
     found = [search_target(t, trials=20_000, seed=s).epsilon_lower_bound for s in range(10)]
     assert np.mean(found) >= 0.9 * np.mean(hand)
+
+
+# ---------------------------------------------------------------- record domains
+
+
+from dataclasses import dataclass as _dataclass
+
+from privbound.audit import audit_mechanism as _audit_mechanism
+from privbound.audit.search import RecordDomain
+
+
+@_dataclass(frozen=True)
+class Float32SumLaplace:
+    """BUG: the sum of the records rounded to float32 before Laplace(1/eps) noise, claimed eps-DP for neighbours that
+    move one record by at most 1; at large magnitudes the rounding moves the sum by a float32 spacing."""
+
+    epsilon: float
+
+    def sample(self, data, rng, size):
+        return float(np.float32(np.sum(np.asarray(data, dtype=float)))) + rng.laplace(0.0, 1.0 / self.epsilon, size)
+
+
+@_dataclass(frozen=True)
+class UnclampedSum:
+    """BUG: claims to clamp records to [0, 1] (sensitivity 1) but sums them as they are, + Laplace(1/eps)."""
+
+    epsilon: float
+
+    def sample(self, data, rng, size):
+        return float(np.sum(data)) + rng.laplace(0.0, 1.0 / self.epsilon, size)
+
+
+def test_a_record_domain_search_finds_a_pair_across_a_float32_rounding_boundary():
+    mech = Float32SumLaplace(1.0)
+    m = 2.0 ** 26
+    hand = _audit_mechanism(mech, np.r_[np.full(3, m), m + 15.9], np.r_[np.full(3, m), m + 16.9], epsilon=1.0,
+                            trials=16_000, float_audit=False).epsilon_lower_bound
+    found = search_and_audit(mech, RecordDomain(4, -2.0 ** 30, 2.0 ** 30, radius=1.0), epsilon=1.0, trials=20_000,
+                             seed=0)
+    assert found.epsilon_lower_bound >= 0.9 * hand > 1.0
+    assert found.audit.details["best_origin"] in ("rounding", "local")
+    assert "rounding" in found.summary() and "magnitude" in found.summary()
+    # the box's end values alone do not show it
+    ends = search_and_audit(mech, BoxNeighbours(4, low=-2.0 ** 30, high=2.0 ** 30, radius=1.0), epsilon=1.0,
+                            trials=20_000, seed=0)
+    assert not ends.audit.violation
+
+
+def test_records_outside_the_bounds_are_explored_only_when_the_guarantee_claims_to_clip():
+    clipped = search_and_audit(UnclampedSum(1.0), RecordDomain(3, 0.0, 1.0, clips=True), epsilon=1.0,
+                               trials=10_000, seed=1)
+    assert clipped.audit.violation and clipped.audit.details["best_origin"] in ("outside", "local")
+    inside = search_and_audit(UnclampedSum(1.0), RecordDomain(3, 0.0, 1.0), epsilon=1.0, trials=10_000, seed=1)
+    assert not inside.audit.violation
+    assert all(c["origin"] != "outside" for c in inside.candidates)
+
+
+def test_local_moves_stay_inside_a_domain_the_guarantee_does_not_clip():
+    # A pair at the domain's edge: sliding both values of the changed record must not carry one outside
+    # [low, high] (a pair outside the relation the claim covers would be certified as a violation).
+    domain = RecordDomain(5, 0.0, 1.0)
+    rng = np.random.default_rng(0)
+    pair = (np.zeros(5), np.r_[np.zeros(4), 1.0])
+    moved = [domain.perturb(pair, rng) for _ in range(300)]
+    assert all(0.0 <= d.min() and d.max() <= 1.0 for p in moved for d in p)
+    clipping = RecordDomain(5, 0.0, 1.0, clips=True)
+    assert any(d.max() > 1.0 or d.min() < 0.0 for p in (clipping.perturb(pair, rng) for _ in range(300)) for d in p)
+
+def test_record_domain_arguments_name_themselves():
+    with pytest.raises(ValueError, match="high must exceed low"):
+        RecordDomain(3, 1.0, 0.0)
+    with pytest.raises(ValueError, match="kind"):
+        RecordDomain(3, 0.0, 1.0, kind="str")
+    with pytest.raises(ValueError, match="radius"):
+        RecordDomain(3, 0.0, 1.0, radius=-1.0)
+    with pytest.raises(TypeError, match="sampler"):
+        RecordDomain(3, 0.0, 1.0, sampler=3)
+    d0, d1 = RecordDomain(5, 0, 10, kind="int").random_pair(np.random.default_rng(0))
+    assert np.all(d0 == np.round(d0)) and np.all(d1 == np.round(d1)) and np.sum(d0 != d1) <= 1

@@ -9,6 +9,7 @@ from __future__ import annotations
 import math
 
 import dp_accounting
+import numpy as np
 import pytest
 
 from privbound.learners.accounting import (
@@ -17,6 +18,8 @@ from privbound.learners.accounting import (
     calibrate_noise,
     delta_of,
     epsilon_of,
+    exact_epsilon,
+    hockey_stick_delta,
     make_accountant,
     replace_one_noise_multiplier,
 )
@@ -180,3 +183,29 @@ def test_neighbouring_is_required():
 def test_unknown_accountant_is_rejected():
     with pytest.raises(ValueError, match=r"accountant must be one of \('rdp', 'pld'\), got 'gdp'"):
         make_accountant("gdp", neighbouring=AR)
+
+
+# An asymmetric discrete pair: P0 = (0.6, 0.4, 0), P1 = (0.2, 0.4, 0.4).
+_P0, _P1 = np.array([0.6, 0.4, 0.0]), np.array([0.2, 0.4, 0.4])
+
+
+@pytest.mark.parametrize("first, second", [(_P0, _P1), (_P1, _P0)], ids=["p0-first", "p1-first"])
+def test_hockey_stick_delta_takes_both_orders_by_hand(first, second):
+    # At eps = ln 2: sum (P0 - 2 P1)_+ = (0.6 - 0.4) = 0.2; sum (P1 - 2 P0)_+ = 0.4 (the third output, impossible
+    # under P0). The curve is the larger, 0.4, whichever argument comes first; dropping either order leaves 0.2 in
+    # one of the two argument orders. At eps = 0 both orders give the total variation 0.4.
+    with np.errstate(divide="ignore"):
+        lp, lq = np.log(first), np.log(second)
+    assert hockey_stick_delta(lp, lq, math.log(2)) == pytest.approx(0.4, abs=1e-12)
+    assert hockey_stick_delta(lp, lq, 0.0) == pytest.approx(0.4, abs=1e-12)
+    # The P1-over-P0 order stays at 0.4 for every finite eps (its third output has P0 = 0): no eps meets
+    # delta = 0.25, and eps = 0 already meets delta = 0.4.
+    assert exact_epsilon(lp, lq, 0.25) == math.inf
+    assert exact_epsilon(lp, lq, 0.4) == 0.0
+    # With the impossible output removed (P1 = (0.2, 0.8)), the curve is max((0.6 - 0.2 e^eps)_+, (0.2 - 0.6 e^eps)_+
+    # + (0.8 - 0.4 e^eps)_+) and delta = 0.1 is met where 0.6 - 0.2 e^eps = 0.1 (e^eps = 2.5) and
+    # 0.8 - 0.4 e^eps = 0.1 (e^eps = 1.75): eps = ln 2.5, set by the P0-over-P1 order.
+    a, b = np.log([0.6, 0.4]), np.log([0.2, 0.8])
+    if first is _P1:
+        a, b = b, a
+    assert exact_epsilon(a, b, 0.1) == pytest.approx(math.log(2.5), abs=1e-9)

@@ -292,13 +292,19 @@ def test_exponential_log_probabilities_by_hand():
     np.testing.assert_allclose(np.exp(lp3), [1 / 5, 0, 4 / 5], rtol=1e-12)
 
 
-def test_exponential_sampling_frequencies():
-    # Same law as above; chi-square GOF of 30,000 Gumbel-max draws, false-failure ALPHA.
-    m = ExponentialMechanism(epsilon=2 * math.log(2), score=lambda d: np.asarray(d, float))
+@pytest.mark.parametrize("sens, law, wrong", [
+    # D = 1: weights 2^s -> (1, 2, 4)/7; the wrong exponent exp(eps s) (missing the 1/2) has law (1, 4, 16)/21.
+    (1.0, np.array([1, 2, 4]) / 7, np.array([1, 4, 16]) / 21),
+    # D = 2: weights 2^(s/2) -> (1, sqrt2, 2)/(3 + sqrt2); a sampler that drops D draws 2^s, (1, 2, 4)/7.
+    (2.0, np.array([1, math.sqrt(2), 2]) / (3 + math.sqrt(2)), np.array([1, 2, 4]) / 7),
+], ids=["sensitivity-1", "sensitivity-2"])
+def test_exponential_sampling_frequencies(sens, law, wrong):
+    # Same law as above; chi-square GOF of 30,000 Gumbel-max draws, false-failure ALPHA per case.
+    m = ExponentialMechanism(epsilon=2 * math.log(2), sensitivity=sens, score=lambda d: np.asarray(d, float))
     x = draw(m, [0, 1, 2], 30_000, seed=6)
-    assert chisq_gof(np.bincount(x, minlength=3), np.array([1, 2, 4]) / 7) > ALPHA
-    # Power: the wrong exponent exp(eps s) (missing the 1/2) has law (1, 4, 16)/21.
-    assert chisq_gof(np.bincount(x, minlength=3), np.array([1, 4, 16]) / 21) < ALPHA
+    assert chisq_gof(np.bincount(x, minlength=3), law) > ALPHA
+    # Power: the wrong law is rejected at this sample size.
+    assert chisq_gof(np.bincount(x, minlength=3), wrong) < ALPHA
 
 
 def test_exponential_mechanism_is_exactly_epsilon_dp():
@@ -618,13 +624,30 @@ def _binom_laplace_cdf(x, n, rate, scale):
     return np.sum(w[None, :] * stats.laplace.cdf(np.asarray(x)[:, None] - j[None, :], scale=scale), axis=1)
 
 
+def _poisson_sum_laplace_cdf(x, values, rate, scale):
+    """CDF of (sum of the kept values) + Laplace(scale), each value kept with probability ``rate``: the law of
+    the subsampled sum by exact enumeration of the 2^n subsets (small n)."""
+    values = np.asarray(values, float)
+    n = values.size
+    keep = ((np.arange(2 ** n)[:, None] >> np.arange(n)[None, :]) & 1).astype(bool)
+    sums = keep @ values
+    w = rate ** keep.sum(axis=1) * (1 - rate) ** (n - keep.sum(axis=1))
+    return np.sum(w[None, :] * stats.laplace.cdf(np.asarray(x)[:, None] - sums[None, :], scale=scale), axis=1)
+
+
 @pytest.mark.parametrize("query", [np.sum, lambda d: float(np.sum(d))], ids=["fast-sum", "generic"])
-def test_poisson_subsampled_laplace_law(query):
-    # Output = Binomial(20, 0.5) + Laplace(1): exact CDF is a 21-term mixture.
+@pytest.mark.parametrize("data, sens", [(np.ones(20), 1.0), (np.array([0.0, 3.0, 0.5, 2.0, 5.0, 1.5, 4.0, 0.0]), 5.0)],
+                         ids=["ones", "values-sensitivity-5"])
+def test_poisson_subsampled_laplace_law(query, data, sens):
+    # Output = (sum of a Poisson(0.5) subsample) + Laplace(sens / 1). Ones: Binomial(20, 0.5) + Laplace(1), a
+    # 21-term mixture. Values other than 1 and sensitivity 5: the mixture over the 2^8 subsets (enumerated), where
+    # a count of kept rows or a noise scale without the sensitivity has another law.
     # KS (batched path and __call__ path), false-failure ALPHA each.
-    m = PoissonSubsampled(LaplaceMechanism(1.0, query=query), rate=0.5)
-    data = np.ones(20)
-    cdf = lambda x: _binom_laplace_cdf(x, 20, 0.5, 1.0)
+    m = PoissonSubsampled(LaplaceMechanism(1.0, sensitivity=sens, query=query), rate=0.5)
+    if sens == 1.0:
+        cdf = lambda x: _binom_laplace_cdf(x, data.size, 0.5, 1.0)  # noqa: E731
+    else:
+        cdf = lambda x: _poisson_sum_laplace_cdf(x, data, 0.5, sens)  # noqa: E731
     assert stats.kstest(draw(m, data, 8_000, seed=19), cdf).pvalue > ALPHA
     assert stats.kstest(draw_calls(m, data, 2_000, seed=20), cdf).pvalue > ALPHA
 
@@ -658,6 +681,10 @@ BATCH_CASES = [
     ("rnm-gumbel", ReportNoisyMax(1.0, noise="gumbel", monotone=True), np.array([0.0, 1.0, 2.0]), "disc"),
     ("svt", SparseVector(1.0, threshold=2.0, cutoff=2), np.array([0.0, 3.0, 1.0, 4.0]), "rows"),
     ("poisson", PoissonSubsampled(GeometricMechanism(1.0, query=np.sum), 0.3), np.ones(10, int), "disc"),
+    # Rows of several values, none of them 1, and sensitivity 2: the fast path's sum over each subsample
+    # (a matrix product) differs from a count of the kept rows or a sum of their first column.
+    ("poisson-rows", PoissonSubsampled(GeometricMechanism(1.0, sensitivity=2, query=np.sum), 0.3),
+     np.array([[2, 0], [0, 3], [1, 1], [4, 2], [0, 0], [3, 5]]), "disc"),
 ]
 
 

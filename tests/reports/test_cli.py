@@ -11,6 +11,7 @@ import pytest
 
 from privbound.reports.cli import main
 from privbound.reports.nightly import main_status, run_nightly
+from privbound.reports.schema import AuditRecord
 
 
 def run(capsys, *argv):
@@ -109,8 +110,8 @@ def test_nightly_exit_1_when_a_planted_bug_is_missed(tmp_path, monkeypatch):
     from privbound.reports import nightly
 
     def never_flag(selected, profile, **kw):
-        return [{"target": t.name, "family": t.family, "paper": None, "planted_bug": True, "status": "missed",
-                 "result": None, "error": None} for t in selected]
+        return [AuditRecord(target=t.name, family=t.family, paper=None, planted_bug=True, audit="mathematical",
+                            status="missed", result=None, error=None) for t in selected]
 
     monkeypatch.setattr(nightly, "run_audits", never_flag)
     results, _ = run_nightly("smoke", tmp_path, target_names=["laplace-inverted-scale"], claim_ids=[], progress=False)

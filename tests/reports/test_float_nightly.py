@@ -26,7 +26,7 @@ CLAIMS = ["decision-lists-winnow/lemma-3"]
 
 
 def _by_name(results):
-    return {a["target"]: a for a in results["audits"]}
+    return {a.target: a for a in results.audits}
 
 
 def test_float_implementations_get_a_second_audit_and_an_unsafe_one_must_be_caught(tmp_path):
@@ -35,13 +35,13 @@ def test_float_implementations_get_a_second_audit_and_an_unsafe_one_must_be_caug
     audits = _by_name(results)
     # randomized-response is not a floating-point implementation: no second audit
     assert set(audits) == {*names, "laplace-eps1:floating-point", "snapping-laplace:floating-point"}
-    assert audits["laplace-eps1"]["status"] == "holds" and audits["laplace-eps1"]["audit"] == "mathematical"
+    assert audits["laplace-eps1"].status == "holds" and audits["laplace-eps1"].audit == "mathematical"
     unsafe = audits["laplace-eps1:floating-point"]
-    assert unsafe["audit"] == "floating-point" and unsafe["status"] == "caught"
-    assert unsafe["result"]["float_audit"] and unsafe["result"]["epsilon_lower_bound"] > 2 * 1.0
-    assert audits["snapping-laplace:floating-point"]["status"] == "holds"
+    assert unsafe.audit == "floating-point" and unsafe.status == "caught"
+    assert unsafe.result["float_audit"] and unsafe.result["epsilon_lower_bound"] > 2 * 1.0
+    assert audits["snapping-laplace:floating-point"].status == "holds"
     # the five audits share the family-wise confidence
-    assert results["audit_confidence"] == pytest.approx(1 - 0.05 / 5)
+    assert results.audit_confidence == pytest.approx(1 - 0.05 / 5)
     assert main_status(results) == 0
     summary = (tmp_path / "run" / "summary.md").read_text()
     assert "| laplace-eps1:floating-point |" in summary and "| floating-point |" in summary
@@ -56,9 +56,9 @@ def test_a_float_safe_implementation_registered_as_unsafe_is_a_miss_and_fails_th
     results, _ = run_nightly("smoke", tmp_path / "run", target_names=[mislabelled.name], claim_ids=CLAIMS,
                           progress=False)
     audits = _by_name(results)
-    assert audits[mislabelled.name]["status"] == "holds"
-    assert audits[f"{mislabelled.name}:floating-point"]["status"] == "missed"
-    assert results["counts"]["missed"] == 1 and main_status(results) == 1
+    assert audits[mislabelled.name].status == "holds"
+    assert audits[f"{mislabelled.name}:floating-point"].status == "missed"
+    assert results.counts.missed == 1 and main_status(results) == 1
 
 
 def test_audit_jobs_order_and_targets_without_a_floating_point_question():
@@ -93,7 +93,7 @@ def test_a_missing_optional_library_is_one_note_in_the_outputs(tmp_path, monkeyp
         "OpenDP targets skipped: opendp is not installed: pip install 'privbound[libs]'"]
     monkeypatch.setattr(nightly, "targets", lambda: [get_target("randomized-response")])
     results, _ = run_nightly("smoke", tmp_path / "run", claim_ids=CLAIMS, membership_names=[], progress=False)
-    assert results["notes"] == nightly.skipped_target_notes()
+    assert list(results.notes) == nightly.skipped_target_notes()
     assert "> OpenDP targets skipped: opendp is not installed" in (tmp_path / "run" / "summary.md").read_text()
     assert "OpenDP targets skipped" in (tmp_path / "run" / "report.html").read_text()
     monkeypatch.setattr(opendp_targets, "UNAVAILABLE", None)

@@ -13,6 +13,7 @@ import pytest
 
 from privbound.reports import history as H
 from privbound.reports.nightly import NIGHTLY_PROFILES, audit_confidence, trials_for
+from privbound.reports.schema import SCHEMA, Counts, NightlyResults
 
 # Cheap targets whose bounds come from counted events: continuous and discrete scores, learned
 # and plug-in attacks, events that flip between seeds (svt-no-cutoff), correct targets and planted bugs.
@@ -92,11 +93,14 @@ def test_a_real_change_is_reported():
 
 def test_changes_are_ordered_status_first_and_drops_are_reported():
     def res(started, audits):
-        return {"profile": "smoke", "started_utc": started, "seed": 0, "code_version": "v", "checks": [],
-                "audits": audits}
+        return NightlyResults.from_dict({
+            "schema": SCHEMA, "profile": "smoke", "started_utc": started, "finished_utc": started, "wall_seconds": 1.0,
+            "seed": 0, "code_version": "v", "audit_family_confidence": 0.95, "audit_confidence": 0.95, "checks": [],
+            "counts": Counts().to_dict(), "audits": audits})
 
     def audit(name, status, lb, tpr, fpr):
-        return {"target": name, "status": status, "result": {
+        return {"target": name, "family": "f", "paper": None, "planted_bug": status in ("caught", "missed"),
+                "status": status, "error": None, "result": {
             "epsilon_lower_bound": lb, "epsilon_claimed": 1.0, "p_value": 0.5, "delta": 0.0,
             "method": "clopper-pearson/split(0.2)", "tpr": tpr, "fpr": fpr, "n_evaluation": 40000}}
 

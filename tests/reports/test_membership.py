@@ -7,6 +7,7 @@ against a claim of 1 at seed 0).
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 
 import pytest
 
@@ -14,6 +15,7 @@ from privbound.reports.cli import main
 from privbound.reports.html import render_html
 from privbound.reports.membership import membership_failures, membership_section_html, run_membership
 from privbound.reports.nightly import main_status, run_nightly
+from privbound.reports.schema import SCHEMA, NightlyResults
 
 RR = ["randomized-response-eps1", "randomized-response-eps1-bug"]
 
@@ -72,8 +74,8 @@ def membership_run(tmp_path_factory):
 
 def test_nightly_runs_the_membership_audits_and_reports_them(membership_run):
     results, out = membership_run
-    assert {m["target"]: m["status"] for m in results["membership"]} == {RR[0]: "holds", RR[1]: "caught"}
-    assert "record_risk" not in results["membership"][0]["result"]
+    assert {m.target: m.status for m in results.membership} == {RR[0]: "holds", RR[1]: "caught"}
+    assert "record_risk" not in results.membership[0].result
     data = json.loads((out / "results.json").read_text())
     assert data["membership"][1]["result"]["epsilon_lower_bound"] > 1
     page = (out / "report.html").read_text()
@@ -85,8 +87,8 @@ def test_nightly_runs_the_membership_audits_and_reports_them(membership_run):
 def test_a_restricted_nightly_runs_no_membership_audit_and_a_missed_bug_fails_the_night(tmp_path, membership_run):
     results, _ = run_nightly("smoke", tmp_path / "day", target_names=["randomized-response"], claim_ids=[],
                              progress=False)
-    assert results["membership"] == [] and "Membership inference" not in (tmp_path / "day" / "report.html").read_text()
-    missed = dict(membership_run[0], membership=[dict(membership_run[0]["membership"][1], status="missed")])
+    assert results.membership == () and "Membership inference" not in (tmp_path / "day" / "report.html").read_text()
+    missed = replace(membership_run[0], membership=(replace(membership_run[0].membership[1], status="missed"),))
     assert membership_failures(missed) == 1 and main_status(missed) == 1
 
 
@@ -100,16 +102,18 @@ def test_an_error_in_one_membership_target_is_recorded(monkeypatch):
 
     monkeypatch.setitem(mt.MEMBERSHIP_TARGETS, RR[0], replace(mt.get_membership_target(RR[0]), load_data=boom))
     recs = run_membership("smoke", [RR[0]])
-    assert recs[0]["status"] == "error" and "no data" in recs[0]["error"]
+    assert recs[0].status == "error" and "no data" in recs[0].error
     assert "error" in membership_section_html(recs)
 
 
 def test_the_section_is_empty_without_membership_audits():
     assert membership_section_html(None) == "" and membership_section_html([]) == ""
-    res = {"profile": "smoke", "code_version": "x", "started_utc": "t", "wall_seconds": 1.0, "seed": 0,
-           "counts": {k: 0 for k in ("holds", "violated", "caught", "missed", "error", "checks_pass", "checks_fail",
-                                     "checks_inconclusive")}, "audits": [], "checks": []}
-    assert "Membership inference" not in render_html(res, [], [])
+    res = NightlyResults.from_dict({
+        "schema": SCHEMA, "profile": "smoke", "code_version": "x", "started_utc": "t", "finished_utc": "t",
+        "wall_seconds": 1.0, "seed": 0, "audit_family_confidence": 0.95, "audit_confidence": 0.95,
+        "counts": {k: 0 for k in ("holds", "violated", "caught", "missed", "error", "checks_pass", "checks_fail",
+                                  "checks_inconclusive")}, "audits": [], "checks": []})
+    assert "Membership inference" not in render_html(res)
 
 
 def test_the_membership_benchmark_runs_quick(capsys):

@@ -12,12 +12,14 @@ import pytest
 from privbound.reports import history as H
 from privbound.reports.html import render_html
 from privbound.reports.nightly import run_nightly
+from privbound.reports.schema import NightlyResults
 
 
 def _results(started, audits, checks=()):
     return {
         "schema": "privbound.nightly/2", "profile": "smoke", "started_utc": started, "finished_utc": started,
-        "wall_seconds": 1.0, "code_version": "test", "seed": 0, "audits": audits, "checks": list(checks),
+        "wall_seconds": 1.0, "code_version": "test", "seed": 0, "audit_family_confidence": 0.95,
+        "audit_confidence": 0.95, "audits": audits, "checks": list(checks),
         "counts": {"holds": 0, "violated": 0, "caught": 0, "missed": 0, "error": 0, "checks_pass": 0,
                    "checks_fail": 0, "checks_inconclusive": 0, "checks_expected_fail": 0},
     }
@@ -67,8 +69,8 @@ def test_html_is_self_contained():
     res = _results("2026-01-01T00:00:00+00:00", [_audit("a", "holds", 0.5)])
     res["audits"][0]["result"]["details"] = {"roc": {"fpr": [0, 0.5, 1], "tpr": [0, 0.7, 1]}}
     res["audits"][0]["result"].update(fpr=0.5, tpr=0.7)
-    page = render_html(res, [], [{"id": "robust-halfspaces/theorem-2", "checks": [], "uncheckable_reason": "lower bound",
-                                  "pending": None}])
+    page = render_html(NightlyResults.from_dict(res), [{"id": "robust-halfspaces/theorem-2", "checks": [],
+                                                        "uncheckable_reason": "lower bound", "pending": None}])
     assert page.startswith("<!DOCTYPE html>")
     assert "<script" not in page
     assert not re.search(r"(src|href)=\"(https?:)?//", page)
@@ -90,7 +92,7 @@ def test_nightly_writes_html_and_history(small_run):
     assert "randomized-response" in page and "report-noisy-max-value" in page
     assert (out.parent / "history.sqlite").exists()
     # The accountant's second claim (the Gaussian mechanism's DpEvent) reaches the page.
-    acc = next(a for a in results["audits"] if a["target"] == "gaussian-analytic")["result"]["accountant_epsilon"]
+    acc = next(a for a in results.audits if a.target == "gaussian-analytic").result["accountant_epsilon"]
     assert acc and all(f"{k} {v:.3g}" in page for k, v in acc.items())
 
 
@@ -133,10 +135,10 @@ def test_same_results_on_a_dask_local_cluster(tmp_path):
         remote, _ = run_nightly("smoke", tmp_path / "dask", target_names=names, claim_ids=[], progress=False, n_jobs=-1)
 
     def strip(audits):
-        return json.dumps([{k: v for k, v in (a["result"] or {}).items() if k not in ("wall_seconds", "details")}
+        return json.dumps([{k: v for k, v in (a.result or {}).items() if k not in ("wall_seconds", "details")}
                            for a in audits], sort_keys=True)
 
-    assert strip(local["audits"]) == strip(remote["audits"])
+    assert strip(local.audits) == strip(remote.audits)
 
 
 def test_html_renders_one_and_two_sided_scaling_fits():
@@ -146,7 +148,7 @@ def test_html_renders_one_and_two_sided_scaling_fits():
     xs = {"x": [10.0, 20.0, 40.0, 80.0], "y": [300.0, 1200.0, 3200.0, 12000.0], "intercept": 1.5, "parameter": "1/alpha"}
     res["checks"] = [dict(base, check="one-sided", details=dict(xs, slope_ci=[1.4, None], sense="at-most")),
                      dict(base, check="two-sided", details=dict(xs, slope_ci=[1.4, 2.2]))]
-    page = render_html(res, [], [])
+    page = render_html(NightlyResults.from_dict(res))
     assert "Scaling fits" in page and page.count("data:image/png;base64,") == 2  # one figure per fit
 
 
@@ -167,15 +169,15 @@ def test_whole_smoke_profile_on_a_dask_local_cluster_matches_local(tmp_path):
     # the cluster, and every other audit must repeat exactly.
     from privbound.audit.targets import get_target
 
-    unseeded = {name for name in {a["target"] for a in local["audits"]}  # "<target>" or "<target>:floating-point"
+    unseeded = {name for name in {a.target for a in local.audits}  # "<target>" or "<target>:floating-point"
                 if getattr(get_target(name.split(":")[0]).mechanism, "draws_own_randomness", False)}
-    assert all(a["status"] != "error" for a in remote["audits"]), [a["error"] for a in remote["audits"] if a["error"]]
+    assert all(a.status != "error" for a in remote.audits), [a.error for a in remote.audits if a.error]
 
     def strip(res):
         def clean(d):
             return {k: v for k, v in (d or {}).items() if k not in ("wall_seconds", "details")}
-        return json.dumps({"audits": [clean(a["result"]) for a in res["audits"] if a["target"] not in unseeded],
-                           "checks": [clean(c) for c in res["checks"]], "counts": res["counts"]}, sort_keys=True)
+        return json.dumps({"audits": [clean(a.result) for a in res.audits if a.target not in unseeded],
+                           "checks": [clean(c) for c in res.checks], "counts": res.counts.to_dict()}, sort_keys=True)
 
     assert strip(local) == strip(remote)
 

@@ -165,5 +165,10 @@ def test_a_mutant_of_a_target_is_audited_against_the_correct_codes_tight_epsilon
     assert r.tight_violation and r.epsilon_lower_bound > 1.5 and r.epsilon_tight == 1.0
     assert r.name == "laplace-eps1-with-mutant:scale-halved" and r.details["mutant"] == "scale-halved"
     assert not t.audit(trials=20_000).tight_violation  # the patch is gone after the mutant's audit
+    # Against a loose claim (4) the same mutant's bound lies between the tight epsilon and the claim: it is
+    # flagged all the same, since a mutant is judged by what the correct code runs, not by the paper's claim.
+    loose = replace(t, name="laplace-eps1-claim-4-with-mutant", epsilon=4.0)
+    r_loose = loose.audit_mutant(halved, trials=20_000)
+    assert 1.0 < r_loose.epsilon_lower_bound < 4.0 and not r_loose.violation and r_loose.tight_violation
     with pytest.raises(TypeError, match="mutant must be a privbound.mutation.Mutant"):
         t.audit_mutant("scale-halved")

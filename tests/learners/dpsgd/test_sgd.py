@@ -87,33 +87,47 @@ def _learner(model=None, **kw):
     return DPSGD(model, **base)
 
 
+@pytest.mark.parametrize("clip_norm", [1.0, 0.7], ids=["C=1", "C=0.7"])
 @pytest.mark.parametrize("model", MODELS, ids=repr)
-def test_fit_and_run_batch_of_one_agree_for_a_common_seed(model):
-    # fit (a loop over examples) and run_batch(size=1) draw the same numbers in the same order.
+def test_fit_and_run_batch_of_one_agree_for_a_common_seed(model, clip_norm):
+    # fit (a loop over examples) and run_batch(size=1) draw the same numbers in the same order. At C = 0.7 the
+    # data's first gradients (norms 0.51 to 1.27 for logistic regression at theta = 0) are partly clipped and the
+    # noise sigma C is not sigma, so the two paths' clipping and noise scales are compared where they matter.
     X, y = _data()
     p = model.n_parameters(X.shape[1])
     G = np.zeros((1, p))
-    G[0, model.feature_coordinates(X.shape[1] - 1, X.shape[1])[0]] = 3.0  # clipped to 1
+    G[0, model.feature_coordinates(X.shape[1] - 1, X.shape[1])[0]] = 3.0  # clipped to C
     for kw in ({}, {"expected_batch_size": None}, {"init": np.full(p, 0.1)}):
-        est = _learner(model, random_state=7, **kw).fit(X, y, gradient_canaries=G)
+        est = _learner(model, random_state=7, clip_norm=clip_norm, **kw).fit(X, y, gradient_canaries=G)
         out = est.run_batch(X, y, np.random.default_rng(7), 1, gradient_canaries=G, record=lambda t, u: u)
         np.testing.assert_allclose(out["theta"][0], est.coef_, rtol=1e-10, atol=1e-12)
         np.testing.assert_allclose(out["records"][0], est.updates_, rtol=1e-10, atol=1e-12)
         assert np.array_equal(out["batch_sizes"][0], est.batch_sizes_)
 
 
-def test_update_is_clipped_noisy_sum_over_public_normaliser():
+@pytest.mark.parametrize("clip_norm", [1.0, 0.7], ids=["C=1", "C=0.7"])
+def test_update_is_clipped_noisy_sum_over_public_normaliser(clip_norm):
     # Without noise and with rate 1, one step of logistic regression at theta = 0 adds each example's gradient
     # (1/2 - y)(x, 1) clipped to norm C, divided by b: computed here by hand from the definition.
     X = np.array([[3.0, 0.0], [0.0, 0.5]])
     y = np.array([1.0, 0.0])
-    est = DPSGD(LogisticRegression(), sampling_rate=1.0, steps=1, clip_norm=1.0, learning_rate=1.0,
+    est = DPSGD(LogisticRegression(), sampling_rate=1.0, steps=1, clip_norm=clip_norm, learning_rate=1.0,
                 noise_multiplier=0.0, expected_batch_size=4.0, random_state=0).fit(X, y)
     g0 = -0.5 * np.array([3.0, 0.0, 1.0])
-    g0 /= np.linalg.norm(g0)  # norm 1.58 > 1: clipped
-    g1 = 0.5 * np.array([0.0, 0.5, 1.0])  # norm 0.56 <= 1: unchanged
+    g0 *= clip_norm / np.linalg.norm(g0)  # norm 1.58 > C: clipped to C
+    g1 = 0.5 * np.array([0.0, 0.5, 1.0])  # norm 0.56 <= C: unchanged
     np.testing.assert_allclose(est.updates_[0], (g0 + g1) / 4.0, rtol=1e-12)
     np.testing.assert_allclose(est.coef_, -(g0 + g1) / 4.0, rtol=1e-12)
+    # With noise multiplier 1.5 the released update is (g0 + g1 + N(0, (1.5 C)^2 I)) / 4: over 4000 batched runs
+    # the standardised noise 4 (u - (g0 + g1)/4) / (1.5 C) of the 3 coordinates (12,000 values) is N(0, 1).
+    # KS at ALPHA (false-failure rate 1e-3); power: at C = 0.7 noise of sd 1.5 (C left out) is rejected.
+    noisy = DPSGD(LogisticRegression(), sampling_rate=1.0, steps=1, clip_norm=clip_norm, learning_rate=1.0,
+                  noise_multiplier=1.5, expected_batch_size=4.0)
+    u = noisy.run_batch(X, y, np.random.default_rng(8), 4000, record=lambda t, upd: upd.copy())["records"][:, 0]
+    z = (4.0 * (u - (g0 + g1) / 4.0) / (1.5 * clip_norm)).ravel()
+    assert stats.kstest(z, "norm").pvalue > ALPHA
+    if clip_norm != 1.0:
+        assert stats.kstest(z * clip_norm, "norm").pvalue < ALPHA
 
 
 @pytest.mark.parametrize("model", [LogisticRegression(), MLP(hidden=3)], ids=repr)

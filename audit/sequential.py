@@ -1,0 +1,244 @@
+"""The sequential audit (``trials="auto"``): sample in stages, stop when the bound is decided.
+
+A fixed trial count is the wrong contract: a mechanism that leaks a little needs millions of trials, a
+correct one far fewer, and the user knows neither in advance. :func:`sequential_audit` samples the trials of
+an ordinary black-box audit in stages of growing size (``T_1 = first_trials``, doubling, at most
+``max_trials``) and, after each stage, *looks* at the selection part of the trials so far -- the first
+``f T_k`` trials of each side, where ``f`` is the estimator's selection share -- to decide whether to go on:
+
+* **violation predicted**: some candidate attack, fitted and judged on that prefix as the portfolio does, is
+  predicted (pessimistically, :func:`privbound.audit.attacks.choice.choose_on_selection`) to certify more than
+  the claimed epsilon on the ``(1 - f) T_k`` evaluation trials: stop and evaluate;
+* **out of reach / within tolerance**: no event of any candidate attack could certify more than
+  ``(1 + tolerance) epsilon`` on the evaluation part of ``max_trials`` trials, even with its rates at the
+  optimistic ends of their intervals (:func:`privbound.audit.statistics.optimistic_split_bound`, ``z`` =
+  :data:`OPTIMISM` standard errors): stop. Below the claim this says the claim is out of reach of the
+  budget; between the claim and ``(1 + tolerance)`` it says no overspend above ``tolerance`` is visible to
+  these attacks -- a limit of the attacks' power within the budget, never a proof of privacy;
+* the budget (``max_trials``) or the time (``max_seconds``, read between stages) is spent: stop.
+
+When it stops after ``T`` trials per side, the result is the ordinary black-box estimate of those ``T``
+trials: the same chunks, seeds and split as ``trials=T`` (bit-identical to it), so its bound is the fixed-N
+bound at the trials spent.
+
+Validity whatever the stopping rule. The looks read only prefixes ``X_1 .. X_{f T_k}`` of each side's
+i.i.d. trial sequence, so the stage ``tau`` at which the audit stops is a stopping time of the filtration
+of those prefixes, and so is the attack and event chosen on the prefix ``X_1 .. X_{f T_tau}``. The
+evaluation trials ``X_{f T_k + 1} .. X_{T_k}`` are independent of the prefix of stage k; hence
+``P(bound > eps* and tau = k) = E[1{tau = k} P(bound_k > eps* | prefix_k)] <= (1 - confidence) P(tau = k)``
+for the true epsilon ``eps*``, and summing over k, ``P(bound > eps*) <= 1 - confidence``: the one-event
+Clopper--Pearson (or conditional) bound keeps its level with no correction for the looks. This is the
+selection/evaluation split of Jagielski, Ullman & Oprea (NeurIPS 2020) made sequential: the stopping rule
+is part of the selection, which never reads the evaluation data (the same argument as data-dependent
+sample sizes chosen on an internal pilot, Wittes & Brittain, Stat. Med. 1990; optional stopping with
+respect to a filtration the test statistic is independent of, Williams, *Probability with Martingales*,
+1991, Sec. 10.10). One caveat: ``max_seconds`` reads the clock, which counts the time spent sampling whole
+stages; a mechanism whose run time reveals its outputs would let that rule read them (none of privbound's
+mechanisms does, and ``max_seconds=None``, the default, reads no clock).
+
+The stopping decisions have error rates of their own -- stopping "within tolerance" when an attack would
+have found an overspend -- which are not part of the bound's confidence: ``OPTIMISM = 2`` standard errors
+(about 2.3% per event and look for a normal rate).
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass, replace
+from typing import Any
+
+import numpy as np
+
+from privbound._validation import check_int, check_real
+from privbound.audit.attacks.choice import fitted_candidates
+from privbound.audit.engine import DEFAULT_CHUNK_SIZE, run_trials
+from privbound.audit.estimators import BlackBox, Estimator
+from privbound.audit.result import AuditResult
+from privbound.audit.statistics import best_event, expected_event_rates, optimistic_split_bound
+
+__all__ = ["sequential_audit", "stage_schedule", "Look", "look_at_selection", "DEFAULT_MAX_TRIALS",
+           "DEFAULT_FIRST_TRIALS", "DEFAULT_TOLERANCE", "OPTIMISM"]
+
+DEFAULT_MAX_TRIALS = 2_000_000
+DEFAULT_FIRST_TRIALS = 10_000
+DEFAULT_TOLERANCE = 0.1
+# Standard errors by which the futility rule moves each event's rates towards a larger bound.
+OPTIMISM = 2.0
+# Smallest resolution (relative to the claimed epsilon) at which events are judged, for tolerance 0.
+MIN_RESOLUTION = 0.02
+
+
+def stage_schedule(max_trials: int, first_trials: int = DEFAULT_FIRST_TRIALS,
+                   chunk_size: int = DEFAULT_CHUNK_SIZE) -> list[int]:
+    """Cumulative trials per side after each stage: ``first_trials`` doubling, rounded up to whole chunks, the
+    last one ``max_trials`` (so every stage but the last ends on a chunk boundary and reuses the chunks before)."""
+    max_trials = check_int(max_trials, "max_trials", low=10)
+    first_trials = check_int(first_trials, "first_trials", low=10)
+    chunk_size = check_int(chunk_size, "chunk_size", low=1)
+    out, t = [], first_trials
+    while True:
+        t_k = min(max_trials, chunk_size * math.ceil(t / chunk_size))
+        if not out or t_k > out[-1]:
+            out.append(t_k)
+        if t_k >= max_trials:
+            return out
+        t *= 2
+
+
+@dataclass(frozen=True)
+class Look:
+    """What one look at a selection prefix found.
+
+    ``predicted``: the largest pessimistic prediction of the bound on the stage's evaluation part (over the
+    candidate attacks); ``reachable``: the largest optimistic prediction at ``max_trials`` (over attacks
+    and the events the prefix resolves); ``attack``: the candidate with the largest ``reachable``;
+    ``resolved_events``: how many events (over attacks) the prefix resolves; ``budget_event_resolved``:
+    whether it resolves the event that the attack predicted to certify most at ``max_trials`` would choose.
+    """
+
+    trials: int
+    selection_trials: int
+    predicted: float
+    reachable: float
+    attack: str
+    resolved_events: int
+    budget_event_resolved: bool
+
+    def as_dict(self) -> dict:
+        return dict(self.__dict__)
+
+
+def look_at_selection(sel0, sel1, candidates, *, n_eval: int, n_eval_budget: int, delta: float,
+                      confidence: float, trials: int, resolution: float) -> Look:
+    """Judge every candidate attack on a selection prefix, as the portfolio does (cross-fitted where it learns):
+    its pessimistic prediction on ``n_eval`` evaluation trials, the event it would choose for ``n_eval_budget``
+    and whether the prefix resolves that event's log ratio to within ``resolution``, and its optimistic
+    prediction on ``n_eval_budget`` over the events the prefix resolves."""
+    alpha = 1.0 - confidence
+    predicted, reachable, best_attack, resolved = -math.inf, -math.inf, "-", 0
+    budget_pred, budget_resolved = -math.inf, False
+    for atk, s_in, s_out, _ in fitted_candidates(candidates, sel0, sel1, []):
+        pred, _ = best_event(s_in, s_out, n_eval, n_eval, delta=delta, alpha=alpha, families=(0, 1, 2, 3),
+                             randomize_ties=True)
+        at_budget, event = best_event(s_in, s_out, n_eval_budget, n_eval_budget, delta=delta, alpha=alpha,
+                                      families=(0, 1, 2, 3), randomize_ties=True)
+        reach, events = optimistic_split_bound(s_in, s_out, n_eval_budget, delta=delta, confidence=confidence,
+                                               z=OPTIMISM, resolution=resolution)
+        predicted = max(predicted, float(pred))
+        resolved += events
+        if at_budget > budget_pred:
+            budget_pred = float(at_budget)
+            budget_resolved = event_resolution(event, s_in, s_out, delta=delta, z=OPTIMISM) <= resolution
+        if reach > reachable:
+            reachable, best_attack = float(reach), atk.name
+    return Look(trials, min(len(sel0), len(sel1)), predicted, reachable, best_attack, resolved,
+                bool(budget_resolved))
+
+
+def event_resolution(event, s_in, s_out, *, delta: float, z: float) -> float:
+    """How far ``z`` Wilson standard errors move an event's log ratio ln((p_top - delta) / p_bottom) up from its
+    observed value on these scores (``inf`` when the observed ratio is not finite)."""
+    r_in, r_out = expected_event_rates(event, s_in, s_out)
+    (p_top, n_top), (p_bot, n_bot) = ((r_in, s_in.size), (r_out, s_out.size))[::1 if event.top == 1 else -1]
+    hi = float(_wilson_rate(p_top, n_top, z, +1.0))
+    lo = float(_wilson_rate(p_bot, n_bot, z, -1.0))
+    if not (p_top > delta and p_bot > 0.0 and lo > 0.0):
+        return math.inf
+    return (math.log(hi - delta) - math.log(lo)) - (math.log(p_top - delta) - math.log(p_bot))
+
+
+def _wilson_rate(p: float, n: int, z: float, sign: float) -> float:
+    centre = p + z * z / (2 * n)
+    half = z * math.sqrt(max(p * (1 - p), 0.0) / n + z * z / (4 * n * n))
+    return min(1.0, max(0.0, (centre + sign * half) / (1 + z * z / n)))
+
+
+class _MemoryChunks:
+    """Finished trial chunks kept in memory (and in ``backing``, a ChunkCache, when given), keyed by index and size."""
+
+    def __init__(self, backing: Any = None):
+        self.chunks: dict[tuple[int, int], Any] = {}
+        self.backing = backing
+
+    def load(self, i: int, size: int):
+        got = self.chunks.get((i, size))
+        if got is None and self.backing is not None:
+            got = self.backing.load(i, size)
+            if got is not None:
+                self.chunks[(i, size)] = got
+        return got
+
+    def store(self, i: int, size: int, res) -> None:
+        self.chunks[(i, size)] = res
+        if self.backing is not None:
+            self.backing.store(i, size, res)
+
+
+def _stop_reason(look: Look, epsilon: float, tolerance: float, max_trials: int) -> str | None:
+    if look.predicted > epsilon:
+        return "violation predicted"
+    if look.resolved_events == 0 or not look.budget_event_resolved:
+        return None
+    if look.reachable <= epsilon:
+        return (f"claim out of reach of the budget: no event of any candidate attack is predicted to certify more "
+                f"than {max(look.reachable, 0.0):.4g} at {max_trials} trials per dataset")
+    if look.reachable <= (1.0 + tolerance) * epsilon:
+        return (f"no overspend above {tolerance:.0%} visible to this attack within the budget: no event of any "
+                f"candidate attack is predicted to certify more than {look.reachable:.4g} at {max_trials} trials "
+                f"per dataset (a limit of the attacks' power, not a proof of privacy)")
+    return None
+
+
+def sequential_audit(mechanism: Any, d0: Any, d1: Any, estimator: Estimator, *, epsilon: float, delta: float,
+                     confidence: float, seed: int, n_jobs: int | None = 1, max_trials: int = DEFAULT_MAX_TRIALS,
+                     max_seconds: float | None = None, tolerance: float = DEFAULT_TOLERANCE,
+                     first_trials: int = DEFAULT_FIRST_TRIALS, chunk_size: int = DEFAULT_CHUNK_SIZE,
+                     cache: Any = None) -> tuple[AuditResult, Any]:
+    """``(result, outputs)``: the black-box audit of ``mechanism`` on ``(d0, d1)`` at the trial count the stopping
+    rule of the module docstring chooses; ``result.stop_reason`` says why it stopped and ``result.trials`` how
+    many trials per dataset it spent; ``details["sequential"]`` lists the looks."""
+    if not isinstance(estimator, BlackBox):
+        raise ValueError(f"trials='auto' needs an estimator with a selection part (black-box or floating-point), "
+                         f"got {estimator.name!r}; pass trials=<int>")
+    max_trials = check_int(max_trials, "max_trials", low=20)
+    first_trials = check_int(first_trials, "first_trials", low=10)
+    tolerance = check_real(tolerance, "tolerance", low=0.0)
+    if max_seconds is not None:
+        max_seconds = check_real(max_seconds, "max_seconds", low=0.0, low_inclusive=False)
+    start = time.perf_counter()
+    memory = _MemoryChunks(cache)
+    schedule = stage_schedule(max_trials, min(first_trials, max_trials), chunk_size)
+    looks, reason, outs = [], None, None
+    for k, t_k in enumerate(schedule):
+        stage_start = time.perf_counter()
+        outs = run_trials(mechanism, d0, d1, t_k, seed=seed, n_jobs=n_jobs, chunk_size=chunk_size, cache=memory)
+        if t_k == schedule[-1]:
+            reason = f"trial budget reached ({max_trials} trials per dataset)"
+            break
+        fraction = estimator.selection_fraction(outs.out0)
+        n_sel = int(math.floor(fraction * t_k))
+        look = look_at_selection(outs.out0[:n_sel], outs.out1[:n_sel], estimator.candidates(outs.out0),
+                                 n_eval=t_k - n_sel, n_eval_budget=max_trials - int(math.floor(fraction * max_trials)),
+                                 delta=delta, confidence=confidence, trials=t_k,
+                                 resolution=max(tolerance, MIN_RESOLUTION) * epsilon)
+        looks.append(look.as_dict())
+        reason = _stop_reason(look, epsilon, tolerance, max_trials)
+        if reason is not None:
+            break
+        if max_seconds is not None:
+            elapsed = time.perf_counter() - start
+            next_stage = (time.perf_counter() - stage_start) * schedule[k + 1] / t_k
+            if elapsed + next_stage > max_seconds:
+                reason = f"time budget reached ({max_seconds:g} s; the next stage would take about {next_stage:.0f} s)"
+                break
+    result = estimator.estimate(outs.out0, outs.out1, epsilon=epsilon, delta=delta, confidence=confidence, seed=seed)
+    if reason == "violation predicted":
+        reason = ("violation established" if result.violation else
+                  "violation predicted by the selection outputs, not confirmed by the evaluation outputs")
+    elif result.violation:
+        reason = f"violation established (the audit stopped on: {reason})"
+    details = {**result.details, "sequential": {"looks": looks, "schedule": schedule, "max_trials": max_trials,
+                                                "max_seconds": max_seconds, "tolerance": tolerance,
+                                                "optimism": OPTIMISM}}
+    return replace(result, stop_reason=reason, details=details), outs

@@ -1,0 +1,109 @@
+"""The sequential audit (trials="auto"): the fixed-trials audit at the trials it spends, a bound that keeps its
+confidence whatever the stopping rule, and stopping reasons that say what they are."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import numpy as np
+import pytest
+
+from privbound.audit import audit_mechanism
+from privbound.audit.estimators import BlackBox, WhiteBox
+from privbound.audit.sequential import look_at_selection, sequential_audit, stage_schedule
+from privbound.learners.mechanisms import LaplaceMechanism
+
+RUNS = 300
+# P(Binomial(300, 0.05) > 27) < 1e-3: a sound bound fails this test with probability below 1e-3.
+MAX_MISSES = 27
+
+
+def test_auto_is_the_fixed_trials_audit_at_the_trials_it_spent():
+    auto = audit_mechanism(LaplaceMechanism(1.2), 0.0, 1.0, epsilon=1.0, trials="auto", seed=3)
+    fixed = audit_mechanism(LaplaceMechanism(1.2), 0.0, 1.0, epsilon=1.0, trials=auto.trials, seed=3)
+    assert auto.trials < 2_000_000 and auto.stop_reason
+    for field in ("epsilon_lower_bound", "event", "attack", "tpr", "fpr", "p_value", "violation", "n_evaluation"):
+        assert getattr(auto, field) == getattr(fixed, field), field
+    assert auto.tradeoff == fixed.tradeoff
+
+
+def test_a_leak_is_flagged_early_and_a_correct_mechanism_stops_within_tolerance():
+    bug = audit_mechanism(LaplaceMechanism(2.0), 0.0, 1.0, epsilon=1.0, trials="auto", seed=0)
+    assert bug.violation and bug.trials == 10_000 and bug.stop_reason == "violation established"
+    ok = audit_mechanism(LaplaceMechanism(1.0), 0.0, 1.0, epsilon=1.0, trials="auto", seed=0)
+    assert not ok.violation and ok.trials <= 320_000
+    assert "no overspend above 10% visible to this attack" in ok.stop_reason
+    assert "not a proof of privacy" in ok.stop_reason
+    assert f"after {ok.trials} trials per dataset" in ok.summary()
+    looks = ok.details["sequential"]["looks"]
+    assert looks and looks[-1]["trials"] == ok.trials
+
+
+def test_the_budget_and_the_clock_stop_it():
+    r = audit_mechanism(LaplaceMechanism(0.1), 0.0, 1.0, epsilon=0.1, trials="auto", max_trials=40_000)
+    assert r.trials == 40_000 and r.stop_reason.startswith("trial budget reached")
+    r = audit_mechanism(LaplaceMechanism(0.1), 0.0, 1.0, epsilon=0.1, trials="auto", max_seconds=1e-6)
+    assert r.trials == 10_000 and r.stop_reason.startswith("time budget reached")
+
+
+def test_tolerance_zero_keeps_looking_longer():
+    kw = dict(epsilon=1.0, trials="auto", seed=1, max_trials=160_000)
+    loose = audit_mechanism(LaplaceMechanism(1.0), 0.0, 1.0, tolerance=0.5, **kw)
+    strict = audit_mechanism(LaplaceMechanism(1.0), 0.0, 1.0, tolerance=0.0, **kw)
+    assert loose.trials < strict.trials
+
+
+def test_schedule_doubles_on_chunk_boundaries_and_ends_at_the_budget():
+    assert stage_schedule(2_000_000) == [10_000 * 2 ** k for k in range(8)] + [2_000_000]
+    assert stage_schedule(12_345, 10_000, 5_000) == [10_000, 12_345]
+    assert stage_schedule(50, 10, 7) == [14, 21, 42, 50]  # 10, 20, 40 rounded up to multiples of 7
+
+
+def test_bad_arguments_name_themselves():
+    with pytest.raises(ValueError, match="trials"):
+        audit_mechanism(LaplaceMechanism(1.0), 0.0, 1.0, epsilon=1.0, trials="many")
+    with pytest.raises(ValueError, match="tolerance"):
+        audit_mechanism(LaplaceMechanism(1.0), 0.0, 1.0, epsilon=1.0, trials="auto", tolerance=-0.1)
+    with pytest.raises(ValueError, match="max_seconds"):
+        audit_mechanism(LaplaceMechanism(1.0), 0.0, 1.0, epsilon=1.0, trials="auto", max_seconds=0)
+    with pytest.raises(ValueError, match="max_trials"):
+        audit_mechanism(LaplaceMechanism(1.0), 0.0, 1.0, epsilon=1.0, trials="auto", max_trials=5)
+    # the sequential options with a fixed trial count would be silently ignored: refused, naming them
+    with pytest.raises(ValueError, match="max_trials, tolerance only apply to trials='auto', got trials=1000"):
+        audit_mechanism(LaplaceMechanism(1.0), 0.0, 1.0, epsilon=1.0, trials=1000, max_trials=5000, tolerance=0.2)
+    with pytest.raises(ValueError, match="selection part"):
+        audit_mechanism(LaplaceMechanism(1.0), 0.0, 1.0, epsilon=1.0, trials="auto",
+                        estimator=WhiteBox(lambda o: np.abs(o - 1.0) - np.abs(o)))
+
+
+def _soundness_misses(runs: int) -> int:
+    """Audits of Laplace(1) claimed at its true epsilon 1 that stop on the rule (small stages, so that the looks
+    and the stops vary); a miss is a bound above the true epsilon."""
+    misses = 0
+    for seed in range(runs):
+        r, _ = sequential_audit(LaplaceMechanism(1.0), 0.0, 1.0, BlackBox(), epsilon=1.0, delta=0.0,
+                                confidence=0.95, seed=seed, max_trials=32_000, first_trials=2_000,
+                                chunk_size=1_000, tolerance=0.0)
+        misses += r.epsilon_lower_bound > 1.0
+    return misses
+
+
+def test_sequential_bound_soundness_20_runs():
+    # 20 runs: at most 5 misses (P(Binomial(20, 0.05) > 5) < 3e-3)
+    assert _soundness_misses(20) <= 5
+
+
+@pytest.mark.slow
+def test_sequential_bound_soundness_300_runs():
+    misses = _soundness_misses(RUNS)
+    assert misses <= MAX_MISSES, f"the sequential bound exceeded the true epsilon in {misses} of {RUNS} runs"
+
+
+def test_a_look_reads_only_the_selection_prefix():
+    rng = np.random.default_rng(0)
+    sel0, sel1 = rng.laplace(0, 1, 2_000), rng.laplace(1, 1, 2_000)
+    look = look_at_selection(sel0, sel1, BlackBox().candidates(sel0), n_eval=8_000, n_eval_budget=1_600_000,
+                             delta=0.0, confidence=0.95, trials=10_000, resolution=0.1)
+    assert look.selection_trials == 2_000 and look.resolved_events > 0
+    # 2000 outputs do not resolve the tail event the budget would choose: no stop on them
+    assert look.predicted < 1.0 and look.predicted < look.reachable and not look.budget_event_resolved

@@ -1,0 +1,142 @@
+"""Trade-off curves: the simultaneous band covers the attack's true curve, and the certified curve and the
+Gaussian-DP mu are sound, at the stated rate (300 runs each; failure rates stated per test)."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+from scipy import stats
+
+from privbound.audit import audit_mechanism, audit_outputs
+from privbound.audit.tradeoff import (
+    curve_of_event_family,
+    curve_thresholds,
+    gaussian_tradeoff,
+    gdp_mu_lower_bound,
+    tradeoff_curve,
+)
+from privbound.learners.mechanisms import LaplaceMechanism
+
+RUNS = 300
+# At most this many of 300 runs may miss when each misses with probability <= 0.05:
+# P(Binomial(300, 0.05) > 27) < 1e-3, so a sound band fails this test with probability below 1e-3.
+MAX_MISSES = 27
+
+
+def _gaussian_scores(rng, n, mu):
+    """Scores of mu-GDP's canonical pair: N(0, 1) on d0 and N(mu, 1) on d1."""
+    return rng.normal(mu, 1.0, n), rng.normal(0.0, 1.0, n)
+
+
+def test_the_band_covers_the_true_curve_of_the_tests_simultaneously():
+    # N(0,1) vs N(mu,1): the threshold test {s >= t} has alpha = 1 - Phi(t), beta = Phi(t - mu) exactly.
+    mu, n = 1.0, 4_000
+    misses = 0
+    for seed in range(RUNS):
+        rng = np.random.default_rng(seed)
+        sel_in, sel_out = _gaussian_scores(rng, 1_000, mu)
+        ev_in, ev_out = _gaussian_scores(rng, n, mu)
+        t = curve_thresholds(np.concatenate([sel_in, sel_out]))
+        c = tradeoff_curve(ev_in, ev_out, t, confidence=0.95)
+        # the curve's points in the order of increasing alpha, i.e. decreasing threshold
+        true_alpha = stats.norm.sf(np.sort(t)[::-1])
+        true_beta = stats.norm.cdf(np.sort(t)[::-1] - mu)
+        inner = slice(1, -1)  # the trivial tests are exact
+        covered = (np.all(np.array(c.alpha_lower[inner]) <= true_alpha + 1e-12)
+                   and np.all(true_alpha <= np.array(c.alpha_upper[inner]) + 1e-12)
+                   and np.all(np.array(c.beta_lower[inner]) <= true_beta + 1e-12)
+                   and np.all(true_beta <= np.array(c.beta_upper[inner]) + 1e-12))
+        misses += not covered
+    assert misses <= MAX_MISSES, f"the band missed the true curve in {misses} of {RUNS} runs (nominal 5%)"
+
+
+def test_certified_curve_and_mu_are_sound_on_a_gaussian_mechanism():
+    # The audit's certified points lie on or above G_mu (the mechanism's trade-off function) and its mu lower
+    # bound is at most mu, in all but a nominal 5% of runs.
+    mu, n = 1.0, 3_000
+    misses, mus = 0, []
+    for seed in range(RUNS):
+        rng = np.random.default_rng(10_000 + seed)
+        out1, out0 = _gaussian_scores(rng, n, mu)
+        r = audit_outputs(out0, out1, epsilon=5.0, seed=seed)
+        a, b = np.array(r.tradeoff["alpha_upper"]), np.array(r.tradeoff["beta_upper"])
+        below = np.any(b < gaussian_tradeoff(a, mu) - 1e-12)
+        misses += bool(below or r.mu_lower_bound > mu)
+        mus.append(r.mu_lower_bound)
+    assert misses <= MAX_MISSES, f"the certified curve fell below G_mu in {misses} of {RUNS} runs"
+    assert np.mean(mus) > 0.7 * mu, f"mean mu lower bound {np.mean(mus):.3f} of mu = {mu}: the curve certifies little"
+
+
+def test_mu_lower_bound_is_the_gaussian_curve_through_the_best_certified_point():
+    a, b = np.array([0.01, 0.1, 0.5]), np.array([0.9, 0.5, 0.2])
+    want = max(stats.norm.ppf(1 - a) - stats.norm.ppf(b))
+    assert gdp_mu_lower_bound(a, b) == pytest.approx(want)
+    # G_mu at that mu passes through the maximising point
+    i = int(np.argmax(stats.norm.ppf(1 - a) - stats.norm.ppf(b)))
+    assert gaussian_tradeoff(a[i], want) == pytest.approx(b[i])
+    assert gdp_mu_lower_bound([0.5], [0.6]) == 0.0  # a point above the identity refutes nothing
+
+
+def test_every_black_box_and_white_box_result_carries_its_curve_in_json():
+    r = audit_mechanism(LaplaceMechanism(1.0), 0.0, 1.0, epsilon=1.0, trials=5_000)
+    d = json.loads(r.to_json())
+    assert d["tradeoff"]["alpha"][0] == 0.0 and d["tradeoff"]["alpha"][-1] == 1.0
+    assert len(d["tradeoff"]["beta_upper"]) == len(d["tradeoff"]["alpha"]) > 10
+    assert d["mu_lower_bound"] == pytest.approx(r.mu_lower_bound) and r.mu_lower_bound > 0.5
+    assert "Gaussian-DP mu" in r.summary()
+    from privbound.audit.estimators import WhiteBox
+
+    w = audit_mechanism(LaplaceMechanism(1.0), 0.0, 1.0, epsilon=1.0, trials=5_000,
+                        estimator=WhiteBox(lambda o: np.abs(o - 1.0) - np.abs(o)))
+    assert w.tradeoff is not None and w.mu_lower_bound > 0.5
+
+
+def test_the_curve_of_a_family_swaps_null_and_alternative_with_the_top_dataset():
+    rng = np.random.default_rng(0)
+    s_in, s_out = rng.normal(1, 1, 2000), rng.normal(0, 1, 2000)
+    c1 = curve_of_event_family(s_in[:500], s_out[:500], s_in[500:], s_out[500:], side="ge", top=1, confidence=0.95)
+    c0 = curve_of_event_family(-s_out[:500], -s_in[:500], -s_out[500:], -s_in[500:], side="lt", top=0,
+                               confidence=0.95)
+    assert (c1.null, c0.null) == ("d0", "d1")
+    assert c1.mu_lower_bound > 0.5 and c0.mu_lower_bound > 0.5
+
+
+def test_bad_arguments_name_themselves():
+    with pytest.raises(ValueError, match="side"):
+        tradeoff_curve([1.0], [0.0], [0.5], side="gt")
+    with pytest.raises(ValueError, match="confidence"):
+        tradeoff_curve([1.0], [0.0], [0.5], confidence=1.5)
+    with pytest.raises(ValueError, match="thresholds"):
+        tradeoff_curve([1.0], [0.0], [np.inf])
+
+
+def test_the_curves_family_is_the_one_chosen_on_the_selection_part(monkeypatch):
+    # The band is simultaneous over the thresholds of ONE family; that family must be fixed by the selection
+    # part. When the evaluation part certifies nothing (the estimate is the null one, with no event), the curve
+    # must still use the family of the event chosen on the selection part, not a default picked after seeing
+    # the evaluation. Identical output laws, so most seeds certify nothing.
+    from privbound.audit.estimators import BlackBox, black_box
+
+    seen = {}
+    choose, family_curve = black_box.choose_on_selection, black_box._family_curve
+
+    def spy_choose(*args, **kwargs):
+        seen["choice"] = choose(*args, **kwargs)
+        return seen["choice"]
+
+    def spy_curve(attack, sel0, sel1, e_in, e_out, event, confidence):
+        seen["event"] = event
+        return family_curve(attack, sel0, sel1, e_in, e_out, event, confidence)
+
+    monkeypatch.setattr(black_box, "choose_on_selection", spy_choose)
+    monkeypatch.setattr(black_box, "_family_curve", spy_curve)
+    nulls = 0
+    for seed in range(1, 5):
+        rng = np.random.default_rng(seed)
+        r = audit_outputs(rng.normal(size=2000), rng.normal(size=2000), epsilon=1.0,
+                          estimator=BlackBox(attack="threshold"), seed=0)
+        nulls += r.event is None
+        assert seen["choice"].event is not None and seen["event"] == seen["choice"].event
+    assert nulls >= 3  # the case that matters: nothing certified on the evaluation part

@@ -1,0 +1,41 @@
+"""The argument types shared by the subcommands (reports/arguments.py): values in range parse, others raise
+an error naming the option and the allowed range."""
+
+from __future__ import annotations
+
+import argparse
+
+import pytest
+
+from privbound.reports import arguments
+
+
+@pytest.mark.parametrize("parse, text, value", [
+    (arguments.int_at_least("reference-models", 2), "2", 2),
+    (arguments.positive_int("trials"), "1", 1),
+    (arguments.nonneg_int("seed"), "0", 0),
+    (arguments.confidence, "0.99", 0.99),
+    (arguments.n_jobs, "-1", -1),
+    (arguments.n_jobs, "3", 3),
+    (arguments.wait_seconds, "0.5", 0.5),
+])
+def test_values_in_range_parse(parse, text, value):
+    assert parse(text) == value
+
+
+@pytest.mark.parametrize("parse, text, message", [
+    (arguments.int_at_least("reference-models", 2), "1", "reference-models must be >= 2, got 1"),
+    (arguments.positive_int("trials"), "0", "trials must be >= 1, got 0"),
+    (arguments.positive_int("trials"), "1.5", "trials must be an integer, got '1.5'"),
+    (arguments.nonneg_int("seed"), "-1", "seed must be >= 0, got -1"),
+    (arguments.confidence, "1", "confidence must be in (0, 1), got 1.0"),
+    (arguments.confidence, "high", "confidence must be a number in (0, 1), got 'high'"),
+    (arguments.n_jobs, "0", "n-jobs must be >= 1 or -1 (all cores), got 0"),
+    (arguments.n_jobs, "-2", "n-jobs must be >= 1 or -1 (all cores), got -2"),
+    (arguments.wait_seconds, "0", "--wait must be > 0 seconds, got 0"),
+])
+def test_values_out_of_range_name_the_option(parse, text, message):
+    with pytest.raises(argparse.ArgumentTypeError) as err:
+        parse(text)
+    assert str(err.value) == message
+
