@@ -20,6 +20,7 @@ from privbound.audit.estimators import BlackBox, Estimator, FloatingPoint, resol
 from privbound.audit.features import as_batch, numeric_matrix
 from privbound.audit.result import AuditResult
 from privbound.audit.sequential import DEFAULT_MAX_TRIALS, DEFAULT_TOLERANCE, sequential_audit
+from privbound.audit.statistics import Split
 
 __all__ = ["audit_mechanism", "audit_outputs", "FLOAT_SHARE"]
 
@@ -166,6 +167,9 @@ def audit_mechanism(
         result = audit_outputs(outs.out0, outs.out1, epsilon=epsilon, delta=delta, confidence=math_confidence,
                                estimator=est, seed=seed, name=name)
     if float_est is not None:
+        if sequential:  # its evaluation part must lie after every prefix the stopping rule's looks read
+            fraction = max(est.selection_fraction(outs.out0), float_est.selection_fraction(outs.out0))
+            float_est = replace(float_est, strategy=Split(fraction))
         fp = audit_outputs(outs.out0, outs.out1, epsilon=epsilon, delta=delta,
                            confidence=1.0 - (1.0 - confidence) * FLOAT_SHARE, estimator=float_est, seed=seed,
                            name=name)

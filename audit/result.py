@@ -146,6 +146,9 @@ class AuditResult:
         (property) ``"violated"`` when the bound exceeds the claim; ``"inconclusive"`` when a count-based
         audit (:data:`COUNT_BASED`) could not have seen a mechanism spending twice its claim at its trials
         (:attr:`power`); ``"holds"`` otherwise.
+    any_violation : bool
+        (property) ``violation``, or the floating-point verdict beside it (``floating_point``) found one: what a
+        gate (the CLI's exit code, the nightly's status) reads, since a leak in floating point is a leak.
     power : dict or None
         (property) For a count-based audit: ``epsilon_certifiable`` (:func:`certifiable_epsilon` at its
         evaluation trials), the ``alternative`` it is computed against and, when inconclusive,
@@ -206,6 +209,10 @@ class AuditResult:
             power["trials_needed"] = int(float(f"{need:.2g}") if float(f"{need:.2g}") >= need else
                                          float(f"{need * 1.05:.2g}"))
         return power
+
+    @property
+    def any_violation(self) -> bool:
+        return self.violation or (self.floating_point is not None and self.floating_point.violation)
 
     @cached_property
     def status(self) -> str:

@@ -279,7 +279,7 @@ def _cmd_audit(args) -> int:
             found = search_target(target, trials=args.trials, seed=args.seed, confidence=args.confidence,
                                   n_jobs=n_jobs)
         print(json.dumps(found.audit.to_dict(), sort_keys=True) if args.json else found.summary())
-        return _verdict_status(target, found.audit.violation)
+        return _verdict_status(target, found.audit.any_violation)
     with arguments.dask_backend(args.dask_scheduler):
         auto = {} if args.trials != "auto" else {
             k: v for k, v in (("max_trials", args.max_trials), ("max_seconds", args.max_seconds)) if v is not None}
@@ -297,8 +297,8 @@ def _cmd_audit(args) -> int:
         print(result.summary())
         if expect_violation:
             what = "planted bug" if target.planted_bug else "float-unsafe target"
-            print(f"  {what:20s}: {'caught' if result.violation else 'MISSED'}")
-    return _verdict_status(target, result.violation, expect_violation)
+            print(f"  {what:20s}: {'caught' if result.any_violation else 'MISSED'}")
+    return _verdict_status(target, result.any_violation, expect_violation)
 
 
 def _verdict_status(target, violation: bool, expect_violation: bool | None = None) -> int:

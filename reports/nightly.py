@@ -244,7 +244,7 @@ def run_audits(
             result = t.audit(trials=trials, seed=seed, n_jobs=n_jobs,
                              confidence=confidence, cache_dir=None if cache_dir is None else str(cache_dir),
                              estimator="floating-point" if float_audit else "auto")
-            status, payload, error = audit_status(t, result.violation, float_audit), result.to_dict(), None
+            status, payload, error = audit_status(t, result.any_violation, float_audit), result.to_dict(), None
         except Exception as exc:  # recorded and reported; the run exits 1
             status, payload, error = "error", None, f"{type(exc).__name__}: {exc}"
         tight, reason = tight_status(t, result, float_audit)

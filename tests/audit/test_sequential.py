@@ -107,3 +107,16 @@ def test_a_look_reads_only_the_selection_prefix():
     assert look.selection_trials == 2_000 and look.resolved_events > 0
     # 2000 outputs do not resolve the tail event the budget would choose: no stop on them
     assert look.predicted < 1.0 and look.predicted < look.reachable and not look.budget_event_resolved
+
+
+@pytest.mark.parametrize("fraction", [0.1, 0.5])
+def test_the_float_verdict_of_an_auto_audit_evaluates_only_outputs_no_look_read(fraction):
+    # The looks read the first `fraction` of each stage's trials; the floating-point verdict beside the
+    # mathematical one must evaluate on outputs after that prefix (else the stopping rule saw its evidence).
+    from privbound.audit.statistics import Split
+
+    r = audit_mechanism(LaplaceMechanism(1.0), 0.0, 1.0, epsilon=1.0, trials="auto", max_trials=20_000, seed=1,
+                        estimator=BlackBox(strategy=Split(fraction)), float_audit=True)
+    looked = max(look["selection_trials"] for look in r.details["sequential"]["looks"])
+    assert r.floating_point is not None and r.trials - r.floating_point.n_evaluation >= looked
+    assert r.floating_point.n_evaluation <= r.n_evaluation
