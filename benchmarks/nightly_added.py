@@ -38,7 +38,10 @@ def measure(profile_name: str, selected, writer=None) -> tuple[float, float]:
     print(f"\n{profile_name} (per-audit confidence {confidence:.6f}; load {os.getloadavg()[0]:.2f} at start)")
     print("| audit | trials | wall s | CPU s | bound | status |")
     print("| --- | --- | --- | --- | --- | --- |")
-    for t, float_audit in audit_jobs(selected):
+    skipped = [t.name for t in selected if not t.audited_in(profile_name)]
+    if skipped:
+        print(f"not audited in the {profile_name} night (nightly_profile 'full'): {', '.join(skipped)}")
+    for t, float_audit in audit_jobs([t for t in selected if t.audited_in(profile_name)]):
         n = trials_for(t, profile, float_audit)
         w0, c0 = time.perf_counter(), time.process_time()
         r = t.audit(trials=n, seed=0, confidence=confidence, estimator="floating-point" if float_audit else "auto")
@@ -58,7 +61,7 @@ def measure(profile_name: str, selected, writer=None) -> tuple[float, float]:
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--profiles", nargs="+", default=["smoke", "default"])
+    ap.add_argument("--profiles", nargs="+", default=["smoke", "default"], choices=["smoke", "default", "full"])
     ap.add_argument("--targets", nargs="*", default=None)
     ap.add_argument("--csv", default=None)
     args = ap.parse_args(argv)
