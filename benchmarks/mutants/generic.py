@@ -128,4 +128,10 @@ MUTANTS: list[SourceMutant] = [
     SourceMutant("discrete-laplace-scale-halved", _M,
                  "y = (u + t * v) // s", "y = (u + t * v) // (2 * s)",
                  "exact discrete Laplace sampler drawing at half its scale"),
+    # the sequential audit's stopping rule
+    SourceMutant("seq-looks-read-evaluation", "audit/sequential.py",
+                 "look = look_at_selection(outs.out0[:n_sel], outs.out1[:n_sel], estimator.candidates(outs.out0),",
+                 "look = look_at_selection(outs.out0, outs.out1, estimator.candidates(outs.out0),",
+                 "trials='auto' decides when to stop on all outputs so far, the evaluation part included: the "
+                 "stopping rule peeks at the evidence the final bound is computed on (optional stopping)"),
 ]

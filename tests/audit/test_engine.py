@@ -38,9 +38,16 @@ def _uniform_chunk(size, ss):
     return np.random.default_rng(ss).random(size)
 
 
-def _callable_mech(data, rng):
-    """A plain callable mechanism (no ``sample``): a 2-vector output, exercises the per-call path."""
-    return np.array([data + rng.laplace(), rng.normal()])
+def _plain_callable():
+    """A plain callable mechanism (no ``sample``): a 2-vector output, exercises the per-call path. Made inside a
+    function so that loky pickles it by value: a module-level function of this file is pickled by reference to
+    ``tests.audit.test_engine``, which a worker cannot import where an installed distribution ships a top-level
+    ``tests`` package (diffprivlib 0.6.6 does)."""
+
+    def mechanism(data, rng):
+        return np.array([data + rng.laplace(), rng.normal()])
+
+    return mechanism
 
 
 def _result_fields(r):
@@ -94,7 +101,7 @@ def test_different_seeds_give_different_streams():
 # --------------------------------------------------------------------- determinism
 
 
-@pytest.mark.parametrize("mechanism", [LaplaceMechanism(1.0), _callable_mech], ids=["batched", "callable"])
+@pytest.mark.parametrize("mechanism", [LaplaceMechanism(1.0), _plain_callable()], ids=["batched", "callable"])
 def test_run_trials_bit_identical_across_n_jobs_and_backends(mechanism):
     kw = dict(seed=5, chunk_size=300)
     ref = run_trials(mechanism, 0.0, 1.0, 1_000, n_jobs=1, **kw)

@@ -3,6 +3,8 @@ confidence, off where asked, and no false alarm on float-safe primitives or Open
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import pytest
 
@@ -78,4 +80,7 @@ def test_no_opendp_target_is_flagged_by_the_float_attack():
 
 def test_targets_that_declare_float_safety_keep_their_own_floating_point_audit():
     assert get_target("laplace-eps1").audit().floating_point is None
-    assert get_target("gaussian-classic").audit().floating_point is not None
+    assert get_target("gaussian-classic").audit().floating_point is None
+    assert get_target("randomized-response").audit().floating_point is None  # integer outputs: nothing to attack
+    undeclared = dataclasses.replace(get_target("gaussian-classic"), float_safe=None)
+    assert undeclared.audit(trials=2000).floating_point is not None

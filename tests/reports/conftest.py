@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from privbound.audit.targets import registry
@@ -17,11 +18,13 @@ class Noise:
 
 
 class NoisyCount:
-    """A count released with Laplace noise of scale ``Noise.scale``: on the pair 0 / 1 (sensitivity 1),
-    epsilon = 1 / scale exactly."""
+    """A count released with discrete Laplace noise of scale ``Noise.scale`` (P(k) proportional to
+    exp(-|k| / scale), the difference of two geometric draws): on the pair 0 / 1 (sensitivity 1), epsilon =
+    1 / scale exactly, in floating point too (integer outputs), so a night reads only the verdicts under test."""
 
     def sample(self, data, rng, size):
-        return data + rng.laplace(scale=Noise.scale, size=size)
+        p = -np.expm1(-1.0 / Noise.scale)
+        return data + (rng.geometric(p, size=size) - rng.geometric(p, size=size))
 
     def __repr__(self) -> str:
         return "NoisyCount()"
