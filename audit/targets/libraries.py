@@ -24,7 +24,7 @@ claim the user states:
 
 Floating-point: every mechanism here computes ``value + noise`` in doubles; each is registered with ``float_safe``
 (its floating-point audit runs in the nightly) set to what the floating-point audit finds
-(``benchmarks/README.md``, 'DP code people ship').
+(benchmarks/README.md, 'DP code people ship').
 
 The module registers nothing for a library that is not installed (``pip install "privbound[libs]"``);
 :data:`UNAVAILABLE` maps each missing library to the reason.

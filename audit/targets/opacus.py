@@ -56,7 +56,7 @@ Families (each target's description states its threat model):
 Nightly: ``opacus-gradient-eps4``, the planted bugs and the last-iterate target every night;
 ``opacus-gradient-eps2``, ``-eps8``, ``opacus-mlp-gradient-eps4`` and the Poisson control only in the full profile
 (``Target.nightly_profile``): the same designs again at 9-21 s of CPU each
-(``benchmarks/README.md``, 'DP code people ship').
+(benchmarks/README.md, 'DP code people ship').
 
 The module registers nothing when torch or opacus is missing (``pip install "privbound[torch]"``);
 :data:`UNAVAILABLE` then says why.
