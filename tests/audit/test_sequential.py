@@ -120,3 +120,28 @@ def test_the_float_verdict_of_an_auto_audit_evaluates_only_outputs_no_look_read(
     looked = max(look["selection_trials"] for look in r.details["sequential"]["looks"])
     assert r.floating_point is not None and r.trials - r.floating_point.n_evaluation >= looked
     assert r.floating_point.n_evaluation <= r.n_evaluation
+
+
+def test_every_look_reads_only_its_stages_selection_prefix(monkeypatch):
+    # The validity argument of the sequential bound: the stopping rule reads only the first
+    # floor(fraction * t_k) outputs of each side at stage k, never the evaluation part the final bound uses.
+    # (The soundness simulations above cannot see a rule that peeks: at the true epsilon the bound exceeds it in
+    # about 1% of runs with or without peeking.)
+    import privbound.audit.sequential as sequential
+
+    seen = []
+    real = sequential.look_at_selection
+
+    def spy(sel0, sel1, candidates, **kw):
+        seen.append((np.array(sel0), np.array(sel1), kw["trials"]))
+        return real(sel0, sel1, candidates, **kw)
+
+    monkeypatch.setattr(sequential, "look_at_selection", spy)
+    est = BlackBox()
+    r, outs = sequential_audit(LaplaceMechanism(1.0), 0.0, 1.0, est, epsilon=1.0, delta=0.0, confidence=0.95, seed=0,
+                               max_trials=32_000, first_trials=2_000, chunk_size=1_000, tolerance=0.0)
+    fraction = est.selection_fraction(outs.out0)
+    assert len(seen) >= 2
+    for sel0, sel1, t in seen:  # each stage's outputs are a prefix of the last stage's (seeded chunks)
+        n = int(fraction * t)
+        assert np.array_equal(sel0, outs.out0[:n]) and np.array_equal(sel1, outs.out1[:n]), (t, len(sel0), n)
