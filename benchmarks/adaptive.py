@@ -39,6 +39,7 @@ import pandas as pd
 from privbound import audit_mechanism
 from privbound.audit.estimators import BlackBox
 from privbound.audit.search import BoxNeighbours, RecordDomain, search_and_audit
+from privbound.audit.targets.reference import Float32SumLaplace, UnclampedSum
 from privbound.learners import mechanisms as M
 
 sys.path.insert(0, __file__.rsplit("/", 1)[0])
@@ -62,27 +63,6 @@ class ScaledSparseVector(M.SparseVector):
     @property
     def threshold_scale(self) -> float:
         return super().threshold_scale / self.leak
-
-
-@dataclass(frozen=True)
-class Float32SumLaplace:
-    """BUG: the records' sum rounded to float32 before Laplace(1/eps) noise, claimed eps-DP for neighbours that
-    move one record by at most 1 (at large magnitudes the rounding moves the sum by a float32 spacing)."""
-
-    epsilon: float
-
-    def sample(self, data, rng, size):
-        return float(np.float32(np.sum(np.asarray(data, dtype=float)))) + rng.laplace(0.0, 1.0 / self.epsilon, size)
-
-
-@dataclass(frozen=True)
-class UnclampedSum:
-    """BUG: claims to clamp records to [0, 1] but sums them as they are, + Laplace(1/eps)."""
-
-    epsilon: float
-
-    def sample(self, data, rng, size):
-        return float(np.sum(data)) + rng.laplace(0.0, 1.0 / self.epsilon, size)
 
 
 @dataclass(frozen=True)

@@ -37,6 +37,8 @@ __all__ = [
     "SparseVectorCutoffBlindNoise",
     "SparseVectorNoThresholdNoise",
     "SparseVectorNoCutoff",
+    "Float32SumLaplace",
+    "UnclampedSum",
     "REFERENCE_TARGETS",
 ]
 
@@ -136,6 +138,27 @@ class PoissonSubsampledIgnoringRate(PoissonSubsampled):
 
     def sample(self, data, rng, size):
         return self.mechanism.sample(data, rng, size)
+
+
+@dataclass(frozen=True)
+class Float32SumLaplace:
+    """BUG: the records' sum rounded to float32 before Laplace(1/eps) noise, claimed eps-DP for neighbours that
+    move one record by at most 1 (at large magnitudes the rounding moves the sum by a float32 spacing)."""
+
+    epsilon: float
+
+    def sample(self, data, rng, size):
+        return float(np.float32(np.sum(np.asarray(data, dtype=float)))) + rng.laplace(0.0, 1.0 / self.epsilon, size)
+
+
+@dataclass(frozen=True)
+class UnclampedSum:
+    """BUG: claims to clamp records to [0, 1] (sensitivity 1) but sums them as they are, + Laplace(1/eps)."""
+
+    epsilon: float
+
+    def sample(self, data, rng, size):
+        return float(np.sum(data)) + rng.laplace(0.0, 1.0 / self.epsilon, size)
 
 
 # ------------------------------------------------------------------ targets

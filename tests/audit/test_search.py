@@ -6,8 +6,9 @@ import numpy as np
 import pytest
 
 from privbound.audit.core import audit_mechanism
-from privbound.audit.targets.reference import LaplaceInvertedScale
-from privbound.audit.search import BoxNeighbours, FiniteNeighbours, RecordNeighbours, search_and_audit
+from privbound.audit.search import (BoxNeighbours, FiniteNeighbours, RecordDomain, RecordNeighbours,
+                                    search_and_audit)
+from privbound.audit.targets.reference import Float32SumLaplace, LaplaceInvertedScale, UnclampedSum
 from privbound.learners.mechanisms import ExponentialMechanism, LaplaceMechanism, RandomizedResponse
 
 # Soundness acceptance rule: 300 runs at confidence 0.95, fail when more than 25 exceed the true epsilon;
@@ -146,37 +147,11 @@ def test_search_reaches_hand_picked_bound_on_gaussian():
 # ---------------------------------------------------------------- record domains
 
 
-from dataclasses import dataclass as _dataclass
-
-from privbound.audit import audit_mechanism as _audit_mechanism
-from privbound.audit.search import RecordDomain
-
-
-@_dataclass(frozen=True)
-class Float32SumLaplace:
-    """BUG: the sum of the records rounded to float32 before Laplace(1/eps) noise, claimed eps-DP for neighbours that
-    move one record by at most 1; at large magnitudes the rounding moves the sum by a float32 spacing."""
-
-    epsilon: float
-
-    def sample(self, data, rng, size):
-        return float(np.float32(np.sum(np.asarray(data, dtype=float)))) + rng.laplace(0.0, 1.0 / self.epsilon, size)
-
-
-@_dataclass(frozen=True)
-class UnclampedSum:
-    """BUG: claims to clamp records to [0, 1] (sensitivity 1) but sums them as they are, + Laplace(1/eps)."""
-
-    epsilon: float
-
-    def sample(self, data, rng, size):
-        return float(np.sum(data)) + rng.laplace(0.0, 1.0 / self.epsilon, size)
-
 
 def test_a_record_domain_search_finds_a_pair_across_a_float32_rounding_boundary():
     mech = Float32SumLaplace(1.0)
     m = 2.0 ** 26
-    hand = _audit_mechanism(mech, np.r_[np.full(3, m), m + 15.9], np.r_[np.full(3, m), m + 16.9], epsilon=1.0,
+    hand = audit_mechanism(mech, np.r_[np.full(3, m), m + 15.9], np.r_[np.full(3, m), m + 16.9], epsilon=1.0,
                             trials=16_000, float_audit=False).epsilon_lower_bound
     found = search_and_audit(mech, RecordDomain(4, -2.0 ** 30, 2.0 ** 30, radius=1.0), epsilon=1.0, trials=20_000,
                              seed=0)
