@@ -160,6 +160,18 @@ FAMILY_CONFIDENCE = 0.95
 FLOAT_SUFFIX = ":floating-point"
 
 
+def _reused(record_cache, key, from_dict, records: list, progress) -> bool:
+    """Append the record the cache holds under ``key`` (and report it) when there is one; whether it did."""
+    cached = None if key is None else record_cache.load(key)
+    if cached is None:
+        return False
+    rec = from_dict(cached)
+    records.append(rec)
+    if progress is not None:
+        progress(rec)
+    return True
+
+
 def audit_confidence(n_audits: int, family_confidence: float = FAMILY_CONFIDENCE) -> float:
     """Per-audit confidence so that all ``n_audits`` audits of a run together hold at ``family_confidence``.
 
@@ -232,12 +244,7 @@ def run_audits(
         trials = trials_for(t, profile, float_audit)
         key = None if record_cache is None else record_key("audit", name, trials, seed, confidence, t.record(),
                                                            t.cache_key(seed))
-        cached = None if key is None else record_cache.load(key)
-        if cached is not None:
-            rec = AuditRecord.from_dict(cached)
-            records.append(rec)
-            if progress is not None:
-                progress(rec)
+        if _reused(record_cache, key, AuditRecord.from_dict, records, progress):
             continue
         result = None
         try:
@@ -340,12 +347,7 @@ def run_learner_mutants(
         key = (None if record_cache is None else
                record_key("learner-mutant", target.name, mutant.name, mutant.description, trials_for(target, prof),
                           seed, confidence, target.record(), target.cache_key(seed)))
-        cached = None if key is None else record_cache.load(key)
-        if cached is not None:
-            rec = LearnerMutantRecord.from_dict(cached)
-            records.append(rec)
-            if progress is not None:
-                progress(rec)
+        if _reused(record_cache, key, LearnerMutantRecord.from_dict, records, progress):
             continue
         try:
             result = target.audit_mutant(mutant, trials=trials_for(target, prof), seed=seed, n_jobs=n_jobs,
