@@ -17,7 +17,9 @@ by chance. The i-th statistical assertion of a session is run at level
 assertions run, so by the union bound all the assertions of a session together fail a
 correct implementation with probability at most ``budget``. An explicit
 ``confidence=`` argument opts out of the budget for that assertion (and is reported).
-The terminal summary shows the assertions run and the budget spent.
+The terminal summary shows the assertions run and the budget spent. Under pytest-xdist
+each worker is a session with its own budget: ``-n k`` workers together spend at most
+``k * budget``.
 """
 
 from __future__ import annotations
