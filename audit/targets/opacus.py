@@ -37,10 +37,9 @@ Families (each target's description states its threat model):
   19 records whose gradient is -2 e_j (clipped to -C e_j) and the canary +2 e_j; a shuffled loader of batch size
   2 (10 batches per epoch; d0's last batch holds one record), 5 epochs, claimed as Opacus accounts it: Poisson at
   q = 1 / len(loader) = 0.1 for 50 steps, with sigma from Opacus' ``get_noise_multiplier`` for eps = 5 (about
-  1.02). The white-box observation per epoch is the 10
-  updates of w_j; with fixed batch sizes the other records' contributions are known, so each epoch is a Gaussian
-  of mean -2 s 1 + s e_10 (d0) or -2 s 1 + 2 s e_k, k uniform (d1): the composition estimator over the 5 i.i.d.
-  epochs. The Poisson run at the same parameters and data (``opacus-shuffle-poisson-control``) is audited with
+  1.02). The white-box observation per epoch is the 10 updates of w_j; with fixed batch sizes the other records'
+  contributions are known, so each epoch is a Gaussian of mean -2 s 1 + s e_10 (d0) or -2 s 1 + 2 s e_k, k
+  uniform (d1): the composition estimator over the 5 i.i.d. epochs. The Poisson run at the same parameters and data (``opacus-shuffle-poisson-control``) is audited with
   its own exact per-step law (mixture over the binomial count of other records) and holds.
 
 * ``opacus-input-canary`` -- black-box, last iterate: worst-case initial model (Annamalai & De Cristofaro, "Nearly
