@@ -2,19 +2,27 @@
 
 A fixed trial count is the wrong contract: a mechanism that leaks a little needs millions of trials, a
 correct one far fewer, and the user knows neither in advance. :func:`sequential_audit` samples the trials of
-an ordinary black-box audit in stages of growing size (``T_1 = first_trials``, doubling, at most
-``max_trials``) and, after each stage, *looks* at the selection part of the trials so far -- the first
-``f T_k`` trials of each side, where ``f`` is the estimator's selection share -- to decide whether to go on:
+an ordinary black-box audit in stages of growing size (``T_1 = first_trials``, each stage :data:`STAGE_GROWTH`
+times the last, at most ``max_trials``) and, after each stage, *looks* at the selection part of the trials so
+far -- the first ``f T_k`` trials of each side, where ``f`` is the estimator's selection share -- to decide
+whether to go on:
 
 * **violation predicted**: some candidate attack, fitted and judged on that prefix as the portfolio does, is
   predicted (pessimistically, :func:`privbound.audit.attacks.choice.choose_on_selection`) to certify more than
   the claimed epsilon on the ``(1 - f) T_k`` evaluation trials: stop and evaluate;
-* **out of reach / within tolerance**: no event of any candidate attack could certify more than
-  ``(1 + tolerance) epsilon`` on the evaluation part of ``max_trials`` trials, even with its rates at the
-  optimistic ends of their intervals (:func:`privbound.audit.statistics.optimistic_split_bound`, ``z`` =
-  :data:`OPTIMISM` standard errors): stop. Below the claim this says the claim is out of reach of the
-  budget; between the claim and ``(1 + tolerance)`` it says no overspend above ``tolerance`` is visible to
-  these attacks -- a limit of the attacks' power within the budget, never a proof of privacy;
+* **out of reach / within tolerance**: the attack predicted (pessimistically) to certify most on the
+  evaluation part of ``max_trials`` trials -- the attack the budget would choose -- and the event it would
+  choose there could not certify more than ``(1 + tolerance) epsilon`` there, even with its rates at the
+  optimistic ends of their intervals (``z`` = :data:`OPTIMISM` standard errors): stop. The event must be
+  resolved by the prefix (``z`` standard errors move its log ratio by at most ``max(tolerance, 0.02)`` times
+  ``max(epsilon, 1)``): the event the budget would choose is often rarer than any a small prefix measures,
+  and a wide event the prefix does measure says nothing of it. And no such stop is taken while no attack
+  predicts a positive bound at the budget: an attack that has found nothing yet (a learned attack fitted on
+  too few outputs, a leak in outputs the prefix has not seen) has no reach to judge. Below the claim the stop
+  says the claim is out of reach of the budget; between the claim and ``(1 + tolerance)`` it says no
+  overspend above ``tolerance`` is visible to this attack -- a limit of the attack's power within the budget,
+  never a proof of privacy (a learned attack is judged as fitted on the prefix; fitted on the budget's larger
+  selection part it could do better);
 * the budget (``max_trials``) or the time (``max_seconds``, read between stages) is spent: stop.
 
 When it stops after ``T`` trials per side, the result is the ordinary black-box estimate of those ``T``
@@ -38,7 +46,7 @@ mechanisms does, and ``max_seconds=None``, the default, reads no clock).
 
 The stopping decisions have error rates of their own -- stopping "within tolerance" when an attack would
 have found an overspend -- which are not part of the bound's confidence: ``OPTIMISM = 2`` standard errors
-(about 2.3% per event and look for a normal rate).
+(about 2.3% per look for a normal rate, for the event judged).
 """
 
 from __future__ import annotations
@@ -55,7 +63,7 @@ from privbound.audit.attacks.choice import fitted_candidates
 from privbound.audit.engine import DEFAULT_CHUNK_SIZE, run_trials
 from privbound.audit.estimators import BlackBox, Estimator
 from privbound.audit.result import AuditResult
-from privbound.audit.statistics import best_event, expected_event_rates, optimistic_split_bound
+from privbound.audit.statistics import _wilson, best_event, expected_event_rates, optimistic_rates_bound
 
 __all__ = ["sequential_audit", "stage_schedule", "Look", "look_at_selection", "DEFAULT_MAX_TRIALS",
            "DEFAULT_FIRST_TRIALS", "DEFAULT_TOLERANCE", "OPTIMISM"]
@@ -65,25 +73,31 @@ DEFAULT_FIRST_TRIALS = 10_000
 DEFAULT_TOLERANCE = 0.1
 # Standard errors by which the futility rule moves each event's rates towards a larger bound.
 OPTIMISM = 2.0
+# Factor by which each stage's cumulative trials grow: a stop overshoots the trials the rule needed by at most
+# this factor, and every look costs a fit of the candidate attacks on the prefix.
+STAGE_GROWTH = math.sqrt(2.0)
 # Smallest resolution (relative to the claimed epsilon) at which events are judged, for tolerance 0.
 MIN_RESOLUTION = 0.02
 
 
 def stage_schedule(max_trials: int, first_trials: int = DEFAULT_FIRST_TRIALS,
-                   chunk_size: int = DEFAULT_CHUNK_SIZE) -> list[int]:
-    """Cumulative trials per side after each stage: ``first_trials`` doubling, rounded up to whole chunks, the
-    last one ``max_trials`` (so every stage but the last ends on a chunk boundary and reuses the chunks before)."""
+                   chunk_size: int = DEFAULT_CHUNK_SIZE, growth: float = 2.0) -> list[int]:
+    """Cumulative trials per side after each stage: ``first_trials`` growing by the factor ``growth``, rounded up
+    to whole chunks, the last one ``max_trials`` (so every stage but the last ends on a chunk boundary and reuses
+    the chunks before)."""
     max_trials = check_int(max_trials, "max_trials", low=10)
     first_trials = check_int(first_trials, "first_trials", low=10)
     chunk_size = check_int(chunk_size, "chunk_size", low=1)
-    out, t = [], first_trials
+    growth = check_real(growth, "growth", low=1.0, low_inclusive=False)
+    out, k = [], 0
     while True:
+        t = round(first_trials * growth ** k, 6)  # 1e4 * sqrt(2)^2 is 20000, not 20000.000000000004
         t_k = min(max_trials, chunk_size * math.ceil(t / chunk_size))
         if not out or t_k > out[-1]:
             out.append(t_k)
         if t_k >= max_trials:
             return out
-        t *= 2
+        k += 1
 
 
 @dataclass(frozen=True)
@@ -91,19 +105,19 @@ class Look:
     """What one look at a selection prefix found.
 
     ``predicted``: the largest pessimistic prediction of the bound on the stage's evaluation part (over the
-    candidate attacks); ``reachable``: the largest optimistic prediction at ``max_trials`` (over attacks
-    and the events the prefix resolves); ``attack``: the candidate with the largest ``reachable``;
-    ``resolved_events``: how many events (over attacks) the prefix resolves; ``budget_event_resolved``:
-    whether it resolves the event that the attack predicted to certify most at ``max_trials`` would choose.
+    candidate attacks); ``attack``: the candidate predicted (pessimistically) to certify most on the evaluation
+    part of ``max_trials`` trials, and ``budget_predicted`` that prediction; ``budget_event_resolved``: whether
+    the prefix resolves the event that attack would choose there; ``reach``: the bound that event would certify
+    at ``max_trials`` with its rates at the optimistic ends of their intervals.
     """
 
     trials: int
     selection_trials: int
     predicted: float
-    reachable: float
     attack: str
-    resolved_events: int
+    budget_predicted: float
     budget_event_resolved: bool
+    reach: float
 
     def as_dict(self) -> dict:
         return dict(self.__dict__)
@@ -112,28 +126,35 @@ class Look:
 def look_at_selection(sel0, sel1, candidates, *, n_eval: int, n_eval_budget: int, delta: float,
                       confidence: float, trials: int, resolution: float) -> Look:
     """Judge every candidate attack on a selection prefix, as the portfolio does (cross-fitted where it learns):
-    its pessimistic prediction on ``n_eval`` evaluation trials, the event it would choose for ``n_eval_budget``
-    and whether the prefix resolves that event's log ratio to within ``resolution``, and its optimistic
-    prediction on ``n_eval_budget`` over the events the prefix resolves."""
+    its pessimistic prediction on ``n_eval`` evaluation trials and on ``n_eval_budget``; for the attack
+    predicted to certify most on ``n_eval_budget``, whether the prefix resolves the event it would choose there
+    to within ``resolution`` and that event's optimistic prediction on ``n_eval_budget``."""
     alpha = 1.0 - confidence
-    predicted, reachable, best_attack, resolved = -math.inf, -math.inf, "-", 0
-    budget_pred, budget_resolved = -math.inf, False
+    predicted, budget_pred, budget_attack, budget_event = -math.inf, -math.inf, "-", None
     for atk, s_in, s_out, _ in fitted_candidates(candidates, sel0, sel1, []):
         pred, _ = best_event(s_in, s_out, n_eval, n_eval, delta=delta, alpha=alpha, families=(0, 1, 2, 3),
                              randomize_ties=True)
         at_budget, event = best_event(s_in, s_out, n_eval_budget, n_eval_budget, delta=delta, alpha=alpha,
                                       families=(0, 1, 2, 3), randomize_ties=True)
-        reach, events = optimistic_split_bound(s_in, s_out, n_eval_budget, delta=delta, confidence=confidence,
-                                               z=OPTIMISM, resolution=resolution)
         predicted = max(predicted, float(pred))
-        resolved += events
-        if at_budget > budget_pred:
-            budget_pred = float(at_budget)
-            budget_resolved = event_resolution(event, s_in, s_out, delta=delta, z=OPTIMISM) <= resolution
-        if reach > reachable:
-            reachable, best_attack = float(reach), atk.name
-    return Look(trials, min(len(sel0), len(sel1)), predicted, reachable, best_attack, resolved,
-                bool(budget_resolved))
+        if event is not None and at_budget > budget_pred:
+            budget_pred, budget_attack, budget_event = float(at_budget), atk.name, (event, s_in, s_out)
+    if budget_event is None:
+        return Look(trials, min(len(sel0), len(sel1)), predicted, "-", -math.inf, False, math.inf)
+    event, s_in, s_out = budget_event
+    resolved = event_resolution(event, s_in, s_out, delta=delta, z=OPTIMISM) <= resolution
+    reach = optimistic_event_bound(event, s_in, s_out, n_eval_budget, delta=delta, confidence=confidence, z=OPTIMISM)
+    return Look(trials, min(len(sel0), len(sel1)), predicted, budget_attack, budget_pred, bool(resolved), reach)
+
+
+def optimistic_event_bound(event, s_in, s_out, n_eval: int, *, delta: float, confidence: float, z: float) -> float:
+    """The bound ``event`` would certify on ``n_eval`` trials per side if its rates were at the optimistic ends
+    of their ``z``-standard-error Wilson intervals on these scores (its top rate raised, its bottom rate
+    lowered)."""
+    r_in, r_out = expected_event_rates(event, s_in, s_out)
+    (p_top, n_top), (p_bot, n_bot) = ((r_in, s_in.size), (r_out, s_out.size))[::1 if event.top == 1 else -1]
+    return float(optimistic_rates_bound(p_top * n_top, n_top, p_bot * n_bot, n_bot, n_eval, delta=delta,
+                                        confidence=confidence, z=z))
 
 
 def event_resolution(event, s_in, s_out, *, delta: float, z: float) -> float:
@@ -141,17 +162,11 @@ def event_resolution(event, s_in, s_out, *, delta: float, z: float) -> float:
     observed value on these scores (``inf`` when the observed ratio is not finite)."""
     r_in, r_out = expected_event_rates(event, s_in, s_out)
     (p_top, n_top), (p_bot, n_bot) = ((r_in, s_in.size), (r_out, s_out.size))[::1 if event.top == 1 else -1]
-    hi = float(_wilson_rate(p_top, n_top, z, +1.0))
-    lo = float(_wilson_rate(p_bot, n_bot, z, -1.0))
+    hi = float(_wilson(p_top * n_top, n_top, z, +1.0))
+    lo = float(_wilson(p_bot * n_bot, n_bot, z, -1.0))
     if not (p_top > delta and p_bot > 0.0 and lo > 0.0):
         return math.inf
     return (math.log(hi - delta) - math.log(lo)) - (math.log(p_top - delta) - math.log(p_bot))
-
-
-def _wilson_rate(p: float, n: int, z: float, sign: float) -> float:
-    centre = p + z * z / (2 * n)
-    half = z * math.sqrt(max(p * (1 - p), 0.0) / n + z * z / (4 * n * n))
-    return min(1.0, max(0.0, (centre + sign * half) / (1 + z * z / n)))
 
 
 class _MemoryChunks:
@@ -178,15 +193,15 @@ class _MemoryChunks:
 def _stop_reason(look: Look, epsilon: float, tolerance: float, max_trials: int) -> str | None:
     if look.predicted > epsilon:
         return "violation predicted"
-    if look.resolved_events == 0 or not look.budget_event_resolved:
+    if look.budget_predicted <= 0.0 or not look.budget_event_resolved:
         return None
-    if look.reachable <= epsilon:
-        return (f"claim out of reach of the budget: no event of any candidate attack is predicted to certify more "
-                f"than {max(look.reachable, 0.0):.4g} at {max_trials} trials per dataset")
-    if look.reachable <= (1.0 + tolerance) * epsilon:
-        return (f"no overspend above {tolerance:.0%} visible to this attack within the budget: no event of any "
-                f"candidate attack is predicted to certify more than {look.reachable:.4g} at {max_trials} trials "
-                f"per dataset (a limit of the attacks' power, not a proof of privacy)")
+    chosen = (f"the event the {look.attack} attack would choose at {max_trials} trials per dataset is predicted, at "
+              f"the optimistic ends of its rates, to certify at most {max(look.reach, 0.0):.4g} there")
+    if look.reach <= epsilon:
+        return f"claim out of reach of the budget: {chosen}"
+    if look.reach <= (1.0 + tolerance) * epsilon:
+        return (f"no overspend above {tolerance:.0%} visible to this attack within the budget: {chosen} (a limit "
+                f"of the attack's power, not a proof of privacy)")
     return None
 
 
@@ -208,7 +223,7 @@ def sequential_audit(mechanism: Any, d0: Any, d1: Any, estimator: Estimator, *, 
         max_seconds = check_real(max_seconds, "max_seconds", low=0.0, low_inclusive=False)
     start = time.perf_counter()
     memory = _MemoryChunks(cache)
-    schedule = stage_schedule(max_trials, min(first_trials, max_trials), chunk_size)
+    schedule = stage_schedule(max_trials, min(first_trials, max_trials), chunk_size, STAGE_GROWTH)
     looks, reason, outs = [], None, None
     for k, t_k in enumerate(schedule):
         stage_start = time.perf_counter()
@@ -221,7 +236,7 @@ def sequential_audit(mechanism: Any, d0: Any, d1: Any, estimator: Estimator, *, 
         look = look_at_selection(outs.out0[:n_sel], outs.out1[:n_sel], estimator.candidates(outs.out0),
                                  n_eval=t_k - n_sel, n_eval_budget=max_trials - int(math.floor(fraction * max_trials)),
                                  delta=delta, confidence=confidence, trials=t_k,
-                                 resolution=max(tolerance, MIN_RESOLUTION) * epsilon)
+                                 resolution=max(tolerance, MIN_RESOLUTION) * max(epsilon, 1.0))
         looks.append(look.as_dict())
         reason = _stop_reason(look, epsilon, tolerance, max_trials)
         if reason is not None:

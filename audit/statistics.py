@@ -70,7 +70,7 @@ __all__ = [
     "SMALL_SPACE_MAX",
     "estimate_epsilon",
     "predicted_split_bound",
-    "optimistic_split_bound",
+    "optimistic_rates_bound",
     "difference_evidence",
     "strongest_difference_event",
     "epsilon_lower_bound",
@@ -685,43 +685,15 @@ def predicted_split_bound(
     return float(pred)
 
 
-def optimistic_split_bound(in_scores, out_scores, n_evaluation: int, *, delta: float = 0.0,
-                           confidence: float = 0.95, z: float = 2.0,
-                           resolution: float = math.inf) -> tuple[float, int]:
-    """``(bound, events)``: the largest bound a resolved threshold event of these scores could certify on
-    ``n_evaluation`` trials per side if its rates were at the optimistic ends of their Wilson intervals.
-
-    The mirror image of :func:`predicted_split_bound`: each event's top rate is raised and its bottom rate
-    lowered by ``z`` Wilson standard errors, and the bound the evaluation would give at those rates is
-    maximised over the selection grid's events that these scores resolve -- those whose optimistic log ratio
-    ln((p_top - delta) / p_bottom) exceeds the observed one by at most ``resolution`` (rarer events are below
-    the resolution of this sample and are not judged). ``events`` counts the resolved events (``-inf`` and 0
-    when there is none). A stopping criterion of the sequential audit, never a confidence bound.
-    """
-    s_in = check_scores(in_scores, "in_scores")
-    s_out = check_scores(out_scores, "out_scores")
-    delta = check_delta(delta)
-    alpha = 1.0 - check_confidence(confidence)
-    z = check_real(z, "z", low=0.0)
-    resolution = check_real(resolution, "resolution", low=0.0, low_inclusive=False)
-    n_eval = check_int(n_evaluation, "n_evaluation", low=1)
-    thresholds = _threshold_grid(np.concatenate([s_in, s_out]), _SELECTION_GRID)
-    best, resolved = -np.inf, 0
-    for k_top, n_top, k_bot, n_bot, _ in _candidate_table(s_in, s_out, thresholds, (0, 1, 2, 3)):
-        k_top, k_bot = np.asarray(k_top, float), np.asarray(k_bot, float)
-        rate_top = _wilson(k_top, n_top, z, +1.0)
-        rate_bot = _wilson(k_bot, n_bot, z, -1.0)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            observed = np.log(np.maximum(k_top / n_top - delta, 0.0)) - np.log(k_bot / n_bot)
-            optimistic = np.log(np.maximum(rate_top - delta, 0.0)) - np.log(rate_bot)
-            ok = (optimistic - observed) <= resolution
-        ok &= np.isfinite(observed)
-        if not ok.any():
-            continue
-        resolved += int(np.count_nonzero(ok))
-        pred = _wilson_bound(rate_top[ok] * n_eval, n_eval, rate_bot[ok] * n_eval, n_eval, delta=delta, alpha=alpha)
-        best = max(best, float(np.max(pred)))
-    return best, resolved
+def optimistic_rates_bound(k_top, n_top: int, k_bottom, n_bottom: int, n_evaluation: int, *, delta: float,
+                           confidence: float, z: float) -> np.ndarray:
+    """The bound events with these counts would certify on ``n_evaluation`` trials per side (the Wilson
+    approximation of the evaluation's bound) if their top rates were raised and their bottom rates lowered by
+    ``z`` Wilson standard errors. A stopping criterion of the sequential audit, never a confidence bound."""
+    rate_top = _wilson(np.asarray(k_top, float), n_top, z, +1.0)
+    rate_bot = _wilson(np.asarray(k_bottom, float), n_bottom, z, -1.0)
+    return _wilson_bound(rate_top * n_evaluation, n_evaluation, rate_bot * n_evaluation, n_evaluation, delta=delta,
+                         alpha=1.0 - confidence)
 
 
 def difference_evidence(in_scores, out_scores, *, delta: float = 0.0, direction: Direction = "two-sided") -> float:

@@ -10,7 +10,7 @@ import pytest
 
 from privbound.audit import audit_mechanism
 from privbound.audit.estimators import BlackBox, WhiteBox
-from privbound.audit.sequential import look_at_selection, sequential_audit, stage_schedule
+from privbound.audit.sequential import _stop_reason, look_at_selection, sequential_audit, stage_schedule
 from privbound.learners.mechanisms import LaplaceMechanism
 
 RUNS = 300
@@ -57,6 +57,17 @@ def test_schedule_doubles_on_chunk_boundaries_and_ends_at_the_budget():
     assert stage_schedule(2_000_000) == [10_000 * 2 ** k for k in range(8)] + [2_000_000]
     assert stage_schedule(12_345, 10_000, 5_000) == [10_000, 12_345]
     assert stage_schedule(50, 10, 7) == [14, 21, 42, 50]  # 10, 20, 40 rounded up to multiples of 7
+    assert stage_schedule(40_000, 10_000, 5_000, growth=2 ** 0.5) == [10_000, 15_000, 20_000, 30_000, 40_000]
+    with pytest.raises(ValueError, match="growth"):
+        stage_schedule(40_000, growth=1.0)
+
+
+def test_auto_audits_grow_their_stages_by_the_module_factor():
+    r = audit_mechanism(LaplaceMechanism(1.0), 0.0, 0.0, epsilon=1.0, trials="auto", max_trials=40_000, seed=0)
+    from privbound.audit.sequential import STAGE_GROWTH
+
+    assert r.details["sequential"]["schedule"] == stage_schedule(40_000, growth=STAGE_GROWTH)
+    assert [look["trials"] for look in r.details["sequential"]["looks"]] == r.details["sequential"]["schedule"][:-1]
 
 
 def test_bad_arguments_name_themselves():
@@ -104,9 +115,23 @@ def test_a_look_reads_only_the_selection_prefix():
     sel0, sel1 = rng.laplace(0, 1, 2_000), rng.laplace(1, 1, 2_000)
     look = look_at_selection(sel0, sel1, BlackBox().candidates(sel0), n_eval=8_000, n_eval_budget=1_600_000,
                              delta=0.0, confidence=0.95, trials=10_000, resolution=0.1)
-    assert look.selection_trials == 2_000 and look.resolved_events > 0
+    assert look.selection_trials == 2_000 and look.budget_predicted > look.predicted
     # 2000 outputs do not resolve the tail event the budget would choose: no stop on them
-    assert look.predicted < 1.0 and look.predicted < look.reachable and not look.budget_event_resolved
+    assert look.predicted < 1.0 and not look.budget_event_resolved and look.reach > 1.1
+    assert _stop_reason(look, 1.0, 0.1, 2_000_000) is None
+
+
+def test_a_look_whose_attacks_have_found_nothing_does_not_judge_their_reach():
+    # Identical datasets: no attack predicts a positive bound at the budget, and the events a small prefix
+    # resolves (near-full ones) say nothing of what the budget's events could certify. A learned attack fitted on
+    # too few outputs of a real leak looks the same; stopping there "out of reach" would miss the leak.
+    rng = np.random.default_rng(1)
+    sel0, sel1 = rng.laplace(0, 1, 2_000), rng.laplace(0, 1, 2_000)
+    look = look_at_selection(sel0, sel1, BlackBox().candidates(sel0), n_eval=8_000, n_eval_budget=1_600_000,
+                             delta=0.0, confidence=0.95, trials=10_000, resolution=0.1)
+    assert look.budget_predicted <= 0.0 and _stop_reason(look, 1.0, 0.1, 2_000_000) is None
+    r = audit_mechanism(LaplaceMechanism(1.0), 0.0, 0.0, epsilon=1.0, trials="auto", max_trials=40_000, seed=0)
+    assert r.trials == 40_000 and r.stop_reason.startswith("trial budget reached")
 
 
 @pytest.mark.parametrize("fraction", [0.1, 0.5])
