@@ -107,8 +107,9 @@ class Look:
     ``predicted``: the largest pessimistic prediction of the bound on the stage's evaluation part (over the
     candidate attacks); ``attack``: the candidate predicted (pessimistically) to certify most on the evaluation
     part of ``max_trials`` trials, and ``budget_predicted`` that prediction; ``budget_event_resolved``: whether
-    the prefix resolves the event that attack would choose there; ``reach``: the bound that event would certify
-    at ``max_trials`` with its rates at the optimistic ends of their intervals.
+    the prefix resolves the event that attack would choose there; ``reach``: the largest bound (over the
+    candidates) the event each would choose at ``max_trials`` would certify there with its rates at the
+    optimistic ends of their intervals.
     """
 
     trials: int
@@ -126,25 +127,26 @@ class Look:
 def look_at_selection(sel0, sel1, candidates, *, n_eval: int, n_eval_budget: int, delta: float,
                       confidence: float, trials: int, resolution: float) -> Look:
     """Judge every candidate attack on a selection prefix, as the portfolio does (cross-fitted where it learns):
-    its pessimistic prediction on ``n_eval`` evaluation trials and on ``n_eval_budget``; for the attack
-    predicted to certify most on ``n_eval_budget``, whether the prefix resolves the event it would choose there
-    to within ``resolution`` and that event's optimistic prediction on ``n_eval_budget``."""
+    its pessimistic prediction on ``n_eval`` evaluation trials and on ``n_eval_budget``, and the optimistic
+    prediction on ``n_eval_budget`` of the event it would choose there; for the attack predicted to certify most
+    on ``n_eval_budget``, whether the prefix resolves that event to within ``resolution``."""
     alpha = 1.0 - confidence
-    predicted, budget_pred, budget_attack, budget_event = -math.inf, -math.inf, "-", None
+    predicted, reach, budget_pred, budget_attack, resolved = -math.inf, -math.inf, -math.inf, "-", False
     for atk, s_in, s_out, _ in fitted_candidates(candidates, sel0, sel1, []):
         pred, _ = best_event(s_in, s_out, n_eval, n_eval, delta=delta, alpha=alpha, families=(0, 1, 2, 3),
                              randomize_ties=True)
         at_budget, event = best_event(s_in, s_out, n_eval_budget, n_eval_budget, delta=delta, alpha=alpha,
                                       families=(0, 1, 2, 3), randomize_ties=True)
         predicted = max(predicted, float(pred))
-        if event is not None and at_budget > budget_pred:
-            budget_pred, budget_attack, budget_event = float(at_budget), atk.name, (event, s_in, s_out)
-    if budget_event is None:
-        return Look(trials, min(len(sel0), len(sel1)), predicted, "-", -math.inf, False, math.inf)
-    event, s_in, s_out = budget_event
-    resolved = event_resolution(event, s_in, s_out, delta=delta, z=OPTIMISM) <= resolution
-    reach = optimistic_event_bound(event, s_in, s_out, n_eval_budget, delta=delta, confidence=confidence, z=OPTIMISM)
-    return Look(trials, min(len(sel0), len(sel1)), predicted, budget_attack, budget_pred, bool(resolved), reach)
+        if event is None:
+            continue
+        reach = max(reach, optimistic_event_bound(event, s_in, s_out, n_eval_budget, delta=delta,
+                                                  confidence=confidence, z=OPTIMISM))
+        if at_budget > budget_pred:
+            budget_pred, budget_attack = float(at_budget), atk.name
+            resolved = event_resolution(event, s_in, s_out, delta=delta, z=OPTIMISM) <= resolution
+    return Look(trials, min(len(sel0), len(sel1)), predicted, budget_attack, budget_pred, bool(resolved),
+                reach if math.isfinite(budget_pred) else math.inf)
 
 
 def optimistic_event_bound(event, s_in, s_out, n_eval: int, *, delta: float, confidence: float, z: float) -> float:
@@ -195,7 +197,7 @@ def _stop_reason(look: Look, epsilon: float, tolerance: float, max_trials: int) 
         return "violation predicted"
     if look.budget_predicted <= 0.0 or not look.budget_event_resolved:
         return None
-    chosen = (f"the event the {look.attack} attack would choose at {max_trials} trials per dataset is predicted, at "
+    chosen = (f"the event each candidate attack would choose at {max_trials} trials per dataset is predicted, at "
               f"the optimistic ends of its rates, to certify at most {max(look.reach, 0.0):.4g} there")
     if look.reach <= epsilon:
         return f"claim out of reach of the budget: {chosen}"
