@@ -121,6 +121,32 @@ def test_a_look_reads_only_the_selection_prefix():
     assert _stop_reason(look, 1.0, 0.1, 2_000_000) is None
 
 
+def test_every_candidates_budget_event_is_judged_not_only_the_top_ones():
+    # Two scores of 2-d outputs: a wide Laplace shift of 0.3 (the top prediction at the budget, its event
+    # resolved: out of reach alone) and a rare output seen 25 times against 6 on the prefix (a pessimistic
+    # prediction below the wide one's, but its event could certify about 2.4 at the budget). Judging only the
+    # top attack's event would stop "out of reach" here (as it stopped sparse-vector leaks of 1.5x).
+    from privbound.audit.attacks.library import ScoreAttack
+
+    rng = np.random.default_rng(0)
+    n = 40_000
+
+    def draw(shift, ones):
+        rare = np.zeros(n)
+        rare[:ones] = 1.0
+        return np.c_[rng.laplace(shift, 1.0, n), rng.permutation(rare)]
+
+    sel0, sel1 = draw(0.0, 6), draw(0.3, 25)
+    wide, rare = ScoreAttack(lambda o: o[:, 0]), ScoreAttack(lambda o: o[:, 1])
+    kw = dict(n_eval=4 * n, n_eval_budget=1_600_000, delta=0.0, confidence=0.95, trials=5 * n, resolution=0.1)
+    alone = look_at_selection(sel0, sel1, [wide], **kw)
+    assert alone.budget_event_resolved and alone.reach < 0.5
+    assert _stop_reason(alone, 1.0, 0.1, 2_000_000).startswith("claim out of reach")
+    both = look_at_selection(sel0, sel1, [wide, rare], **kw)
+    assert both.budget_predicted == alone.budget_predicted and both.reach > 2.0
+    assert _stop_reason(both, 1.0, 0.1, 2_000_000) is None
+
+
 def test_a_look_whose_attacks_have_found_nothing_does_not_judge_their_reach():
     # Identical datasets: no attack predicts a positive bound at the budget, and the events a small prefix
     # resolves (near-full ones) say nothing of what the budget's events could certify. A learned attack fitted on
