@@ -63,7 +63,7 @@ from privbound.audit.attacks.choice import fitted_candidates
 from privbound.audit.engine import DEFAULT_CHUNK_SIZE, run_trials
 from privbound.audit.estimators import BlackBox, Estimator
 from privbound.audit.result import AuditResult
-from privbound.audit.statistics import _wilson, best_event, expected_event_rates, optimistic_rates_bound
+from privbound.audit.statistics import best_event, event_resolution, optimistic_event_bound
 
 __all__ = ["sequential_audit", "stage_schedule", "Look", "look_at_selection", "DEFAULT_MAX_TRIALS",
            "DEFAULT_FIRST_TRIALS", "DEFAULT_TOLERANCE", "OPTIMISM"]
@@ -147,28 +147,6 @@ def look_at_selection(sel0, sel1, candidates, *, n_eval: int, n_eval_budget: int
             resolved = event_resolution(event, s_in, s_out, delta=delta, z=OPTIMISM) <= resolution
     return Look(trials, min(len(sel0), len(sel1)), predicted, budget_attack, budget_pred, bool(resolved),
                 reach if math.isfinite(budget_pred) else math.inf)
-
-
-def optimistic_event_bound(event, s_in, s_out, n_eval: int, *, delta: float, confidence: float, z: float) -> float:
-    """The bound ``event`` would certify on ``n_eval`` trials per side if its rates were at the optimistic ends
-    of their ``z``-standard-error Wilson intervals on these scores (its top rate raised, its bottom rate
-    lowered)."""
-    r_in, r_out = expected_event_rates(event, s_in, s_out)
-    (p_top, n_top), (p_bot, n_bot) = ((r_in, s_in.size), (r_out, s_out.size))[::1 if event.top == 1 else -1]
-    return float(optimistic_rates_bound(p_top * n_top, n_top, p_bot * n_bot, n_bot, n_eval, delta=delta,
-                                        confidence=confidence, z=z))
-
-
-def event_resolution(event, s_in, s_out, *, delta: float, z: float) -> float:
-    """How far ``z`` Wilson standard errors move an event's log ratio ln((p_top - delta) / p_bottom) up from its
-    observed value on these scores (``inf`` when the observed ratio is not finite)."""
-    r_in, r_out = expected_event_rates(event, s_in, s_out)
-    (p_top, n_top), (p_bot, n_bot) = ((r_in, s_in.size), (r_out, s_out.size))[::1 if event.top == 1 else -1]
-    hi = float(_wilson(p_top * n_top, n_top, z, +1.0))
-    lo = float(_wilson(p_bot * n_bot, n_bot, z, -1.0))
-    if not (p_top > delta and p_bot > 0.0 and lo > 0.0):
-        return math.inf
-    return (math.log(hi - delta) - math.log(lo)) - (math.log(p_top - delta) - math.log(p_bot))
 
 
 class _MemoryChunks:

@@ -71,6 +71,8 @@ __all__ = [
     "estimate_epsilon",
     "predicted_split_bound",
     "optimistic_rates_bound",
+    "optimistic_event_bound",
+    "event_resolution",
     "difference_evidence",
     "strongest_difference_event",
     "epsilon_lower_bound",
@@ -694,6 +696,28 @@ def optimistic_rates_bound(k_top, n_top: int, k_bottom, n_bottom: int, n_evaluat
     rate_bot = _wilson(np.asarray(k_bottom, float), n_bottom, z, -1.0)
     return _wilson_bound(rate_top * n_evaluation, n_evaluation, rate_bot * n_evaluation, n_evaluation, delta=delta,
                          alpha=1.0 - confidence)
+
+
+def optimistic_event_bound(event, s_in, s_out, n_eval: int, *, delta: float, confidence: float, z: float) -> float:
+    """The bound ``event`` would certify on ``n_eval`` trials per side if its rates were at the optimistic ends
+    of their ``z``-standard-error Wilson intervals on these scores (its top rate raised, its bottom rate
+    lowered)."""
+    r_in, r_out = expected_event_rates(event, s_in, s_out)
+    (p_top, n_top), (p_bot, n_bot) = ((r_in, s_in.size), (r_out, s_out.size))[::1 if event.top == 1 else -1]
+    return float(optimistic_rates_bound(p_top * n_top, n_top, p_bot * n_bot, n_bot, n_eval, delta=delta,
+                                        confidence=confidence, z=z))
+
+
+def event_resolution(event, s_in, s_out, *, delta: float, z: float) -> float:
+    """How far ``z`` Wilson standard errors move an event's log ratio ln((p_top - delta) / p_bottom) up from its
+    observed value on these scores (``inf`` when the observed ratio is not finite)."""
+    r_in, r_out = expected_event_rates(event, s_in, s_out)
+    (p_top, n_top), (p_bot, n_bot) = ((r_in, s_in.size), (r_out, s_out.size))[::1 if event.top == 1 else -1]
+    hi = float(_wilson(p_top * n_top, n_top, z, +1.0))
+    lo = float(_wilson(p_bot * n_bot, n_bot, z, -1.0))
+    if not (p_top > delta and p_bot > 0.0 and lo > 0.0):
+        return math.inf
+    return (math.log(hi - delta) - math.log(lo)) - (math.log(p_top - delta) - math.log(p_bot))
 
 
 def difference_evidence(in_scores, out_scores, *, delta: float = 0.0, direction: Direction = "two-sided") -> float:
