@@ -44,6 +44,7 @@ from privbound import audit_mechanism
 from privbound.audit.estimators import BlackBox
 from privbound.audit.statistics import epsilon_bound_from_counts, event_bound
 from privbound.audit.search import BoxNeighbours, RecordDomain, search_and_audit
+from privbound.audit.sequential import DEFAULT_TOLERANCE
 from privbound.audit.targets.reference import Float32SumLaplace, UnclampedSum
 from privbound.learners import mechanisms as M
 
@@ -221,10 +222,10 @@ def summarise_a(df: pd.DataFrame, n_seeds: int) -> None:
     print(f"\n  planted bugs flagged on {n_seeds} of {n_seeds} seeds: {len(bugs) - len(missed)}/{len(bugs)}"
           + (f" (not: {missed})" if missed else ""))
     if "limit" in df:
-        limits = df.groupby("mechanism").limit.first()
-        within = [m for m in missed if not limits.get(m, math.inf) > df[df.mechanism == m].claim.iloc[0]]
-        print(f"  of those missed, with a one-event limit at the budget at or below the claim (no sound audit "
-              f"flags them): {within}")
+        limits, claims = df.groupby("mechanism").limit.first(), df.groupby("mechanism").claim.first()
+        below = [m for m in missed if limits.get(m, math.inf) <= (1.0 + DEFAULT_TOLERANCE) * claims[m]]
+        print(f"  of those missed, with a one-event limit at the budget within the tolerance of the claim (an "
+              f"overspend the stopping rule may leave unseen by design): {below}")
     print(f"  correct mechanisms flagged: {int(ok.flagged.sum())} of {len(ok) * n_seeds} audits")
     print(f"  mean trials per side on correct mechanisms: {df[~df.bug].trials.mean():.4g} "
           f"(median {df[~df.bug].trials.median():.4g}); on planted bugs {df[df.bug].trials.mean():.4g}")
