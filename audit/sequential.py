@@ -10,18 +10,20 @@ whether to go on:
 * **violation predicted**: some candidate attack, fitted and judged on that prefix as the portfolio does, is
   predicted (pessimistically, :func:`privbound.audit.attacks.choice.choose_on_selection`) to certify more than
   the claimed epsilon on the ``(1 - f) T_k`` evaluation trials: stop and evaluate;
-* **out of reach / within tolerance**: the attack predicted (pessimistically) to certify most on the
-  evaluation part of ``max_trials`` trials -- the attack the budget would choose -- and the event it would
-  choose there could not certify more than ``(1 + tolerance) epsilon`` there, even with its rates at the
-  optimistic ends of their intervals (``z`` = :data:`OPTIMISM` standard errors): stop. The event must be
+* **out of reach / within tolerance**: the event each candidate attack would choose for the evaluation part
+  of ``max_trials`` trials could not certify more than ``(1 + tolerance) epsilon`` there, even with its rates
+  at the optimistic ends of their intervals (``z`` = :data:`OPTIMISM` standard errors): stop. The event of the
+  attack predicted (pessimistically) to certify most there -- the attack the budget would choose -- must be
   resolved by the prefix (``z`` standard errors move its log ratio by at most ``max(tolerance, 0.02)`` times
   ``max(epsilon, 1)``): the event the budget would choose is often rarer than any a small prefix measures,
-  and a wide event the prefix does measure says nothing of it. And no such stop is taken while no attack
+  and a wide event the prefix does measure says nothing of it. Every candidate is judged, not only that one:
+  an attack whose pessimistic prediction is lower now (a plug-in table of rare patterns) may be the one the
+  budget certifies most with. And no such stop is taken while no attack
   predicts a positive bound at the budget: an attack that has found nothing yet (a learned attack fitted on
   too few outputs, a leak in outputs the prefix has not seen) has no reach to judge. Below the claim the stop
   says the claim is out of reach of the budget; between the claim and ``(1 + tolerance)`` it says no
-  overspend above ``tolerance`` is visible to this attack -- a limit of the attack's power within the budget,
-  never a proof of privacy (a learned attack is judged as fitted on the prefix; fitted on the budget's larger
+  overspend above ``tolerance`` is visible to these attacks -- a limit of their power within the budget, never
+  a proof of privacy (a learned attack is judged as fitted on the prefix; fitted on the budget's larger
   selection part it could do better);
 * the budget (``max_trials``) or the time (``max_seconds``, read between stages) is spent: stop.
 
