@@ -18,9 +18,9 @@ whether to go on:
   ``max(epsilon, 1)``): the event the budget would choose is often rarer than any a small prefix measures,
   and a wide event the prefix does measure says nothing of it. Every candidate is judged, not only that one:
   an attack whose pessimistic prediction is lower now (a plug-in table of rare patterns) may be the one the
-  budget certifies most with. And no such stop is taken while no attack
-  predicts a positive bound at the budget: an attack that has found nothing yet (a learned attack fitted on
-  too few outputs, a leak in outputs the prefix has not seen) has no reach to judge. Below the claim the stop
+  budget certifies most with. And no such stop is taken while no attack predicts a positive bound at the
+  budget: an attack that has found nothing yet (a learned attack fitted on too few outputs, a leak in outputs
+  the prefix has not seen) has no reach to judge. Below the claim the stop
   says the claim is out of reach of the budget; between the claim and ``(1 + tolerance)`` it says no
   overspend above ``tolerance`` is visible to these attacks -- a limit of their power within the budget, never
   a proof of privacy (a learned attack is judged as fitted on the prefix; fitted on the budget's larger
@@ -78,7 +78,8 @@ OPTIMISM = 2.0
 # Factor by which each stage's cumulative trials grow: a stop overshoots the trials the rule needed by at most
 # this factor, and every look costs a fit of the candidate attacks on the prefix.
 STAGE_GROWTH = math.sqrt(2.0)
-# Smallest resolution (relative to the claimed epsilon) at which events are judged, for tolerance 0.
+# Smallest resolution (relative to the larger of the claimed epsilon and 1) at which events are judged, for
+# tolerance 0.
 MIN_RESOLUTION = 0.02
 
 
