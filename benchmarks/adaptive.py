@@ -2,17 +2,17 @@
 
 Part A. Every mechanism of ``benchmarks/auditor_tightness.py`` (Laplace eps = 0.1 and 1, binary randomized
 response, the analytic Gaussian) and of ``benchmarks/attack_power.py`` (its correct mechanisms and planted bugs),
-plus three families at several leak sizes on pairs that are near worst case for them -- sparse vector (cutoff
-2, query and threshold noise divided by 1.25, 1.5, 2), report-noisy-max (epsilon 1.25, 1.5, 2 answering for 1)
-and a noisy histogram (noise divided by 1.25, 1.5, 2) -- audited with ``trials="auto"`` at a budget of
-``--max-trials`` (default 2e6) per side, seeds 0 .. S-1: bound, trials spent, wall time, flagged, why it
-stopped; and (unless ``--no-fixed``) the fixed-trials audit at the trials it spent (the ratio of the two bounds;
-1.0 when the sequential audit is, as designed, the fixed-trials audit at its trial count). The floating-point
-attack is off (``float_audit=False``): this part measures the mathematical verdict. Before the audits it prints each family member's one-event limit:
-the largest bound one event (a set of outputs) certifies on its pair at its expected counts on 80% of the
-budget, by the better of the audit's two tests, from the exact output distributions (the correct sparse vector
-with cutoff 2 reaches 0.82 of its claim on the best pair of 10 queries, so its 1.25x leak has a limit of 1.04:
-barely above the claim, flagged by a sound audit only on the seeds its counts fall lucky).
+plus three families at several leak sizes on pairs that are near worst case for them -- sparse vector (cutoff 2,
+query and threshold noise divided by 1.25, 1.5, 2), report-noisy-max (epsilon 1.25, 1.5, 2 answering for 1) and a
+noisy histogram (noise divided by 1.25, 1.5, 2) -- audited with ``trials="auto"`` at a budget of ``--max-trials``
+(default 2e6) per side, seeds 0 .. S-1: bound, trials spent, wall time, flagged, why it stopped; and (unless
+``--no-fixed``) the fixed-trials audit at the trials it spent (the ratio of the two bounds; 1.0 when the sequential
+audit is, as designed, the fixed-trials audit at its trial count). The floating-point attack is off
+(``float_audit=False``): this part measures the mathematical verdict. Before the audits it prints each family
+member's one-event limit: the largest bound one event (a set of outputs) certifies on its pair at its expected
+counts on 80% of the budget, by the better of the audit's two tests, from the exact output distributions (the
+correct sparse vector with cutoff 2 reaches 0.82 of its claim on the best pair of 10 queries, so its 1.25x leak has
+a limit of 1.04: barely above the claim, flagged by a sound audit only on the seeds its counts fall lucky).
 
 Part S. The neighbour search (``search_and_audit``) given only the mechanism, the claim and a record domain
 (or the query box of the sensitivity-1 query vectors) against the hand-picked pair. ``--search-fraction F``
