@@ -168,7 +168,7 @@ def audit_mechanism(
                                estimator=est, seed=seed, name=name)
     if float_est is not None:
         if sequential:  # its evaluation part must lie after every prefix the stopping rule's looks read
-            fraction = max(est.selection_fraction(outs.out0), float_est.selection_fraction(outs.out0))
+            fraction = max(result.details["sequential"]["selection_share"], float_est.selection_fraction(outs.out0))
             float_est = replace(float_est, strategy=Split(fraction))
         fp = audit_outputs(outs.out0, outs.out1, epsilon=epsilon, delta=delta,
                            confidence=1.0 - (1.0 - confidence) * FLOAT_SHARE, estimator=float_est, seed=seed,

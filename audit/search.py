@@ -94,7 +94,9 @@ class BoxNeighbours(InputSpace):
     """Vectors in ``[low, high]^n`` whose neighbours differ by at most ``radius`` in every coordinate.
 
     The relation of sensitivity-1 query vectors (report-noisy-max, exponential mechanism,
-    sparse vector): ``||x - x'||_inf <= radius``.
+    sparse vector): ``||x - x'||_inf <= radius``. Its structured pairs are StatDP's patterns (Ding, Wang, Wang,
+    Zhang & Kifer, CCS 2018: one above, one above and the rest below, half up and mirrored, all up) with the
+    mirrored split also cut at other points than the half.
     """
 
     n: int
@@ -132,7 +134,18 @@ class BoxNeighbours(InputSpace):
         a = base.copy(); a[0] += r
         b = base.copy(); b[1 % n] += r
         out.append((a, b))                                           # one up, one down
+        for k in self._split_points():                               # the first k up, mirrored
+            x = base.copy(); x[:k] += r
+            out.append((x, np.r_[np.full(k, lo), np.full(n - k, lo + r)]))
         return [self._clip_pair(x, y) for x, y in out]
+
+    def _split_points(self) -> list[int]:
+        """Where the mirrored splits cut the vector, besides the halves and the first one: every point for up
+        to 12 queries, else the quarters and two from either end. A mechanism that reads its queries in order
+        (sparse vector) is sensitive to where the split falls."""
+        n = self.n
+        points = range(2, n) if n <= 12 else {2, n // 4, 3 * n // 4, n - 2, n - 1}
+        return sorted(k for k in points if 1 < k < n and k != n // 2)
 
     def random_pair(self, rng):
         x = rng.uniform(self.low, self.high, self.n)

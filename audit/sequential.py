@@ -65,10 +65,10 @@ from privbound.audit.attacks.choice import fitted_candidates
 from privbound.audit.engine import DEFAULT_CHUNK_SIZE, run_trials
 from privbound.audit.estimators import BlackBox, Estimator
 from privbound.audit.result import AuditResult
-from privbound.audit.statistics import best_event, event_resolution, optimistic_event_bound
+from privbound.audit.statistics import Split, best_event, event_resolution, optimistic_event_bound
 
-__all__ = ["sequential_audit", "stage_schedule", "Look", "look_at_selection", "DEFAULT_MAX_TRIALS",
-           "DEFAULT_FIRST_TRIALS", "DEFAULT_TOLERANCE", "OPTIMISM"]
+__all__ = ["sequential_audit", "stage_schedule", "look_share", "Look", "look_at_selection", "DEFAULT_MAX_TRIALS",
+           "DEFAULT_FIRST_TRIALS", "DEFAULT_TOLERANCE", "OPTIMISM", "MAX_LOOK_SHARE"]
 
 DEFAULT_MAX_TRIALS = 2_000_000
 DEFAULT_FIRST_TRIALS = 10_000
@@ -81,6 +81,22 @@ STAGE_GROWTH = math.sqrt(2.0)
 # Smallest resolution (relative to the larger of the claimed epsilon and 1) at which events are judged, for
 # tolerance 0.
 MIN_RESOLUTION = 0.02
+# The largest share of a stage's trials its look reads (and the estimate selects on, if the audit stops there).
+MAX_LOOK_SHARE = 0.5
+
+
+def look_share(base: float, trials: int, first_trials: int = DEFAULT_FIRST_TRIALS) -> float:
+    """The share of the first ``trials`` per side that the look after them reads and, if the audit stops there, the
+    estimate selects on: the estimator's own selection share ``base`` at ``first_trials``, growing like the cube
+    root of the trials up to :data:`MAX_LOOK_SHARE` (never below ``base``).
+
+    A larger share lets the looks decide sooner (the futility rule's optimism shrinks like one over the root of
+    the trials a look reads), a smaller one leaves more trials to evaluate on; a bound far from its limit (small
+    trial counts) loses more to a smaller evaluation part than one near it, hence the growth."""
+    base = check_real(base, "base", low=0.0, high=1.0, low_inclusive=False, high_inclusive=False)
+    trials = check_int(trials, "trials", low=1)
+    first_trials = check_int(first_trials, "first_trials", low=1)
+    return max(base, min(MAX_LOOK_SHARE, base * (trials / first_trials) ** (1.0 / 3.0)))
 
 
 def stage_schedule(max_trials: int, first_trials: int = DEFAULT_FIRST_TRIALS,
@@ -206,18 +222,24 @@ def sequential_audit(mechanism: Any, d0: Any, d1: Any, estimator: Estimator, *, 
         max_seconds = check_real(max_seconds, "max_seconds", low=0.0, low_inclusive=False)
     start = time.perf_counter()
     memory = _MemoryChunks(cache)
-    schedule = stage_schedule(max_trials, min(first_trials, max_trials), chunk_size, STAGE_GROWTH)
-    looks, reason, outs = [], None, None
+    first_trials = min(first_trials, max_trials)
+    schedule = stage_schedule(max_trials, first_trials, chunk_size, STAGE_GROWTH)
+    # a Split the caller chose is kept at every stage; else the share grows (look_share)
+    fixed_share = isinstance(estimator.strategy, Split)
+    looks, reason, outs, share = [], None, None, None
     for k, t_k in enumerate(schedule):
         stage_start = time.perf_counter()
         outs = run_trials(mechanism, d0, d1, t_k, seed=seed, n_jobs=n_jobs, chunk_size=chunk_size, cache=memory)
+        base = estimator.selection_fraction(outs.out0)
+        share, budget_share = ((base, base) if fixed_share else
+                               (look_share(base, t_k, first_trials), look_share(base, max_trials, first_trials)))
         if t_k == schedule[-1]:
             reason = f"trial budget reached ({max_trials} trials per dataset)"
             break
-        fraction = estimator.selection_fraction(outs.out0)
-        n_sel = int(math.floor(fraction * t_k))
+        n_sel = int(math.floor(share * t_k))
         look = look_at_selection(outs.out0[:n_sel], outs.out1[:n_sel], estimator.candidates(outs.out0),
-                                 n_eval=t_k - n_sel, n_eval_budget=max_trials - int(math.floor(fraction * max_trials)),
+                                 n_eval=t_k - n_sel,
+                                 n_eval_budget=max_trials - int(math.floor(budget_share * max_trials)),
                                  delta=delta, confidence=confidence, trials=t_k,
                                  resolution=max(tolerance, MIN_RESOLUTION) * max(epsilon, 1.0))
         looks.append(look.as_dict())
@@ -230,7 +252,8 @@ def sequential_audit(mechanism: Any, d0: Any, d1: Any, estimator: Estimator, *, 
             if elapsed + next_stage > max_seconds:
                 reason = f"time budget reached ({max_seconds:g} s; the next stage would take about {next_stage:.0f} s)"
                 break
-    result = estimator.estimate(outs.out0, outs.out1, epsilon=epsilon, delta=delta, confidence=confidence, seed=seed)
+    at_stop = estimator if fixed_share else replace(estimator, strategy=Split(share))
+    result = at_stop.estimate(outs.out0, outs.out1, epsilon=epsilon, delta=delta, confidence=confidence, seed=seed)
     if reason == "violation predicted":
         reason = ("violation established" if result.violation else
                   "violation predicted by the selection outputs, not confirmed by the evaluation outputs")
@@ -238,5 +261,5 @@ def sequential_audit(mechanism: Any, d0: Any, d1: Any, estimator: Estimator, *, 
         reason = f"violation established (the audit stopped on: {reason})"
     details = {**result.details, "sequential": {"looks": looks, "schedule": schedule, "max_trials": max_trials,
                                                 "max_seconds": max_seconds, "tolerance": tolerance,
-                                                "optimism": OPTIMISM}}
+                                                "optimism": OPTIMISM, "selection_share": share}}
     return replace(result, stop_reason=reason, details=details), outs

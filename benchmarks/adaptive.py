@@ -18,7 +18,9 @@ Part S. The neighbour search (``search_and_audit``) given only the mechanism, th
 (or the query box of the sensitivity-1 query vectors) against the hand-picked pair. ``--search-fraction F``
 (default 0.2, the search's own default) is the share of the search's trials that explores; its total is sized
 so that it certifies on as many fresh trials as the hand-picked audit evaluates on (Split's 80% of the same
-trials): at 0.2 both audits spend the same trials, above it the search explores with extra trials.
+trials): at 0.2 both audits spend the same trials, above it the search explores with extra trials. Beside the
+search's certified bound it audits the pair the search found exactly as the hand-picked pair is audited (same trials,
+same seed): that ratio compares the pairs, the other also the search's own sampling noise.
 
 Usage::
 
@@ -274,6 +276,8 @@ def run_part_s(seeds, quick: bool, search_fraction: float = 0.2) -> pd.DataFrame
             found = search_and_audit(mech, space, epsilon=eps, trials=search_total, seed=seed,
                                      search_fraction=search_fraction)
             seconds = time.perf_counter() - start
+            found_pair = audit_mechanism(mech, found.d0, found.d1, epsilon=eps, trials=trials, seed=seed,
+                                         float_audit=False)
             kinds = {}
             for c in found.candidates:
                 kinds[c["origin"]] = kinds.get(c["origin"], 0) + 1
@@ -281,10 +285,14 @@ def run_part_s(seeds, quick: bool, search_fraction: float = 0.2) -> pd.DataFrame
                                 hand=hand.epsilon_lower_bound,
                                 search=found.epsilon_lower_bound,
                                 ratio=found.epsilon_lower_bound / hand.epsilon_lower_bound if hand.epsilon_lower_bound
-                                else math.nan, seconds=seconds, origin=found.audit.details["best_origin"],
+                                else math.nan,
+                                pair_ratio=found_pair.epsilon_lower_bound / hand.epsilon_lower_bound
+                                if hand.epsilon_lower_bound else math.nan,
+                                seconds=seconds, origin=found.audit.details["best_origin"],
                                 pairs=" ".join(f"{k}:{v}" for k, v in kinds.items())))
             print(f"  {name:40s} seed {seed}: hand {hand.epsilon_lower_bound:.4f} search "
-                  f"{found.epsilon_lower_bound:.4f} ({seconds:.1f} s, best {records[-1]['origin']})", flush=True)
+                  f"{found.epsilon_lower_bound:.4f}, its pair audited as the hand pair {found_pair.epsilon_lower_bound:.4f} "
+                  f"({seconds:.1f} s, best {records[-1]['origin']})", flush=True)
     return pd.DataFrame(records)
 
 
@@ -329,12 +337,17 @@ def main(argv: list[str] | None = None) -> int:
               f"certifying on the hand audit's evaluation trials")
         ds = run_part_s(seeds, args.quick, args.search_fraction)
         table = ds.groupby("mechanism", sort=False).agg(hand=("hand", "mean"), search=("search", "mean"),
-                                                         min_ratio=("ratio", "min"), max_seconds=("seconds", "max"),
+                                                         min_ratio=("ratio", "min"),
+                                                         min_pair_ratio=("pair_ratio", "min"),
+                                                         max_seconds=("seconds", "max"),
                                                          search_trials=("search_trials", "first"),
                                                          pairs=("pairs", "first")).reset_index()
         print(table.to_string(index=False, float_format=lambda v: f"{v:.4g}"))
-        print(f"  search >= 0.9 x hand-picked on every seed: {int((ds.groupby('mechanism').ratio.min() >= 0.9).sum())}"
-              f"/{ds.mechanism.nunique()}; longest search {ds.seconds.max():.1f} s")
+        by = ds.groupby("mechanism")
+        print(f"  search >= 0.9 x hand-picked on every seed: {int((by.ratio.min() >= 0.9).sum())}"
+              f"/{ds.mechanism.nunique()}; the pair found, audited as the hand pair (same trials and seed), >= 0.9 x "
+              f"hand-picked on every seed: {int((by.pair_ratio.min() >= 0.9).sum())}/{ds.mechanism.nunique()}; "
+              f"longest search {ds.seconds.max():.1f} s")
     return 0
 
 

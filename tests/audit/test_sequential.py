@@ -10,7 +10,9 @@ import pytest
 
 from privbound.audit import audit_mechanism
 from privbound.audit.estimators import BlackBox, WhiteBox
-from privbound.audit.sequential import _stop_reason, look_at_selection, sequential_audit, stage_schedule
+from privbound.audit.sequential import (MAX_LOOK_SHARE, _stop_reason, look_at_selection, look_share, sequential_audit,
+                                        stage_schedule)
+from privbound.audit.statistics import Split
 from privbound.learners.mechanisms import LaplaceMechanism
 
 RUNS = 300
@@ -18,13 +20,42 @@ RUNS = 300
 MAX_MISSES = 27
 
 
-def test_auto_is_the_fixed_trials_audit_at_the_trials_it_spent():
-    auto = audit_mechanism(LaplaceMechanism(1.2), 0.0, 1.0, epsilon=1.0, trials="auto", seed=3)
-    fixed = audit_mechanism(LaplaceMechanism(1.2), 0.0, 1.0, epsilon=1.0, trials=auto.trials, seed=3)
-    assert auto.trials < 2_000_000 and auto.stop_reason
-    for field in ("epsilon_lower_bound", "event", "attack", "tpr", "fpr", "p_value", "violation", "n_evaluation"):
+FIELDS = ("epsilon_lower_bound", "event", "attack", "tpr", "fpr", "p_value", "violation", "n_evaluation")
+
+
+def test_auto_is_the_fixed_trials_audit_at_the_trials_it_spent_and_the_share_its_last_look_read():
+    auto = audit_mechanism(LaplaceMechanism(1.0), 0.0, 1.0, epsilon=1.0, trials="auto", seed=3, float_audit=False)
+    share = auto.details["sequential"]["selection_share"]
+    assert auto.trials < 2_000_000 and auto.stop_reason and share == look_share(0.2, auto.trials) > 0.2
+    fixed = audit_mechanism(LaplaceMechanism(1.0), 0.0, 1.0, epsilon=1.0, trials=auto.trials, seed=3,
+                            estimator=BlackBox(strategy=Split(share)), float_audit=False)
+    for field in FIELDS:
         assert getattr(auto, field) == getattr(fixed, field), field
     assert auto.tradeoff == fixed.tradeoff
+
+
+def test_a_split_the_caller_chose_is_kept_at_every_stage():
+    est = BlackBox(strategy=Split(0.2))
+    auto = audit_mechanism(LaplaceMechanism(1.2), 0.0, 1.0, epsilon=1.0, trials="auto", seed=3, estimator=est,
+                           float_audit=False)
+    fixed = audit_mechanism(LaplaceMechanism(1.2), 0.0, 1.0, epsilon=1.0, trials=auto.trials, seed=3,
+                            estimator=est, float_audit=False)
+    assert auto.details["sequential"]["selection_share"] == 0.2
+    assert all(look["selection_trials"] == int(0.2 * look["trials"]) for look in auto.details["sequential"]["looks"])
+    for field in FIELDS:
+        assert getattr(auto, field) == getattr(fixed, field), field
+
+
+def test_the_look_share_starts_at_the_estimators_grows_and_stops_at_its_cap():
+    assert look_share(0.2, 10_000, 10_000) == 0.2
+    assert look_share(0.2, 80_000, 10_000) == pytest.approx(0.4)  # the cube root of 8
+    assert look_share(0.2, 2_000_000, 10_000) == MAX_LOOK_SHARE
+    assert look_share(0.7, 2_000_000, 10_000) == 0.7  # never below the estimator's own share
+    shares = [look_share(0.2, t) for t in stage_schedule(2_000_000, growth=2 ** 0.5)]
+    prefixes = [int(s * t) for s, t in zip(shares, stage_schedule(2_000_000, growth=2 ** 0.5))]
+    assert shares == sorted(shares) and prefixes == sorted(set(prefixes))  # every look reads more than the last
+    with pytest.raises(ValueError, match="base"):
+        look_share(1.0, 10_000)
 
 
 def test_a_leak_is_flagged_early_and_a_correct_mechanism_stops_within_tolerance():
@@ -175,7 +206,8 @@ def test_the_float_verdict_of_an_auto_audit_evaluates_only_outputs_no_look_read(
 
 def test_every_look_reads_only_its_stages_selection_prefix(monkeypatch):
     # The validity argument of the sequential bound: the stopping rule reads only the first
-    # floor(fraction * t_k) outputs of each side at stage k, never the evaluation part the final bound uses.
+    # floor(look_share(fraction, t_k) * t_k) outputs of each side at stage k, and the final bound evaluates
+    # only on outputs after every prefix a look read.
     # (The soundness simulations above cannot see a rule that peeks: at the true epsilon the bound exceeds it in
     # about 1% of runs with or without peeking.)
     import privbound.audit.sequential as sequential
@@ -194,5 +226,6 @@ def test_every_look_reads_only_its_stages_selection_prefix(monkeypatch):
     fraction = est.selection_fraction(outs.out0)
     assert len(seen) >= 2
     for sel0, sel1, t in seen:  # each stage's outputs are a prefix of the last stage's (seeded chunks)
-        n = int(fraction * t)
+        n = int(look_share(fraction, t, 2_000) * t)
         assert np.array_equal(sel0, outs.out0[:n]) and np.array_equal(sel1, outs.out1[:n]), (t, len(sel0), n)
+    assert r.trials - r.n_evaluation >= max(len(sel0) for sel0, _, _ in seen)
