@@ -34,6 +34,25 @@ def test_box_pairs_are_neighbours():
     assert ([1.0, 0, 0, 0, 0], [0.0, 1, 1, 1, 1]) in as_lists
 
 
+def _has_mirrored_split(space, k):
+    x = np.r_[np.full(k, space.low + space.radius), np.full(space.n - k, space.low)]
+    return any(np.array_equal(a, x) and np.array_equal(b, x[::-1]) if k * 2 == space.n else
+               np.array_equal(a, x) and np.array_equal(b, space.low + space.radius - (x - space.low))
+               for a, b in space.structured_pairs())
+
+
+def test_box_mirrored_splits_are_cut_at_every_point_of_a_short_vector_and_at_the_quarters_of_a_long_one():
+    # A mechanism that reads its queries in order (the sparse vector) is sensitive to where the split falls: its
+    # worst pair of 10 queries is the 8/2 split, not the 5/5 one.
+    short = BoxNeighbours(10)
+    assert all(_has_mirrored_split(short, k) for k in range(1, 10))
+    long = BoxNeighbours(40)
+    assert all(_has_mirrored_split(long, k) for k in (1, 2, 10, 20, 30, 38, 39))
+    assert len(long.structured_pairs()) < 15  # not every cut of a long vector
+    for space in (short, long, BoxNeighbours(2), BoxNeighbours(3)):
+        assert all(_is_box_neighbour(space, x, y) for x, y in space.structured_pairs())
+
+
 def test_record_pairs_replace_one_record():
     space = RecordNeighbours(6, (0, 1))
     rng = np.random.default_rng(1)
