@@ -7,6 +7,7 @@ argument) turns them into a lower confidence bound on epsilon and a verdict on t
 
 from __future__ import annotations
 
+import math
 import time
 from dataclasses import replace
 from typing import Any
@@ -19,8 +20,7 @@ from privbound.audit.engine import DEFAULT_CHUNK_SIZE, run_trials, sample_mechan
 from privbound.audit.estimators import BlackBox, Estimator, FloatingPoint, resolve_estimator
 from privbound.audit.features import as_batch, numeric_matrix
 from privbound.audit.result import AuditResult
-from privbound.audit.sequential import DEFAULT_MAX_TRIALS, DEFAULT_TOLERANCE, sequential_audit
-from privbound.audit.statistics import Split
+from privbound.audit.sequential import DEFAULT_MAX_TRIALS, DEFAULT_TOLERANCE, sequential_audit, split_after
 
 __all__ = ["audit_mechanism", "audit_outputs", "FLOAT_SHARE"]
 
@@ -168,8 +168,10 @@ def audit_mechanism(
                                estimator=est, seed=seed, name=name)
     if float_est is not None:
         if sequential:  # its evaluation part must lie after every prefix the stopping rule's looks read
-            fraction = max(result.details["sequential"]["selection_share"], float_est.selection_fraction(outs.out0))
-            float_est = replace(float_est, strategy=Split(fraction))
+            n = len(outs.out0)
+            prefix = max(result.details["sequential"]["selection_trials"],
+                         int(math.floor(float_est.selection_fraction(outs.out0) * n)))
+            float_est = replace(float_est, strategy=split_after(prefix, n))
         fp = audit_outputs(outs.out0, outs.out1, epsilon=epsilon, delta=delta,
                            confidence=1.0 - (1.0 - confidence) * FLOAT_SHARE, estimator=float_est, seed=seed,
                            name=name)

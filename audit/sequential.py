@@ -74,7 +74,7 @@ from privbound.audit.estimators import BlackBox, Estimator
 from privbound.audit.result import AuditResult
 from privbound.audit.statistics import Split, best_event, event_resolution, optimistic_event_bound
 
-__all__ = ["sequential_audit", "stage_schedule", "look_share", "Look", "look_at_selection", "DEFAULT_MAX_TRIALS",
+__all__ = ["sequential_audit", "stage_schedule", "look_share", "look_prefix", "split_after", "Look", "look_at_selection", "DEFAULT_MAX_TRIALS",
            "DEFAULT_FIRST_TRIALS", "DEFAULT_TOLERANCE", "OPTIMISM", "MAX_LOOK_SHARE"]
 
 DEFAULT_MAX_TRIALS = 2_000_000
@@ -104,6 +104,21 @@ def look_share(base: float, trials: int, first_trials: int = DEFAULT_FIRST_TRIAL
     trials = check_int(trials, "trials", low=1)
     first_trials = check_int(first_trials, "first_trials", low=1)
     return max(base, min(MAX_LOOK_SHARE, base * (trials / first_trials) ** (1.0 / 3.0)))
+
+
+def look_prefix(base: float, trials: int, max_trials: int, first_trials: int = DEFAULT_FIRST_TRIALS) -> int:
+    """How many of the first ``trials`` per side the look after them reads: ``floor(look_share * trials)``, at most
+    the selection part of the budget's own fixed-trials audit (``floor(base * max_trials)``), so an audit that
+    runs to its budget is the fixed-trials audit at ``max_trials`` and the looks read more than the last only
+    while that part lasts. Non-decreasing in ``trials``."""
+    max_trials = check_int(max_trials, "max_trials", low=1)
+    return min(int(math.floor(look_share(base, trials, first_trials) * trials)), int(math.floor(base * max_trials)))
+
+
+def split_after(prefix: int, trials: int) -> Split:
+    """The Split whose selection part of ``trials`` outputs is exactly the first ``prefix`` (``floor(f * trials)``
+    with ``f`` half a trial above ``prefix / trials``, clear of rounding)."""
+    return Split((prefix + 0.5) / trials)
 
 
 def stage_schedule(max_trials: int, first_trials: int = DEFAULT_FIRST_TRIALS,
@@ -233,20 +248,18 @@ def sequential_audit(mechanism: Any, d0: Any, d1: Any, estimator: Estimator, *, 
     schedule = stage_schedule(max_trials, first_trials, chunk_size, STAGE_GROWTH)
     # a Split the caller chose is kept at every stage; else the share grows (look_share)
     fixed_share = isinstance(estimator.strategy, Split)
-    looks, reason, outs, share = [], None, None, None
+    looks, reason, outs, n_sel = [], None, None, 0
     for k, t_k in enumerate(schedule):
         stage_start = time.perf_counter()
         outs = run_trials(mechanism, d0, d1, t_k, seed=seed, n_jobs=n_jobs, chunk_size=chunk_size, cache=memory)
         base = estimator.selection_fraction(outs.out0)
-        share, budget_share = ((base, base) if fixed_share else
-                               (look_share(base, t_k, first_trials), look_share(base, max_trials, first_trials)))
+        n_sel = (int(math.floor(base * t_k)) if fixed_share else
+                 look_prefix(base, t_k, max_trials, first_trials))
         if t_k == schedule[-1]:
             reason = f"trial budget reached ({max_trials} trials per dataset)"
             break
-        n_sel = int(math.floor(share * t_k))
         look = look_at_selection(outs.out0[:n_sel], outs.out1[:n_sel], estimator.candidates(outs.out0),
-                                 n_eval=t_k - n_sel,
-                                 n_eval_budget=max_trials - int(math.floor(budget_share * max_trials)),
+                                 n_eval=t_k - n_sel, n_eval_budget=max_trials - int(math.floor(base * max_trials)),
                                  delta=delta, confidence=confidence, trials=t_k,
                                  resolution=max(tolerance, MIN_RESOLUTION) * max(epsilon, 1.0))
         looks.append(look.as_dict())
@@ -259,7 +272,7 @@ def sequential_audit(mechanism: Any, d0: Any, d1: Any, estimator: Estimator, *, 
             if elapsed + next_stage > max_seconds:
                 reason = f"time budget reached ({max_seconds:g} s; the next stage would take about {next_stage:.0f} s)"
                 break
-    at_stop = estimator if fixed_share else replace(estimator, strategy=Split(share))
+    at_stop = estimator if fixed_share else replace(estimator, strategy=split_after(n_sel, len(outs.out0)))
     result = at_stop.estimate(outs.out0, outs.out1, epsilon=epsilon, delta=delta, confidence=confidence, seed=seed)
     if reason == "violation predicted":
         reason = ("violation established" if result.violation else
@@ -268,5 +281,7 @@ def sequential_audit(mechanism: Any, d0: Any, d1: Any, estimator: Estimator, *, 
         reason = f"violation established (the audit stopped on: {reason})"
     details = {**result.details, "sequential": {"looks": looks, "schedule": schedule, "max_trials": max_trials,
                                                 "max_seconds": max_seconds, "tolerance": tolerance,
-                                                "optimism": OPTIMISM, "selection_share": share}}
+                                                "optimism": OPTIMISM,
+                                                "selection_trials": n_sel,
+                                                "selection_share": n_sel / len(outs.out0)}}
     return replace(result, stop_reason=reason, details=details), outs

@@ -10,8 +10,8 @@ import pytest
 
 from privbound.audit import audit_mechanism
 from privbound.audit.estimators import BlackBox, WhiteBox
-from privbound.audit.sequential import (MAX_LOOK_SHARE, _stop_reason, look_at_selection, look_share, sequential_audit,
-                                        stage_schedule)
+from privbound.audit.sequential import (MAX_LOOK_SHARE, _stop_reason, look_at_selection, look_prefix, look_share,
+                                        sequential_audit, split_after, stage_schedule)
 from privbound.audit.statistics import Split
 from privbound.learners.mechanisms import LaplaceMechanism
 
@@ -25,13 +25,34 @@ FIELDS = ("epsilon_lower_bound", "event", "attack", "tpr", "fpr", "p_value", "vi
 
 def test_auto_is_the_fixed_trials_audit_at_the_trials_it_spent_and_the_share_its_last_look_read():
     auto = audit_mechanism(LaplaceMechanism(1.0), 0.0, 1.0, epsilon=1.0, trials="auto", seed=3, float_audit=False)
-    share = auto.details["sequential"]["selection_share"]
-    assert auto.trials < 2_000_000 and auto.stop_reason and share == look_share(0.2, auto.trials) > 0.2
+    prefix = auto.details["sequential"]["selection_trials"]
+    assert auto.trials < 2_000_000 and auto.stop_reason
+    assert prefix == look_prefix(0.2, auto.trials, 2_000_000) > 0.2 * auto.trials
     fixed = audit_mechanism(LaplaceMechanism(1.0), 0.0, 1.0, epsilon=1.0, trials=auto.trials, seed=3,
-                            estimator=BlackBox(strategy=Split(share)), float_audit=False)
+                            estimator=BlackBox(strategy=split_after(prefix, auto.trials)), float_audit=False)
     for field in FIELDS:
         assert getattr(auto, field) == getattr(fixed, field), field
     assert auto.tradeoff == fixed.tradeoff
+
+
+def test_an_audit_run_to_its_budget_is_the_default_fixed_trials_audit_at_the_budget():
+    # The looks read at most the budget's own selection part, so the budget's estimate needs no larger one.
+    kw = dict(epsilon=0.1, seed=2, float_audit=False)
+    auto = audit_mechanism(LaplaceMechanism(0.1), 0.0, 1.0, trials="auto", max_trials=80_000, **kw)
+    fixed = audit_mechanism(LaplaceMechanism(0.1), 0.0, 1.0, trials=80_000, **kw)
+    looks = auto.details["sequential"]["looks"]
+    assert auto.stop_reason.startswith("trial budget reached") and len(looks) >= 4
+    assert max(look["selection_trials"] for look in looks) == 16_000 == auto.trials - auto.n_evaluation
+    assert looks[-2]["selection_trials"] < 16_000  # the share grew to the cap on the way
+    for field in FIELDS:
+        assert getattr(auto, field) == getattr(fixed, field), field
+
+
+def test_split_after_a_prefix_selects_exactly_that_prefix():
+    rng = np.random.default_rng(0)
+    for trials in rng.integers(10, 5_000_000, 2_000):
+        prefix = int(rng.integers(1, trials))
+        assert int(split_after(prefix, int(trials)).fraction * trials) == prefix
 
 
 def test_a_split_the_caller_chose_is_kept_at_every_stage():
@@ -51,9 +72,11 @@ def test_the_look_share_starts_at_the_estimators_grows_and_stops_at_its_cap():
     assert look_share(0.2, 80_000, 10_000) == pytest.approx(0.4)  # the cube root of 8
     assert look_share(0.2, 2_000_000, 10_000) == MAX_LOOK_SHARE
     assert look_share(0.7, 2_000_000, 10_000) == 0.7  # never below the estimator's own share
-    shares = [look_share(0.2, t) for t in stage_schedule(2_000_000, growth=2 ** 0.5)]
-    prefixes = [int(s * t) for s, t in zip(shares, stage_schedule(2_000_000, growth=2 ** 0.5))]
-    assert shares == sorted(shares) and prefixes == sorted(set(prefixes))  # every look reads more than the last
+    schedule = stage_schedule(2_000_000, growth=2 ** 0.5)
+    shares = [look_share(0.2, t) for t in schedule]
+    prefixes = [look_prefix(0.2, t, 2_000_000) for t in schedule]
+    assert shares == sorted(shares) and prefixes == sorted(prefixes)  # no look reads less than the last
+    assert prefixes[-1] == 400_000 and prefixes.index(400_000) < len(prefixes) - 2  # capped at the budget's part
     with pytest.raises(ValueError, match="base"):
         look_share(1.0, 10_000)
 
@@ -226,6 +249,6 @@ def test_every_look_reads_only_its_stages_selection_prefix(monkeypatch):
     fraction = est.selection_fraction(outs.out0)
     assert len(seen) >= 2
     for sel0, sel1, t in seen:  # each stage's outputs are a prefix of the last stage's (seeded chunks)
-        n = int(look_share(fraction, t, 2_000) * t)
+        n = look_prefix(fraction, t, 32_000, 2_000)
         assert np.array_equal(sel0, outs.out0[:n]) and np.array_equal(sel1, outs.out1[:n]), (t, len(sel0), n)
     assert r.trials - r.n_evaluation >= max(len(sel0) for sel0, _, _ in seen)
