@@ -4,9 +4,10 @@ A fixed trial count is the wrong contract: a mechanism that leaks a little needs
 correct one far fewer, and the user knows neither in advance. :func:`sequential_audit` samples the trials of
 an ordinary black-box audit in stages of growing size (``T_1 = first_trials``, each stage :data:`STAGE_GROWTH`
 times the last, at most ``max_trials``) and, after each stage, *looks* at the selection part of the trials so
-far -- the first ``s_k T_k`` trials of each side, where the share ``s_k`` (:func:`look_share`) grows from the
-estimator's selection share at the first stage to one half (a ``Split`` the caller chose is kept at every
-stage) -- to decide whether to go on:
+far -- the first ``m_k = s_k T_k`` trials of each side, where the share ``s_k`` (:func:`look_share`) grows from
+the estimator's selection share ``f`` at the first stage to one half, and ``m_k`` never exceeds ``f max_trials``,
+the selection part of the budget's own fixed-trials audit (:func:`look_prefix`; a ``Split`` the caller chose is
+kept at every stage) -- to decide whether to go on:
 
 * **violation predicted**: some candidate attack, fitted and judged on that prefix as the portfolio does, is
   predicted (pessimistically, :func:`privbound.audit.attacks.choice.choose_on_selection`) to certify more than
@@ -29,16 +30,17 @@ stage) -- to decide whether to go on:
 * the budget (``max_trials``) or the time (``max_seconds``, read between stages) is spent: stop.
 
 When it stops after ``T_k`` trials per side, the result is the ordinary black-box estimate of those trials
-split at its last stage's share ``s_k`` (the share its last look read, or would read at the budget): the same chunks and seeds as ``trials=T_k`` with
-``strategy=Split(s_k)`` (bit-identical to it; to ``trials=T_k`` itself when the caller chose the ``Split``), so
-its bound is a fixed-N bound at the trials spent. The growing share trades evaluation trials for decisions: a
+split after the prefix ``m_k`` of its last stage: the same chunks and seeds as ``trials=T_k`` with
+``strategy=split_after(m_k, T_k)`` (bit-identical to it; to ``trials=T_k`` itself when the caller chose the
+``Split``), so its bound is a fixed-N bound at the trials spent; at the budget ``m_k = f max_trials``, and a run
+to the budget is the default fixed-trials audit there. The growing share trades evaluation trials for decisions: a
 look that reads ``s_k T_k`` trials judges the budget's events as well as one reading ``f T`` does at
 ``T = s_k T_k / f``, so a correct mechanism stops after fewer trials, while the bound, evaluated on
 ``(1 - s_k) T_k`` instead of ``(1 - f) T_k`` trials, loses little where it is near its limit (measured against the
 fixed-N bound at the trials spent in ``benchmarks/adaptive.py``).
 
-Validity whatever the stopping rule. The looks read only prefixes ``X_1 .. X_{m_k}`` (``m_k = s_k T_k``,
-non-decreasing in k and fixed in advance) of each side's i.i.d. trial sequence, so the stage ``tau`` at which the
+Validity whatever the stopping rule. The looks read only prefixes ``X_1 .. X_{m_k}`` (``m_k`` non-decreasing
+in k and fixed in advance) of each side's i.i.d. trial sequence, so the stage ``tau`` at which the
 audit stops is a stopping time of the filtration of those prefixes, and so is the attack and event chosen on the
 prefix ``X_1 .. X_{m_tau}``. The evaluation trials ``X_{m_k + 1} .. X_{T_k}`` are independent of the prefix of
 stage k; hence
