@@ -130,7 +130,7 @@ def test_search_budget_accounting_and_selection_on_search_outputs():
         assert n_sel == n_win and res.audit.n_evaluation == res.audit_trials
     # Successive halving: no pair got more trials than the winner, and every structured pair was explored.
     assert winner[0]["trials"] == max(c["trials"] for c in res.candidates)
-    assert sum(c["origin"] == "structured" for c in res.candidates) == 6
+    assert sum(c["origin"] == "structured" for c in res.candidates) == len(BoxNeighbours(4).structured_pairs()) == 7
 
 
 def test_strongest_difference_event_prefers_the_complement_with_the_larger_ratio():
