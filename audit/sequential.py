@@ -11,7 +11,9 @@ kept at every stage) -- to decide whether to go on:
 
 * **violation predicted**: some candidate attack, fitted and judged on that prefix as the portfolio does, is
   predicted (pessimistically, :func:`privbound.audit.attacks.choice.choose_on_selection`) to certify more than
-  the claimed epsilon on the ``(1 - s_k) T_k`` evaluation trials: stop and evaluate;
+  the claimed epsilon on the ``(1 - s_k) T_k`` evaluation trials: evaluate, and stop if the evaluation
+  confirms it; if not, the audit has read every one of the ``T_k`` outputs, so it goes on with all of them in
+  the selection part (``m_j >= T_k`` for every later stage: later estimates evaluate on fresh outputs only);
 * **out of reach / within tolerance**: the event each candidate attack would choose for the evaluation part
   of ``max_trials`` trials could not certify more than ``(1 + tolerance) epsilon`` there, even with its rates
   at the optimistic ends of their intervals (``z`` = :data:`OPTIMISM` standard errors): stop. The event of the
@@ -40,10 +42,11 @@ look that reads ``s_k T_k`` trials judges the budget's events as well as one rea
 fixed-N bound at the trials spent in ``benchmarks/adaptive.py``).
 
 Validity whatever the stopping rule. The looks read only prefixes ``X_1 .. X_{m_k}`` (``m_k`` non-decreasing
-in k and fixed in advance) of each side's i.i.d. trial sequence, so the stage ``tau`` at which the
-audit stops is a stopping time of the filtration of those prefixes, and so is the attack and event chosen on the
-prefix ``X_1 .. X_{m_tau}``. The evaluation trials ``X_{m_k + 1} .. X_{T_k}`` are independent of the prefix of
-stage k; hence
+in k, fixed in advance until an unconfirmed prediction moves it to ``T_k``, a choice that reads only ``X_1 ..
+X_{T_k}``: each ``m_k`` is a stopping time of the trial sequence) of each side's i.i.d. trial sequence, so the
+stage ``tau`` at which the audit stops is a stopping time of the filtration of those prefixes, and so is the
+attack and event chosen on the prefix ``X_1 .. X_{m_tau}``. The evaluation trials ``X_{m_k + 1} .. X_{T_k}`` are
+i.i.d. and independent of the prefix of stage k (the strong Markov property of an i.i.d. sequence); hence
 ``P(bound > eps* and tau = k) = E[1{tau = k} P(bound_k > eps* | prefix_k)] <= (1 - confidence) P(tau = k)``
 for the true epsilon ``eps*``, and summing over k, ``P(bound > eps*) <= 1 - confidence``: the one-event
 Clopper--Pearson (or conditional) bound keeps its level with no correction for the looks. This is the
@@ -250,13 +253,19 @@ def sequential_audit(mechanism: Any, d0: Any, d1: Any, estimator: Estimator, *, 
     schedule = stage_schedule(max_trials, first_trials, chunk_size, STAGE_GROWTH)
     # a Split the caller chose is kept at every stage; else the share grows (look_share)
     fixed_share = isinstance(estimator.strategy, Split)
-    looks, reason, outs, n_sel = [], None, None, 0
+    looks, reason, outs, n_sel, read = [], None, None, 0, 0  # read: outputs an unconfirmed prediction evaluated
+
+    def estimate(n_sel):
+        at = estimator if fixed_share and not read else replace(estimator, strategy=split_after(n_sel, len(outs.out0)))
+        return at.estimate(outs.out0, outs.out1, epsilon=epsilon, delta=delta, confidence=confidence, seed=seed)
+
+    result = None
     for k, t_k in enumerate(schedule):
         stage_start = time.perf_counter()
         outs = run_trials(mechanism, d0, d1, t_k, seed=seed, n_jobs=n_jobs, chunk_size=chunk_size, cache=memory)
         base = estimator.selection_fraction(outs.out0)
-        n_sel = (int(math.floor(base * t_k)) if fixed_share else
-                 look_prefix(base, t_k, max_trials, first_trials))
+        n_sel = max(read, int(math.floor(base * t_k)) if fixed_share else
+                    look_prefix(base, t_k, max_trials, first_trials))
         if t_k == schedule[-1]:
             reason = f"trial budget reached ({max_trials} trials per dataset)"
             break
@@ -266,7 +275,14 @@ def sequential_audit(mechanism: Any, d0: Any, d1: Any, estimator: Estimator, *, 
                                  resolution=max(tolerance, MIN_RESOLUTION) * max(epsilon, 1.0))
         looks.append(look.as_dict())
         reason = _stop_reason(look, epsilon, tolerance, max_trials)
-        if reason is not None:
+        if reason == "violation predicted":
+            result = estimate(n_sel)
+            looks[-1]["evaluated_bound"] = result.epsilon_lower_bound
+            if result.violation:
+                break
+            # not confirmed: every output so far has been read, so later stages evaluate on fresh ones only
+            read, reason, result = t_k, None, None
+        elif reason is not None:
             break
         if max_seconds is not None:
             elapsed = time.perf_counter() - start
@@ -274,16 +290,15 @@ def sequential_audit(mechanism: Any, d0: Any, d1: Any, estimator: Estimator, *, 
             if elapsed + next_stage > max_seconds:
                 reason = f"time budget reached ({max_seconds:g} s; the next stage would take about {next_stage:.0f} s)"
                 break
-    at_stop = estimator if fixed_share else replace(estimator, strategy=split_after(n_sel, len(outs.out0)))
-    result = at_stop.estimate(outs.out0, outs.out1, epsilon=epsilon, delta=delta, confidence=confidence, seed=seed)
+    if result is None:
+        result = estimate(n_sel)
     if reason == "violation predicted":
-        reason = ("violation established" if result.violation else
-                  "violation predicted by the selection outputs, not confirmed by the evaluation outputs")
+        reason = "violation established"
     elif result.violation:
         reason = f"violation established (the audit stopped on: {reason})"
     details = {**result.details, "sequential": {"looks": looks, "schedule": schedule, "max_trials": max_trials,
                                                 "max_seconds": max_seconds, "tolerance": tolerance,
                                                 "optimism": OPTIMISM,
-                                                "selection_trials": n_sel,
+                                                "selection_trials": n_sel, "unconfirmed_read": read,
                                                 "selection_share": n_sel / len(outs.out0)}}
     return replace(result, stop_reason=reason, details=details), outs

@@ -252,3 +252,26 @@ def test_every_look_reads_only_its_stages_selection_prefix(monkeypatch):
         n = look_prefix(fraction, t, 32_000, 2_000)
         assert np.array_equal(sel0, outs.out0[:n]) and np.array_equal(sel1, outs.out1[:n]), (t, len(sel0), n)
     assert r.trials - r.n_evaluation >= max(len(sel0) for sel0, _, _ in seen)
+
+
+def test_an_unconfirmed_violation_goes_on_and_evaluates_only_fresh_outputs_after_it(monkeypatch):
+    # A prediction on the selection outputs that the evaluation outputs do not confirm is no decision: the audit
+    # goes on, and since it has now read every output of that stage, later estimates select on all of them and
+    # evaluate on fresh ones only (stopping there would miss a leak whose prediction fell unlucky).
+    import privbound.audit.sequential as sequential
+
+    real, calls = sequential.look_at_selection, []
+
+    def first_look_predicts_a_violation(sel0, sel1, candidates, **kw):
+        look = real(sel0, sel1, candidates, **kw)
+        calls.append(kw["trials"])
+        return replace(look, predicted=10.0) if len(calls) == 1 else look
+
+    monkeypatch.setattr(sequential, "look_at_selection", first_look_predicts_a_violation)
+    r, outs = sequential_audit(LaplaceMechanism(1.0), 0.0, 1.0, BlackBox(), epsilon=1.0, delta=0.0, confidence=0.95,
+                               seed=0, max_trials=64_000, first_trials=4_000, chunk_size=1_000)
+    looks = r.details["sequential"]["looks"]
+    assert len(calls) >= 2 and r.trials > 4_000 and not r.violation
+    assert looks[0]["evaluated_bound"] <= 1.0 and r.details["sequential"]["unconfirmed_read"] == 4_000
+    assert r.trials - r.n_evaluation == r.details["sequential"]["selection_trials"] >= 4_000
+    assert all(look["selection_trials"] >= 4_000 for look in looks[1:])
