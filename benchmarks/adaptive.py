@@ -226,9 +226,10 @@ def summarise_a(df: pd.DataFrame, n_seeds: int) -> None:
         agg["min_ratio"] = ("ratio", "min")
     table = df.groupby(["mechanism", "bug"], sort=False).agg(**agg).reset_index()
     if "ratio" in df:  # the mean bound against the mean fixed-trials bound: the bounds the two are expected to give
+        ratio = np.where(table.fixed_bound > 0, table.bound / table.fixed_bound.where(table.fixed_bound > 0),
+                         np.where(table.bound > 0, math.inf, 1.0))
         table.insert(table.columns.get_loc("min_ratio"), "mean_ratio",
-                     np.where(table.fixed_bound > 0, table.bound / table.fixed_bound.where(table.fixed_bound > 0),
-                              np.where(table.bound > 0, math.inf, 1.0)))
+                     np.where(table.fixed_bound.isna(), np.nan, ratio))  # NaN: no fixed-trials audit ran
     print(table.to_string(index=False, float_format=lambda v: f"{v:.4g}"))
     bugs, ok = table[table.bug], table[~table.bug]
     missed = bugs[bugs.flagged < n_seeds].mechanism.tolist()
@@ -244,7 +245,8 @@ def summarise_a(df: pd.DataFrame, n_seeds: int) -> None:
           f"(median {df[~df.bug].trials.median():.4g}); on planted bugs {df[df.bug].trials.mean():.4g}")
     if "ratio" in df:
         print(f"  bound / fixed-trials bound at the trials spent: min {df.ratio.min():.4f} over the audits; mean bound "
-              f"/ mean fixed-trials bound >= 0.9 on {int((table.mean_ratio >= 0.9).sum())}/{len(table)} mechanisms "
+              f"/ mean fixed-trials bound >= 0.9 on {int((table.mean_ratio >= 0.9).sum())}/"
+              f"{int(table.mean_ratio.notna().sum())} mechanisms "
               f"(lowest {table.mean_ratio.min():.4f})")
     print("  stop reasons: " + ", ".join(f"{k}: {v}" for k, v in df.stop.value_counts().items()))
 
