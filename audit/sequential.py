@@ -79,8 +79,9 @@ from privbound.audit.estimators import BlackBox, Estimator
 from privbound.audit.result import AuditResult
 from privbound.audit.statistics import Split, best_event, event_resolution, optimistic_event_bound
 
-__all__ = ["sequential_audit", "stage_schedule", "look_share", "look_prefix", "split_after", "Look", "look_at_selection", "DEFAULT_MAX_TRIALS",
-           "DEFAULT_FIRST_TRIALS", "DEFAULT_TOLERANCE", "OPTIMISM", "MAX_LOOK_SHARE"]
+__all__ = ["sequential_audit", "stage_schedule", "look_share", "look_prefix", "split_after", "Look",
+           "look_at_selection", "DEFAULT_MAX_TRIALS", "DEFAULT_FIRST_TRIALS", "DEFAULT_TOLERANCE", "OPTIMISM",
+           "MAX_LOOK_SHARE"]
 
 DEFAULT_MAX_TRIALS = 2_000_000
 DEFAULT_FIRST_TRIALS = 10_000
@@ -253,13 +254,14 @@ def sequential_audit(mechanism: Any, d0: Any, d1: Any, estimator: Estimator, *, 
     schedule = stage_schedule(max_trials, first_trials, chunk_size, STAGE_GROWTH)
     # a Split the caller chose is kept at every stage; else the share grows (look_share)
     fixed_share = isinstance(estimator.strategy, Split)
-    looks, reason, outs, n_sel, read = [], None, None, 0, 0  # read: outputs an unconfirmed prediction evaluated
+    looks, reason, outs, result, n_sel = [], None, None, None, 0
+    read = 0  # the outputs an unconfirmed prediction's evaluation read: every later look selects on them
 
-    def estimate(n_sel):
-        at = estimator if fixed_share and not read else replace(estimator, strategy=split_after(n_sel, len(outs.out0)))
+    def estimate(outs, prefix: int) -> AuditResult:
+        at = (estimator if fixed_share and not read else
+              replace(estimator, strategy=split_after(prefix, len(outs.out0))))
         return at.estimate(outs.out0, outs.out1, epsilon=epsilon, delta=delta, confidence=confidence, seed=seed)
 
-    result = None
     for k, t_k in enumerate(schedule):
         stage_start = time.perf_counter()
         outs = run_trials(mechanism, d0, d1, t_k, seed=seed, n_jobs=n_jobs, chunk_size=chunk_size, cache=memory)
@@ -276,7 +278,7 @@ def sequential_audit(mechanism: Any, d0: Any, d1: Any, estimator: Estimator, *, 
         looks.append(look.as_dict())
         reason = _stop_reason(look, epsilon, tolerance, max_trials)
         if reason == "violation predicted":
-            result = estimate(n_sel)
+            result = estimate(outs, n_sel)
             looks[-1]["evaluated_bound"] = result.epsilon_lower_bound
             if result.violation:
                 break
@@ -291,7 +293,7 @@ def sequential_audit(mechanism: Any, d0: Any, d1: Any, estimator: Estimator, *, 
                 reason = f"time budget reached ({max_seconds:g} s; the next stage would take about {next_stage:.0f} s)"
                 break
     if result is None:
-        result = estimate(n_sel)
+        result = estimate(outs, n_sel)
     if reason == "violation predicted":
         reason = "violation established"
     elif result.violation:

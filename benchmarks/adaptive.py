@@ -304,7 +304,8 @@ def run_part_s(seeds, quick: bool, search_fraction: float = 0.2, trials_scale: f
                                 seconds=seconds, origin=found.audit.details["best_origin"],
                                 pairs=" ".join(f"{k}:{v}" for k, v in kinds.items())))
             print(f"  {name:40s} seed {seed}: hand {hand.epsilon_lower_bound:.4f} search "
-                  f"{found.epsilon_lower_bound:.4f}, its pair audited as the hand pair {found_pair.epsilon_lower_bound:.4f} "
+                  f"{found.epsilon_lower_bound:.4f}, its pair audited as the hand pair "
+                  f"{found_pair.epsilon_lower_bound:.4f} "
                   f"({seconds:.1f} s, best {records[-1]['origin']})", flush=True)
     return pd.DataFrame(records)
 
