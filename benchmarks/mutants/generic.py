@@ -134,4 +134,14 @@ MUTANTS: list[SourceMutant] = [
                  "look = look_at_selection(outs.out0, outs.out1, estimator.candidates(outs.out0),",
                  "trials='auto' decides when to stop on all outputs so far, the evaluation part included: the "
                  "stopping rule peeks at the evidence the final bound is computed on (optional stopping)"),
+    SourceMutant("seq-estimate-ignores-look-prefix", "audit/sequential.py",
+                 "        at = (estimator if fixed_share and not read else\n",
+                 "        at = (estimator if True else\n",
+                 "trials='auto' estimates with the estimator's own split while its looks read a larger prefix: the "
+                 "final bound evaluates on outputs the stopping rule has read"),
+    SourceMutant("seq-unconfirmed-reuses-evaluation", "audit/sequential.py",
+                 "            read, reason, result = t_k, None, None",
+                 "            reason, result = None, None",
+                 "trials='auto' goes on after an unconfirmed violation prediction but evaluates again on the outputs "
+                 "that prediction's evaluation read (testing until significant)"),
 ]
