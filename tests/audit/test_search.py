@@ -35,10 +35,10 @@ def test_box_pairs_are_neighbours():
 
 
 def _has_mirrored_split(space, k):
+    # the first k coordinates up against the other n - k up
     x = np.r_[np.full(k, space.low + space.radius), np.full(space.n - k, space.low)]
-    return any(np.array_equal(a, x) and np.array_equal(b, x[::-1]) if k * 2 == space.n else
-               np.array_equal(a, x) and np.array_equal(b, space.low + space.radius - (x - space.low))
-               for a, b in space.structured_pairs())
+    mirrored = 2 * space.low + space.radius - x
+    return any(np.array_equal(a, x) and np.array_equal(b, mirrored) for a, b in space.structured_pairs())
 
 
 def test_box_mirrored_splits_are_cut_at_every_point_of_a_short_vector_and_at_the_quarters_of_a_long_one():
