@@ -20,7 +20,8 @@ from privbound.audit.engine import DEFAULT_CHUNK_SIZE, run_trials, sample_mechan
 from privbound.audit.estimators import BlackBox, Estimator, FloatingPoint, resolve_estimator
 from privbound.audit.features import as_batch, numeric_matrix
 from privbound.audit.result import AuditResult
-from privbound.audit.sequential import DEFAULT_MAX_TRIALS, DEFAULT_TOLERANCE, sequential_audit, split_after
+from privbound.audit.sequential import DEFAULT_MAX_TRIALS, DEFAULT_TOLERANCE, sequential_audit
+from privbound.audit.statistics import Split
 
 __all__ = ["audit_mechanism", "audit_outputs", "FLOAT_SHARE"]
 
@@ -171,7 +172,7 @@ def audit_mechanism(
             n = len(outs.out0)
             prefix = max(result.details["sequential"]["selection_trials"],
                          int(math.floor(float_est.selection_fraction(outs.out0) * n)))
-            float_est = replace(float_est, strategy=split_after(prefix, n))
+            float_est = replace(float_est, strategy=Split.after(prefix, n))
         fp = audit_outputs(outs.out0, outs.out1, epsilon=epsilon, delta=delta,
                            confidence=1.0 - (1.0 - confidence) * FLOAT_SHARE, estimator=float_est, seed=seed,
                            name=name)

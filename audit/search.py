@@ -682,15 +682,16 @@ def _certify(mechanism: Any, best: _Candidate, audit_trials: int, *, score, epsi
         selection = f"{scorer.name} and its event chosen on the search outputs"
     else:
         # The winner's search outputs are the selection split (attack and event); every fresh
-        # trial evaluates. floor(fraction * n) must be exactly n_sel: aim half a trial above it.
-        fraction = (n_sel + 0.5) / (n_sel + audit_trials)
+        # trial evaluates.
+        split = Split.after(n_sel, n_sel + audit_trials) if n_sel >= 1 else None
         # Never less selection data than audit_mechanism's default split: where every pair is
         # equivalent (a Gaussian on a count) the event choice needs it more than the evaluation
         # needs the extra trials.
-        fraction = max(fraction, _MIN_SELECTION_FRACTION)
-        n_selection = int(math.floor(fraction * (n_sel + audit_trials)))
+        if split is None or split.fraction < _MIN_SELECTION_FRACTION:
+            split = Split(_MIN_SELECTION_FRACTION)
+        n_selection = int(math.floor(split.fraction * (n_sel + audit_trials)))
         result = audit_outputs(np.concatenate([sel0, fresh.out0]), np.concatenate([sel1, fresh.out1]),
-                               estimator=BlackBox(_attack_of(score), Split(fraction)), **common)
+                               estimator=BlackBox(_attack_of(score), split), **common)
         selection = "Split selection on the search outputs"
     return replace(result, wall_seconds=time.perf_counter() - start, trials=audit_trials,
                    details={**result.details, "selection_trials": n_selection, "selection": selection})

@@ -33,7 +33,7 @@ kept at every stage) -- to decide whether to go on:
 
 When it stops after ``T_k`` trials per side, the result is the ordinary black-box estimate of those trials
 split after the prefix ``m_k`` of its last stage: the same chunks and seeds as ``trials=T_k`` with
-``strategy=split_after(m_k, T_k)`` (bit-identical to it; to ``trials=T_k`` itself when the caller chose the
+``strategy=Split.after(m_k, T_k)`` (bit-identical to it; to ``trials=T_k`` itself when the caller chose the
 ``Split``), so its bound is a fixed-N bound at the trials spent; at the budget ``m_k = f max_trials``, and a run
 to the budget is the default fixed-trials audit there. The growing share trades evaluation trials for decisions: a
 look that reads ``s_k T_k`` trials judges the budget's events as well as one reading ``f T`` does at
@@ -79,7 +79,7 @@ from privbound.audit.estimators import BlackBox, Estimator
 from privbound.audit.result import AuditResult
 from privbound.audit.statistics import Split, best_event, event_resolution, optimistic_event_bound
 
-__all__ = ["sequential_audit", "stage_schedule", "look_share", "look_prefix", "split_after", "Look",
+__all__ = ["sequential_audit", "stage_schedule", "look_share", "look_prefix", "Look",
            "look_at_selection", "DEFAULT_MAX_TRIALS", "DEFAULT_FIRST_TRIALS", "DEFAULT_TOLERANCE", "OPTIMISM",
            "MAX_LOOK_SHARE"]
 
@@ -119,12 +119,6 @@ def look_prefix(base: float, trials: int, max_trials: int, first_trials: int = D
     while that part lasts. Non-decreasing in ``trials``."""
     max_trials = check_int(max_trials, "max_trials", low=1)
     return min(int(math.floor(look_share(base, trials, first_trials) * trials)), int(math.floor(base * max_trials)))
-
-
-def split_after(prefix: int, trials: int) -> Split:
-    """The Split whose selection part of ``trials`` outputs is exactly the first ``prefix`` (``floor(f * trials)``
-    with ``f`` half a trial above ``prefix / trials``, clear of rounding)."""
-    return Split((prefix + 0.5) / trials)
 
 
 def stage_schedule(max_trials: int, first_trials: int = DEFAULT_FIRST_TRIALS,
@@ -259,7 +253,7 @@ def sequential_audit(mechanism: Any, d0: Any, d1: Any, estimator: Estimator, *, 
 
     def estimate(outs, prefix: int) -> AuditResult:
         at = (estimator if fixed_share and not read else
-              replace(estimator, strategy=split_after(prefix, len(outs.out0))))
+              replace(estimator, strategy=Split.after(prefix, len(outs.out0))))
         return at.estimate(outs.out0, outs.out1, epsilon=epsilon, delta=delta, confidence=confidence, seed=seed)
 
     for k, t_k in enumerate(schedule):

@@ -108,6 +108,14 @@ class Split:
     def __post_init__(self) -> None:
         check_real(self.fraction, "Split.fraction", low=0.0, high=1.0, low_inclusive=False, high_inclusive=False)
 
+    @classmethod
+    def after(cls, prefix: int, n: int) -> "Split":
+        """The Split whose selection part of ``n`` trials per side is exactly the first ``prefix``:
+        ``floor(fraction * n) == prefix`` with the fraction half a trial above ``prefix / n``, clear of rounding."""
+        n = check_int(n, "n", low=2)
+        prefix = check_int(prefix, "prefix", low=1, high=n - 1)
+        return cls((prefix + 0.5) / n)
+
     @staticmethod
     def selection_size(n: int, *, base: float = 0.2, pivot: int = 10_000, exponent: float = 0.5) -> int:
         """Selection size of the N-dependent rule of :meth:`for_trials` for ``n`` trials per side.

@@ -11,7 +11,7 @@ import pytest
 from privbound.audit import audit_mechanism
 from privbound.audit.estimators import BlackBox, WhiteBox
 from privbound.audit.sequential import (MAX_LOOK_SHARE, _stop_reason, look_at_selection, look_prefix, look_share,
-                                        sequential_audit, split_after, stage_schedule)
+                                        sequential_audit, stage_schedule)
 from privbound.audit.statistics import Split
 from privbound.learners.mechanisms import LaplaceMechanism
 
@@ -29,7 +29,7 @@ def test_auto_is_the_fixed_trials_audit_at_the_trials_it_spent_and_the_share_its
     assert auto.trials < 2_000_000 and auto.stop_reason
     assert prefix == look_prefix(0.2, auto.trials, 2_000_000) > 0.2 * auto.trials
     fixed = audit_mechanism(LaplaceMechanism(1.0), 0.0, 1.0, epsilon=1.0, trials=auto.trials, seed=3,
-                            estimator=BlackBox(strategy=split_after(prefix, auto.trials)), float_audit=False)
+                            estimator=BlackBox(strategy=Split.after(prefix, auto.trials)), float_audit=False)
     for field in FIELDS:
         assert getattr(auto, field) == getattr(fixed, field), field
     assert auto.tradeoff == fixed.tradeoff
@@ -48,11 +48,13 @@ def test_an_audit_run_to_its_budget_is_the_default_fixed_trials_audit_at_the_bud
         assert getattr(auto, field) == getattr(fixed, field), field
 
 
-def test_split_after_a_prefix_selects_exactly_that_prefix():
+def test_a_split_after_a_prefix_selects_exactly_that_prefix():
     rng = np.random.default_rng(0)
     for trials in rng.integers(10, 5_000_000, 2_000):
         prefix = int(rng.integers(1, trials))
-        assert int(split_after(prefix, int(trials)).fraction * trials) == prefix
+        assert int(Split.after(prefix, int(trials)).fraction * trials) == prefix
+    with pytest.raises(ValueError, match="prefix"):
+        Split.after(10, 10)
 
 
 def test_a_split_the_caller_chose_is_kept_at_every_stage():
