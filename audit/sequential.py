@@ -233,7 +233,10 @@ def sequential_audit(mechanism: Any, d0: Any, d1: Any, estimator: Estimator, *, 
                      cache: Any = None) -> tuple[AuditResult, Any]:
     """``(result, outputs)``: the black-box audit of ``mechanism`` on ``(d0, d1)`` at the trial count the stopping
     rule of the module docstring chooses; ``result.stop_reason`` says why it stopped and ``result.trials`` how
-    many trials per dataset it spent; ``details["sequential"]`` lists the looks."""
+    many trials per dataset it spent. ``details["sequential"]`` holds ``looks`` (each :class:`Look` as a dict, with
+    ``evaluated_bound`` where a predicted violation was evaluated), ``schedule``, ``max_trials``, ``max_seconds``,
+    ``tolerance``, ``optimism``, ``selection_trials`` (the prefix the estimate selected on), ``selection_share``
+    (that prefix over the trials) and ``unconfirmed_read`` (the trials an unconfirmed prediction read, else 0)."""
     if not isinstance(estimator, BlackBox):
         raise ValueError(f"trials='auto' needs an estimator with a selection part (black-box or floating-point), "
                          f"got {estimator.name!r}; pass trials=<int>")
