@@ -706,12 +706,17 @@ def optimistic_rates_bound(k_top, n_top: int, k_bottom, n_bottom: int, n_evaluat
                          alpha=1.0 - confidence)
 
 
+def _observed_top_first(event, s_in, s_out) -> tuple:
+    """``(p_top, n_top, p_bottom, n_bottom)``: the event's rates on these scores and their sizes, top first."""
+    r_in, r_out = expected_event_rates(event, s_in, s_out)
+    return top_first(event.top, r_in, s_in.size, r_out, s_out.size)
+
+
 def optimistic_event_bound(event, s_in, s_out, n_eval: int, *, delta: float, confidence: float, z: float) -> float:
     """The bound ``event`` would certify on ``n_eval`` trials per side if its rates were at the optimistic ends
     of their ``z``-standard-error Wilson intervals on these scores (its top rate raised, its bottom rate
     lowered)."""
-    r_in, r_out = expected_event_rates(event, s_in, s_out)
-    p_top, n_top, p_bot, n_bot = top_first(event.top, r_in, s_in.size, r_out, s_out.size)
+    p_top, n_top, p_bot, n_bot = _observed_top_first(event, s_in, s_out)
     return float(optimistic_rates_bound(p_top * n_top, n_top, p_bot * n_bot, n_bot, n_eval, delta=delta,
                                         confidence=confidence, z=z))
 
@@ -719,8 +724,7 @@ def optimistic_event_bound(event, s_in, s_out, n_eval: int, *, delta: float, con
 def event_resolution(event, s_in, s_out, *, delta: float, z: float) -> float:
     """How far ``z`` Wilson standard errors move an event's log ratio ln((p_top - delta) / p_bottom) up from its
     observed value on these scores (``inf`` when the observed ratio is not finite)."""
-    r_in, r_out = expected_event_rates(event, s_in, s_out)
-    p_top, n_top, p_bot, n_bot = top_first(event.top, r_in, s_in.size, r_out, s_out.size)
+    p_top, n_top, p_bot, n_bot = _observed_top_first(event, s_in, s_out)
     hi = float(_wilson(p_top * n_top, n_top, z, +1.0))
     lo = float(_wilson(p_bot * n_bot, n_bot, z, -1.0))
     if not (p_top > delta and p_bot > 0.0 and lo > 0.0):
