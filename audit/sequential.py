@@ -20,7 +20,13 @@ kept at every stage) -- to decide whether to go on:
   attack predicted (pessimistically) to certify most there -- the attack the budget would choose -- must be
   resolved by the prefix (``z`` standard errors move its log ratio by at most ``max(tolerance, 0.02)`` times
   ``max(epsilon, 1)``): the event the budget would choose is often rarer than any a small prefix measures,
-  and a wide event the prefix does measure says nothing of it. Every candidate is judged, not only that one:
+  and a wide event the prefix does measure says nothing of it. Once the prefix is the selection part the audit
+  at ``max_trials`` would select on (``f max_trials``, or every output an unconfirmed prediction read), no
+  resolution is asked: the candidates are then fitted on exactly the outputs the budget's audit would fit them
+  on, their events are the budget's own, and only those events' rates on the evaluation part are unknown, which
+  the optimism covers. (At ``delta > 0`` the budget's event is a tail event that even its own selection part
+  often resolves no finer than the tolerance: without this, a correct Gaussian mechanism's audit would often run
+  to the budget.) Every candidate is judged, not only that one:
   an attack whose pessimistic prediction is lower now (a plug-in table of rare patterns) may be the one the
   budget certifies most with. And no such stop is taken while no attack predicts a positive bound at the
   budget: an attack that has found nothing yet (a learned attack fitted on too few outputs, a leak in outputs
@@ -150,7 +156,8 @@ class Look:
     part of ``max_trials`` trials, and ``budget_predicted`` that prediction; ``budget_event_resolved``: whether
     the prefix resolves the event that attack would choose there; ``reach``: the largest bound (over the
     candidates) the event each would choose at ``max_trials`` would certify there with its rates at the
-    optimistic ends of their intervals.
+    optimistic ends of their intervals; ``budget_prefix``: whether the prefix is the selection part the audit at
+    ``max_trials`` would select on (its events are then the budget's own, not a guess at them).
     """
 
     trials: int
@@ -160,6 +167,7 @@ class Look:
     budget_predicted: float
     budget_event_resolved: bool
     reach: float
+    budget_prefix: bool = False
 
     def as_dict(self) -> dict:
         return dict(self.__dict__)
@@ -214,7 +222,7 @@ class _MemoryChunks:
 def _stop_reason(look: Look, epsilon: float, tolerance: float, max_trials: int) -> str | None:
     if look.predicted > epsilon:
         return "violation predicted"
-    if look.budget_predicted <= 0.0 or not look.budget_event_resolved:
+    if look.budget_predicted <= 0.0 or not (look.budget_event_resolved or look.budget_prefix):
         return None
     chosen = (f"the event each candidate attack would choose at {max_trials} trials per dataset is predicted, at "
               f"the optimistic ends of its rates, to certify at most {max(look.reach, 0.0):.4g} there")
@@ -268,10 +276,14 @@ def sequential_audit(mechanism: Any, d0: Any, d1: Any, estimator: Estimator, *, 
         if t_k == schedule[-1]:
             reason = f"trial budget reached ({max_trials} trials per dataset)"
             break
+        # the prefix the estimate at max_trials would select on; once the look reads it, it judges the budget's own
+        # candidates and events
+        budget_selection = max(read, int(math.floor(base * max_trials)))
         look = look_at_selection(outs.out0[:n_sel], outs.out1[:n_sel], estimator.candidates(outs.out0),
-                                 n_eval=t_k - n_sel, n_eval_budget=max_trials - int(math.floor(base * max_trials)),
+                                 n_eval=t_k - n_sel, n_eval_budget=max_trials - budget_selection,
                                  delta=delta, confidence=confidence, trials=t_k,
                                  resolution=max(tolerance, MIN_RESOLUTION) * max(epsilon, 1.0))
+        look = replace(look, budget_prefix=n_sel >= budget_selection)
         looks.append(look.as_dict())
         reason = _stop_reason(look, epsilon, tolerance, max_trials)
         if reason == "violation predicted":

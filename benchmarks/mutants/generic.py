@@ -144,4 +144,9 @@ MUTANTS: list[SourceMutant] = [
                  "            reason, result = None, None",
                  "trials='auto' goes on after an unconfirmed violation prediction but evaluates again on the outputs "
                  "that prediction's evaluation read (testing until significant)"),
+    SourceMutant("seq-budget-prefix-early", "audit/sequential.py",
+                 "        look = replace(look, budget_prefix=n_sel >= budget_selection)",
+                 "        look = replace(look, budget_prefix=2 * n_sel >= budget_selection)",
+                 "trials='auto' judges an unresolved event as the budget's own from half the budget's selection part "
+                 "on: a guess at the budget's event taken for it"),
 ]

@@ -10,10 +10,10 @@ import pytest
 
 from privbound.audit import audit_mechanism
 from privbound.audit.estimators import BlackBox, WhiteBox
-from privbound.audit.sequential import (MAX_LOOK_SHARE, _stop_reason, look_at_selection, look_prefix, look_share,
-                                        sequential_audit, stage_schedule)
+from privbound.audit.sequential import (MAX_LOOK_SHARE, Look, _stop_reason, look_at_selection, look_prefix,
+                                        look_share, sequential_audit, stage_schedule)
 from privbound.audit.statistics import Split
-from privbound.learners.mechanisms import LaplaceMechanism
+from privbound.learners.mechanisms import GaussianMechanism, LaplaceMechanism
 
 RUNS = 300
 # P(Binomial(300, 0.05) > 27) < 1e-3: a sound bound fails this test with probability below 1e-3.
@@ -214,6 +214,23 @@ def test_a_look_whose_attacks_have_found_nothing_does_not_judge_their_reach():
     assert look.budget_predicted <= 0.0 and _stop_reason(look, 1.0, 0.1, 2_000_000) is None
     r = audit_mechanism(LaplaceMechanism(1.0), 0.0, 0.0, epsilon=1.0, trials="auto", max_trials=40_000, seed=0)
     assert r.trials == 40_000 and r.stop_reason.startswith("trial budget reached")
+
+
+def test_a_look_at_the_budgets_own_selection_part_judges_its_events_resolved_or_not():
+    # At delta > 0 the budget's event is a tail event that even the budget's own selection part often resolves no
+    # finer than the tolerance; once the look reads that part, the event it judges is the one the budget's audit
+    # would evaluate, so the resolution guard has nothing left to guard and the audit may stop there.
+    look = Look(trials=60_000, selection_trials=20_000, predicted=0.4, attack="threshold", budget_predicted=0.6,
+                budget_event_resolved=False, reach=0.75)
+    assert _stop_reason(look, 1.0, 0.1, 100_000) is None
+    assert _stop_reason(replace(look, budget_prefix=True), 1.0, 0.1, 100_000).startswith("claim out of reach")
+    g = GaussianMechanism(1.0, 1e-5, calibration="analytic")
+    r = audit_mechanism(g, 0.0, 1.0, epsilon=1.0, delta=1e-5, trials="auto", max_trials=100_000, seed=0,
+                        float_audit=False)
+    looks = r.details["sequential"]["looks"]
+    assert [lk["budget_prefix"] for lk in looks] == [lk["selection_trials"] >= 20_000 for lk in looks]
+    assert r.trials < 100_000 and r.stop_reason.startswith("claim out of reach")
+    assert looks[-1]["budget_prefix"] and not looks[-1]["budget_event_resolved"]
 
 
 @pytest.mark.parametrize("fraction", [0.1, 0.5])
