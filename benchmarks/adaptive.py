@@ -30,6 +30,7 @@ Usage::
     python benchmarks/adaptive.py [--parts AS] [--seeds S] [--max-trials N] [--no-fixed] [--csv PATH]
                                   [--summarise CSV ...]
                                   [--mechanisms NAME ...] [--search-fraction F] [--trials-scale K] [--quick]
+    python benchmarks/adaptive.py --svt-splits QUERIES ...
 """
 
 from __future__ import annotations
@@ -164,6 +165,22 @@ def one_event_limit(p0: np.ndarray, p1: np.ndarray, n: int, confidence: float = 
         for i in np.argsort(-cp)[:conditional_candidates]:
             best = max(best, event_bound("conditional", int(k_top[i]), n, int(k_bottom[i]), n, delta=0.0, alpha=alpha))
     return best
+
+
+def sparse_vector_split_limits(lengths, n: int, leaks=(1.0,) + LEAKS) -> pd.DataFrame:
+    """The sparse vector's one-event limit on ``n`` evaluation trials per side on every block split of each length
+    ``q``: ``k`` queries at 0 then ``q - k`` at 1 against the reverse, per leak (how the family's pair was chosen)."""
+    rows = []
+    for q in lengths:
+        for k in range(1, q):
+            d0, d1 = np.r_[np.zeros(k), np.ones(q - k)], np.r_[np.ones(k), np.zeros(q - k)]
+            row = dict(queries=q, below=k)
+            for leak in leaks:
+                mechanism = ScaledSparseVector(1.0, threshold=0.5, cutoff=2, leak=leak)
+                a, b = sparse_vector_log_probabilities(mechanism, d0), sparse_vector_log_probabilities(mechanism, d1)
+                row[f"limit_leak{leak:g}"] = one_event_limit(np.exp([a[x] for x in a]), np.exp([b[x] for x in a]), n)
+            rows.append(row)
+    return pd.DataFrame(rows)
 
 
 def laplace_shift_outputs(scale: float, shift: float = 1.0, points: int = 4001) -> tuple[np.ndarray, np.ndarray]:
@@ -325,8 +342,18 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--trials-scale", type=float, default=1.0,
                         help="part S: multiply every case's hand-picked trials (and so the search's) by this")
     parser.add_argument("--quick", action="store_true", help="three mechanisms, one seed, a 1e5 budget")
+    parser.add_argument("--svt-splits", nargs="+", type=int, default=None, metavar="QUERIES",
+                        help="print the sparse vector's one-event limits on every block split of these numbers of "
+                             "queries (at 80%% of --max-trials) and exit")
     args = parser.parse_args(argv)
     pd.set_option("display.width", 200)
+    if args.svt_splits:
+        if min(args.svt_splits) < 2:
+            parser.error(f"--svt-splits: each number of queries must be at least 2, got {args.svt_splits}")
+        limits = sparse_vector_split_limits(args.svt_splits, int(BUDGET_EVALUATION_SHARE * args.max_trials),
+                                            leaks=(1.0, LEAKS[0]))
+        print(limits.to_string(index=False, float_format=lambda v: f"{v:.4g}"))
+        return 0
     if args.summarise:
         df = pd.concat([pd.read_csv(path) for path in args.summarise], ignore_index=True)
         summarise_a(df, int(df.seed.nunique()))
