@@ -169,6 +169,12 @@ def one_event_limit(p0: np.ndarray, p1: np.ndarray, n: int, confidence: float = 
     return best
 
 
+def sparse_vector_pair_probabilities(mechanism: ScaledSparseVector, d0, d1) -> tuple[np.ndarray, np.ndarray]:
+    """Each output pattern's probability on ``d0`` and on ``d1``, in the same order."""
+    a, b = sparse_vector_log_probabilities(mechanism, d0), sparse_vector_log_probabilities(mechanism, d1)
+    return np.exp([a[k] for k in a]), np.exp([b[k] for k in a])
+
+
 def sparse_vector_split_limits(lengths, n: int, leaks=(1.0,) + LEAKS) -> pd.DataFrame:
     """The sparse vector's one-event limit on ``n`` evaluation trials per side on every block split of each length
     ``q``: ``k`` queries at 0 then ``q - k`` at 1 against the reverse, per leak (how the family's pair was chosen)."""
@@ -179,8 +185,7 @@ def sparse_vector_split_limits(lengths, n: int, leaks=(1.0,) + LEAKS) -> pd.Data
             row = dict(queries=q, below=k)
             for leak in leaks:
                 mechanism = ScaledSparseVector(1.0, threshold=0.5, cutoff=2, leak=leak)
-                a, b = sparse_vector_log_probabilities(mechanism, d0), sparse_vector_log_probabilities(mechanism, d1)
-                p0, p1 = np.exp([a[x] for x in a]), np.exp([b[x] for x in a])
+                p0, p1 = sparse_vector_pair_probabilities(mechanism, d0, d1)
                 row[f"limit_leak{leak:g}"] = one_event_limit(p0, p1, n)
                 row[f"exact_leak{leak:g}"] = pair_epsilon(p0, p1)
             rows.append(row)
@@ -200,22 +205,21 @@ def laplace_shift_outputs(scale: float, shift: float = 1.0, points: int = 4001) 
 
 def family_limits(n: int) -> pd.DataFrame:
     """Per family member: the largest bound one event can certify on its pair at ``n`` evaluation trials per side
-    (from the exact output distributions), and the member's exact epsilon on the pair, against the claim. An audit's bound falls about as often above its
-    expected counts' bound as below, so a leak whose limit is at or near its claim is flagged on lucky seeds
-    only."""
+    (from the exact output distributions), and the member's exact epsilon on the pair, against the claim. An
+    audit's bound falls about as often above its expected counts' bound as below, so a leak whose limit is at or
+    near its claim is flagged on lucky seeds only."""
     rows = []
     for leak in (1.0,) + LEAKS:
         for name, mechanism, d0, d1, epsilon in family_members(leak):
             if name == "sparse-vector":
-                a, b = sparse_vector_log_probabilities(mechanism, d0), sparse_vector_log_probabilities(mechanism, d1)
-                p0, p1 = np.exp([a[k] for k in a]), np.exp([b[k] for k in a])
+                p0, p1 = sparse_vector_pair_probabilities(mechanism, d0, d1)
             elif name == "report-noisy-max":
                 p0, p1 = np.exp(mechanism.log_probabilities(d0)), np.exp(mechanism.log_probabilities(d1))
             else:
                 p0, p1 = laplace_shift_outputs(mechanism.scale)
-            limit, exact = one_event_limit(p0, p1, n), pair_epsilon(p0, p1)
-            if name == "histogram":  # a shift of 1 under Laplace noise: 1 / scale (the binned far tails round off)
-                exact = 1.0 / mechanism.scale
+            limit = one_event_limit(p0, p1, n)
+            # the histogram's count moved by 1 under Laplace noise: 1 / scale (its binned far tails round off)
+            exact = 1.0 / mechanism.scale if name == "histogram" else pair_epsilon(p0, p1)
             rows.append(dict(mechanism=name + ("" if leak == 1.0 else f":leak{leak:g}"), claim=epsilon,
                              limit=limit, limit_over_claim=limit / epsilon, exact_over_claim=exact / epsilon))
     return pd.DataFrame(rows)
@@ -359,8 +363,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="part S: multiply every case's hand-picked trials (and so the search's) by this")
     parser.add_argument("--quick", action="store_true", help="three mechanisms, one seed, a 1e5 budget")
     parser.add_argument("--svt-splits", nargs="+", type=int, default=None, metavar="QUERIES",
-                        help="print the sparse vector's one-event limits on every block split of these numbers of "
-                             "queries (at 80%% of --max-trials) and exit")
+                        help="print the sparse vector's one-event limits and exact epsilons on every block split of these "
+                             "numbers of queries (limits at 80%% of --max-trials) and exit")
     args = parser.parse_args(argv)
     pd.set_option("display.width", 200)
     if args.svt_splits:
