@@ -363,8 +363,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="part S: multiply every case's hand-picked trials (and so the search's) by this")
     parser.add_argument("--quick", action="store_true", help="three mechanisms, one seed, a 1e5 budget")
     parser.add_argument("--svt-splits", nargs="+", type=int, default=None, metavar="QUERIES",
-                        help="print the sparse vector's one-event limits and exact epsilons on every block split of these "
-                             "numbers of queries (limits at 80%% of --max-trials) and exit")
+                        help="print the sparse vector's one-event limits and exact epsilons on every block split "
+                             "of these numbers of queries (limits at 80%% of --max-trials) and exit")
     args = parser.parse_args(argv)
     pd.set_option("display.width", 200)
     if args.svt_splits:
