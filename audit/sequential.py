@@ -85,7 +85,7 @@ from privbound.audit.estimators import BlackBox, Estimator
 from privbound.audit.result import AuditResult
 from privbound.audit.statistics import Split, best_event, event_resolution, optimistic_event_bound
 
-__all__ = ["sequential_audit", "stage_schedule", "look_share", "look_prefix", "Look",
+__all__ = ["sequential_audit", "stage_schedule", "look_share", "look_prefix", "budget_selection_part", "Look",
            "look_at_selection", "DEFAULT_MAX_TRIALS", "DEFAULT_FIRST_TRIALS", "DEFAULT_TOLERANCE", "OPTIMISM",
            "MAX_LOOK_SHARE"]
 
@@ -118,13 +118,19 @@ def look_share(base: float, trials: int, first_trials: int = DEFAULT_FIRST_TRIAL
     return max(base, min(MAX_LOOK_SHARE, base * (trials / first_trials) ** (1.0 / 3.0)))
 
 
+def budget_selection_part(base: float, max_trials: int) -> int:
+    """The selection part of the budget's own fixed-trials audit: the first ``floor(base * max_trials)`` trials."""
+    return int(math.floor(base * max_trials))
+
+
 def look_prefix(base: float, trials: int, max_trials: int, first_trials: int = DEFAULT_FIRST_TRIALS) -> int:
     """How many of the first ``trials`` per side the look after them reads: ``floor(look_share * trials)``, at most
     the selection part of the budget's own fixed-trials audit (``floor(base * max_trials)``), so an audit that
     runs to its budget is the fixed-trials audit at ``max_trials`` and the looks read more than the last only
     while that part lasts. Non-decreasing in ``trials``."""
     max_trials = check_int(max_trials, "max_trials", low=1)
-    return min(int(math.floor(look_share(base, trials, first_trials) * trials)), int(math.floor(base * max_trials)))
+    prefix = int(math.floor(look_share(base, trials, first_trials) * trials))
+    return min(prefix, budget_selection_part(base, max_trials))
 
 
 def stage_schedule(max_trials: int, first_trials: int = DEFAULT_FIRST_TRIALS,
@@ -278,7 +284,7 @@ def sequential_audit(mechanism: Any, d0: Any, d1: Any, estimator: Estimator, *, 
             break
         # the prefix the estimate at max_trials would select on; once the look reads it, it judges the budget's own
         # candidates and events
-        budget_selection = max(read, int(math.floor(base * max_trials)))
+        budget_selection = max(read, budget_selection_part(base, max_trials))
         look = look_at_selection(outs.out0[:n_sel], outs.out1[:n_sel], estimator.candidates(outs.out0),
                                  n_eval=t_k - n_sel, n_eval_budget=max_trials - budget_selection,
                                  delta=delta, confidence=confidence, trials=t_k,
