@@ -695,13 +695,43 @@ def predicted_split_bound(
     return float(pred)
 
 
+def _log_ratio_moves(k_top, n_top: int, k_bottom, n_bottom: int, *, delta: float, z: float) -> tuple:
+    """``(up, down)``: how far ``z`` Wilson standard errors of the top rate (raised) and of the bottom rate
+    (lowered), each alone, move the log ratio ``ln((p_top - delta) / p_bottom)`` of these counts up (``inf`` where
+    the observed or moved ratio is not finite)."""
+    k_top, k_bottom = np.asarray(k_top, float), np.asarray(k_bottom, float)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        up = np.log(_wilson(k_top, n_top, z, +1.0) - delta) - np.log(k_top / n_top - delta)
+        down = np.log(k_bottom / n_bottom) - np.log(_wilson(k_bottom, n_bottom, z, -1.0))
+    return np.where(np.isnan(up), np.inf, up), np.where(np.isnan(down), np.inf, down)
+
+
+def joint_optimism(k_top, n_top: int, k_bottom, n_bottom: int, *, delta: float, z: float) -> tuple:
+    """``(z_top, z_bottom)``, with ``z_top**2 + z_bottom**2 == z**2``: ``z`` standard errors of the log ratio
+    ``ln((p_top - delta) / p_bottom)`` shared between its two rates in proportion to how far ``z`` Wilson standard
+    errors of each alone move it -- to first order the direction in which a move of ``z`` standard errors of the
+    two independent rates raises the ratio most, so the optimistic ratio is exceeded at the rate of one normal
+    ``z``-tail (``Phi(-z)``), not of the rectangle's corner (down to ``Phi(-z sqrt 2)`` for equal moves). A rate
+    whose move is unbounded (an empty bottom count, a top rate not above ``delta``) takes all of ``z``; where both
+    are, or neither moves, each takes ``z`` (the corner)."""
+    up, down = _log_ratio_moves(k_top, n_top, k_bottom, n_bottom, delta=delta, z=z)
+    corner = np.isinf(up) & np.isinf(down) | (up + down == 0.0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        w_top = np.where(np.isinf(up), 1.0, np.where(np.isinf(down), 0.0, up / np.hypot(up, down)))
+    w_top = np.where(corner, 1.0, w_top)
+    w_bottom = np.where(corner, 1.0, np.sqrt(np.maximum(1.0 - w_top ** 2, 0.0)))
+    return z * w_top, z * w_bottom
+
+
 def optimistic_rates_bound(k_top, n_top: int, k_bottom, n_bottom: int, n_evaluation: int, *, delta: float,
                            confidence: float, z: float) -> np.ndarray:
     """The bound events with these counts would certify on ``n_evaluation`` trials per side (the Wilson
-    approximation of the evaluation's bound) if their top rates were raised and their bottom rates lowered by
-    ``z`` Wilson standard errors. A stopping criterion of the sequential audit, never a confidence bound."""
-    rate_top = _wilson(np.asarray(k_top, float), n_top, z, +1.0)
-    rate_bot = _wilson(np.asarray(k_bottom, float), n_bottom, z, -1.0)
+    approximation of the evaluation's bound) if their rates were moved jointly by ``z`` standard errors of their
+    log ratio towards a larger bound (:func:`joint_optimism`: the top rate raised, the bottom rate lowered). A
+    stopping criterion of the sequential audit, never a confidence bound."""
+    z_top, z_bot = joint_optimism(k_top, n_top, k_bottom, n_bottom, delta=delta, z=z)
+    rate_top = _wilson(np.asarray(k_top, float), n_top, z_top, +1.0)
+    rate_bot = _wilson(np.asarray(k_bottom, float), n_bottom, z_bot, -1.0)
     return _wilson_bound(rate_top * n_evaluation, n_evaluation, rate_bot * n_evaluation, n_evaluation, delta=delta,
                          alpha=1.0 - confidence)
 
@@ -722,14 +752,12 @@ def optimistic_event_bound(event, s_in, s_out, n_eval: int, *, delta: float, con
 
 
 def event_resolution(event, s_in, s_out, *, delta: float, z: float) -> float:
-    """How far ``z`` Wilson standard errors move an event's log ratio ln((p_top - delta) / p_bottom) up from its
-    observed value on these scores (``inf`` when the observed ratio is not finite)."""
+    """How far ``z`` Wilson standard errors of each rate, both at once (the rectangle's corner), move an event's
+    log ratio ln((p_top - delta) / p_bottom) up from its observed value on these scores (``inf`` when the
+    observed ratio is not finite): how finely these scores resolve each of its two rates."""
     p_top, n_top, p_bot, n_bot = _observed_top_first(event, s_in, s_out)
-    hi = float(_wilson(p_top * n_top, n_top, z, +1.0))
-    lo = float(_wilson(p_bot * n_bot, n_bot, z, -1.0))
-    if not (p_top > delta and p_bot > 0.0 and lo > 0.0):
-        return math.inf
-    return (math.log(hi - delta) - math.log(lo)) - (math.log(p_top - delta) - math.log(p_bot))
+    up, down = _log_ratio_moves(p_top * n_top, n_top, p_bot * n_bot, n_bot, delta=delta, z=z)
+    return float(up + down)
 
 
 def difference_evidence(in_scores, out_scores, *, delta: float = 0.0, direction: Direction = "two-sided") -> float:

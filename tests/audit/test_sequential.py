@@ -38,7 +38,8 @@ def test_auto_is_the_fixed_trials_audit_at_the_trials_it_spent_and_the_share_its
 def test_an_audit_run_to_its_budget_is_the_default_fixed_trials_audit_at_the_budget():
     # The looks read at most the budget's own selection part, so the budget's estimate needs no larger one.
     kw = dict(epsilon=0.1, seed=2, float_audit=False)
-    auto = audit_mechanism(LaplaceMechanism(0.1), 0.0, 1.0, trials="auto", max_trials=80_000, **kw)
+    # (tolerance 0: its exact epsilon is the claim, so no look can rule out every overspend)
+    auto = audit_mechanism(LaplaceMechanism(0.1), 0.0, 1.0, trials="auto", max_trials=80_000, tolerance=0.0, **kw)
     fixed = audit_mechanism(LaplaceMechanism(0.1), 0.0, 1.0, trials=80_000, **kw)
     looks = auto.details["sequential"]["looks"]
     assert auto.stop_reason.startswith("trial budget reached") and len(looks) >= 4
