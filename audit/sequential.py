@@ -15,11 +15,12 @@ kept at every stage) -- to decide whether to go on:
   confirms it; if not, the audit has read every one of the ``T_k`` outputs, so it goes on with all of them in
   the selection part (``m_j >= T_k`` for every later stage: later estimates evaluate on fresh outputs only);
 * **out of reach / within tolerance**: the event each candidate attack would choose for the evaluation part
-  of ``max_trials`` trials could not certify more than ``(1 + tolerance) epsilon`` there, even with its rates
-  at the optimistic ends of their intervals (``z`` = :data:`OPTIMISM` standard errors): stop. The event of the
-  attack predicted (pessimistically) to certify most there -- the attack the budget would choose -- must be
-  resolved by the prefix (``z`` standard errors move its log ratio by at most ``max(tolerance, 0.02)`` times
-  ``max(epsilon, 1)``): the event the budget would choose is often rarer than any a small prefix measures,
+  of ``max_trials`` trials could not certify more than ``(1 + tolerance) epsilon`` there, even with its two
+  rates moved jointly by ``z`` = :data:`OPTIMISM` standard errors of its log ratio towards a larger bound
+  (:func:`privbound.audit.statistics.joint_optimism`): stop. The event of the attack predicted
+  (pessimistically) to certify most there -- the attack the budget would choose -- must be resolved by the
+  prefix (``z`` standard errors of each rate, both at once, move its log ratio by at most ``max(tolerance,
+  0.02)`` times ``max(epsilon, 1)``): the event the budget would choose is often rarer than any a small prefix measures,
   and a wide event the prefix does measure says nothing of it. Once the prefix is the selection part the audit
   at ``max_trials`` would select on (``f max_trials``, or every output an unconfirmed prediction read), no
   resolution is asked: the candidates are then fitted on exactly the outputs the budget's audit would fit them
@@ -66,7 +67,11 @@ mechanisms does, and ``max_seconds=None``, the default, reads no clock).
 
 The stopping decisions have error rates of their own -- stopping "within tolerance" when an attack would
 have found an overspend -- which are not part of the bound's confidence: ``OPTIMISM = 2`` standard errors
-(about 2.3% per look for a normal rate, for the event judged).
+of the log ratio, so the true rates of the event judged would certify more than its optimistic ones about
+``Phi(-2)`` = 2.3% of the time per look (for counts large enough for the normal approximation; simulated in
+``tests/audit/test_sequential.py``). Moving each rate by ``z`` of its own standard errors (the corner of the two
+intervals) errs far less often, about 0.3% where the two move the ratio alike, and so looks on where it could
+stop.
 """
 
 from __future__ import annotations
@@ -162,7 +167,7 @@ class Look:
     part of ``max_trials`` trials, and ``budget_predicted`` that prediction; ``budget_event_resolved``: whether
     the prefix resolves the event that attack would choose there; ``reach``: the largest bound (over the
     candidates) the event each would choose at ``max_trials`` would certify there with its rates at the
-    optimistic ends of their intervals; ``budget_prefix``: whether the prefix is the selection part the audit at
+    optimistic ends of their joint interval; ``budget_prefix``: whether the prefix is the selection part the audit at
     ``max_trials`` would select on (its events are then the budget's own, not a guess at them).
     """
 

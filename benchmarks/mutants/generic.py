@@ -149,4 +149,9 @@ MUTANTS: list[SourceMutant] = [
                  "        look = replace(look, budget_prefix=2 * n_sel >= budget_selection)",
                  "trials='auto' judges an unresolved event as the budget's own from half the budget's selection part "
                  "on: a guess at the budget's event taken for it"),
+    SourceMutant("seq-reach-corner-optimism", "audit/statistics.py",
+                 "    z_top, z_bot = joint_optimism(k_top, n_top, k_bottom, n_bottom, delta=delta, z=z)",
+                 "    z_top, z_bot = z, z",
+                 "trials='auto' judges an event's reach at the corner of its two rates' intervals: a futility rule "
+                 "far more conservative than its stated error rate, spending trials on looks that could stop"),
 ]
