@@ -91,7 +91,7 @@ from privbound.audit.result import AuditResult
 from privbound.audit.statistics import Split, best_event, event_resolution, optimistic_event_bound
 
 __all__ = ["sequential_audit", "stage_schedule", "look_share", "look_prefix", "budget_selection_part", "Look",
-           "look_at_selection", "DEFAULT_MAX_TRIALS", "DEFAULT_FIRST_TRIALS", "DEFAULT_TOLERANCE", "OPTIMISM",
+           "look_at_selection", "budget_look_trials", "DEFAULT_MAX_TRIALS", "DEFAULT_FIRST_TRIALS", "DEFAULT_TOLERANCE", "OPTIMISM",
            "MAX_LOOK_SHARE"]
 
 DEFAULT_MAX_TRIALS = 2_000_000
@@ -136,6 +136,25 @@ def look_prefix(base: float, trials: int, max_trials: int, first_trials: int = D
     max_trials = check_int(max_trials, "max_trials", low=1)
     prefix = int(math.floor(look_share(base, trials, first_trials) * trials))
     return min(prefix, budget_selection_part(base, max_trials))
+
+
+def budget_look_trials(base: float, max_trials: int, first_trials: int = DEFAULT_FIRST_TRIALS,
+                       chunk_size: int = DEFAULT_CHUNK_SIZE) -> int:
+    """The fewest whole chunks of trials per side (at most ``max_trials``) whose look reads the budget's whole
+    selection part (:func:`look_prefix` reaching :func:`budget_selection_part`). Every later look reads that same
+    prefix and so repeats its futility decision: a stage here decides as much as the next growth step past it
+    would, sooner."""
+    max_trials = check_int(max_trials, "max_trials", low=1)
+    chunk_size = check_int(chunk_size, "chunk_size", low=1)
+    target = budget_selection_part(base, max_trials)
+    lo, hi = 1, math.ceil(max_trials / chunk_size)  # look_prefix is non-decreasing in the trials: bisect
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if look_prefix(base, min(mid * chunk_size, max_trials), max_trials, first_trials) >= target:
+            hi = mid
+        else:
+            lo = mid + 1
+    return min(lo * chunk_size, max_trials)
 
 
 def stage_schedule(max_trials: int, first_trials: int = DEFAULT_FIRST_TRIALS,
@@ -278,10 +297,13 @@ def sequential_audit(mechanism: Any, d0: Any, d1: Any, estimator: Estimator, *, 
               replace(estimator, strategy=Split.after(prefix, len(outs.out0))))
         return at.estimate(outs.out0, outs.out1, epsilon=epsilon, delta=delta, confidence=confidence, seed=seed)
 
-    for k, t_k in enumerate(schedule):
+    for k, t_k in enumerate(schedule):  # the list may gain a later stage after the first (in place)
         stage_start = time.perf_counter()
         outs = run_trials(mechanism, d0, d1, t_k, seed=seed, n_jobs=n_jobs, chunk_size=chunk_size, cache=memory)
         base = estimator.selection_fraction(outs.out0)
+        if k == 0 and not fixed_share:
+            # a stage where the looks first read the budget's whole selection part (not past it)
+            schedule[:] = sorted(set(schedule) | {budget_look_trials(base, max_trials, first_trials, chunk_size)})
         n_sel = max(read, int(math.floor(base * t_k)) if fixed_share else
                     look_prefix(base, t_k, max_trials, first_trials))
         if t_k == schedule[-1]:

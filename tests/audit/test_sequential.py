@@ -11,8 +11,9 @@ from scipy import stats
 
 from privbound.audit import audit_mechanism
 from privbound.audit.estimators import BlackBox, WhiteBox
-from privbound.audit.sequential import (MAX_LOOK_SHARE, OPTIMISM, Look, _stop_reason, look_at_selection, look_prefix,
-                                        look_share, sequential_audit, stage_schedule)
+from privbound.audit.sequential import (MAX_LOOK_SHARE, OPTIMISM, Look, _stop_reason, budget_look_trials,
+                                        look_at_selection, look_prefix, look_share, sequential_audit,
+                                        stage_schedule)
 from privbound.audit.statistics import Split, optimistic_rates_bound
 from privbound.learners.mechanisms import GaussianMechanism, LaplaceMechanism
 
@@ -45,7 +46,10 @@ def test_an_audit_run_to_its_budget_is_the_default_fixed_trials_audit_at_the_bud
     looks = auto.details["sequential"]["looks"]
     assert auto.stop_reason.startswith("trial budget reached") and len(looks) >= 4
     assert max(look["selection_trials"] for look in looks) == 16_000 == auto.trials - auto.n_evaluation
-    assert looks[-2]["selection_trials"] < 16_000  # the share grew to the cap on the way
+    # the share grew to the cap on the way, first reached at the stage added where a look first can read it
+    first = next(look["trials"] for look in looks if look["selection_trials"] == 16_000)
+    assert looks[0]["selection_trials"] < 16_000 and first == budget_look_trials(0.2, 80_000) == 50_000
+    assert first in auto.details["sequential"]["schedule"] and first not in stage_schedule(80_000, growth=2 ** 0.5)
     for field in FIELDS:
         assert getattr(auto, field) == getattr(fixed, field), field
 
@@ -118,6 +122,13 @@ def test_schedule_doubles_on_chunk_boundaries_and_ends_at_the_budget():
     assert stage_schedule(40_000, 10_000, 5_000, growth=2 ** 0.5) == [10_000, 15_000, 20_000, 30_000, 40_000]
     with pytest.raises(ValueError, match="growth"):
         stage_schedule(40_000, growth=1.0)
+
+
+@pytest.mark.parametrize("base", [0.05, 0.2, 0.3, 0.45])
+def test_the_budget_look_is_the_fewest_chunks_whose_look_reads_the_budgets_selection_part(base):
+    t = budget_look_trials(base, 2_000_000, chunk_size=5_000)
+    target = int(base * 2_000_000)
+    assert t % 5_000 == 0 and look_prefix(base, t, 2_000_000) == target > look_prefix(base, t - 5_000, 2_000_000)
 
 
 def test_auto_audits_grow_their_stages_by_the_module_factor():
