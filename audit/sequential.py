@@ -7,7 +7,8 @@ times the last, at most ``max_trials``) and, after each stage, *looks* at the se
 far -- the first ``m_k = s_k T_k`` trials of each side, where the share ``s_k`` (:func:`look_share`) grows from
 the estimator's selection share ``f`` at the first stage to one half, and ``m_k`` never exceeds ``f max_trials``,
 the selection part of the budget's own fixed-trials audit (:func:`look_prefix`; a ``Split`` the caller chose is
-kept at every stage) -- to decide whether to go on:
+kept at every stage; one more stage is placed where the looks first read that whole part,
+:func:`budget_look_trials`, since every later look repeats its futility decision) -- to decide whether to go on:
 
 * **violation predicted**: some candidate attack, fitted and judged on that prefix as the portfolio does, is
   predicted (pessimistically, :func:`privbound.audit.attacks.choice.choose_on_selection`) to certify more than
