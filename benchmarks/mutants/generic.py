@@ -154,4 +154,10 @@ MUTANTS: list[SourceMutant] = [
                  "    z_top, z_bot = z, z",
                  "trials='auto' judges an event's reach at the corner of its two rates' intervals: a futility rule "
                  "far more conservative than its stated error rate, spending trials on looks that could stop"),
+    SourceMutant("seq-no-budget-look-stage", "audit/sequential.py",
+                 "            schedule[:] = sorted(set(schedule) | {budget_look_trials(base, max_trials, first_trials, "
+                 "chunk_size)})",
+                 "            pass",
+                 "trials='auto' has no stage where its looks first read the budget's selection part: the look whose "
+                 "futility decision every later one repeats comes a growth step late"),
 ]
