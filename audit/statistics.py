@@ -70,6 +70,7 @@ __all__ = [
     "SMALL_SPACE_MAX",
     "estimate_epsilon",
     "predicted_split_bound",
+    "joint_optimism",
     "optimistic_rates_bound",
     "optimistic_event_bound",
     "event_resolution",
@@ -714,6 +715,7 @@ def joint_optimism(k_top, n_top: int, k_bottom, n_bottom: int, *, delta: float, 
     ``z``-tail (``Phi(-z)``), not of the rectangle's corner (down to ``Phi(-z sqrt 2)`` for equal moves). A rate
     whose move is unbounded (an empty bottom count, a top rate not above ``delta``) takes all of ``z``; where both
     are, or neither moves, each takes ``z`` (the corner)."""
+    z = check_real(z, "z", low=0.0)
     up, down = _log_ratio_moves(k_top, n_top, k_bottom, n_bottom, delta=delta, z=z)
     corner = np.isinf(up) & np.isinf(down) | (up + down == 0.0)
     with np.errstate(divide="ignore", invalid="ignore"):

@@ -14,7 +14,7 @@ from privbound.audit.estimators import BlackBox, WhiteBox
 from privbound.audit.sequential import (MAX_LOOK_SHARE, OPTIMISM, Look, _stop_reason, budget_look_trials,
                                         look_at_selection, look_prefix, look_share, sequential_audit,
                                         stage_schedule)
-from privbound.audit.statistics import Split, optimistic_rates_bound
+from privbound.audit.statistics import Split, joint_optimism, optimistic_rates_bound
 from privbound.learners.mechanisms import GaussianMechanism, LaplaceMechanism
 
 RUNS = 300
@@ -197,6 +197,18 @@ def test_the_reachs_optimism_falls_short_of_the_truth_at_one_normal_tails_rate(p
     assert abs(np.mean(optimistic < truth) - stats.norm.cdf(-OPTIMISM)) < 0.005
 
 
+def test_joint_optimism_shares_z_by_each_rates_move_and_gives_it_all_to_an_unbounded_one():
+    z_top, z_bottom = joint_optimism(np.array([400, 40, 40, 0]), 400_000, np.array([40, 40, 0, 0]), 400_000,
+                                     delta=0.0, z=2.0)
+    np.testing.assert_allclose(z_top[:2] ** 2 + z_bottom[:2] ** 2, 4.0)
+    assert z_top[0] < z_bottom[0]  # the rarer bottom count moves the ratio more: it takes more of z
+    assert abs(z_top[1] - z_bottom[1]) < 0.05  # equal counts: about z / sqrt(2) each
+    assert (z_top[2], z_bottom[2]) == (0.0, 2.0)  # an empty bottom count takes all of z
+    assert (z_top[3], z_bottom[3]) == (2.0, 2.0)  # both unbounded: the corner
+    with pytest.raises(ValueError, match="z must be"):
+        joint_optimism(1, 10, 1, 10, delta=0.0, z=-1.0)
+
+
 def test_a_look_reads_only_the_selection_prefix():
     rng = np.random.default_rng(0)
     sel0, sel1 = rng.laplace(0, 1, 2_000), rng.laplace(1, 1, 2_000)
@@ -268,7 +280,7 @@ def test_a_look_at_the_budgets_own_selection_part_judges_its_events_resolved_or_
 def test_the_float_verdict_of_an_auto_audit_evaluates_only_outputs_no_look_read(fraction):
     # The looks read the first `fraction` of each stage's trials; the floating-point verdict beside the
     # mathematical one must evaluate on outputs after that prefix (else the stopping rule saw its evidence).
-    from privbound.audit.statistics import Split, optimistic_rates_bound
+    from privbound.audit.statistics import Split, joint_optimism, optimistic_rates_bound
 
     r = audit_mechanism(LaplaceMechanism(1.0), 0.0, 1.0, epsilon=1.0, trials="auto", max_trials=20_000, seed=1,
                         estimator=BlackBox(strategy=Split(fraction)), float_audit=True)
