@@ -21,9 +21,9 @@ kept at every stage; one more stage is placed where the looks first read that wh
   (:func:`privbound.audit.statistics.joint_optimism`): stop. The event of the attack predicted
   (pessimistically) to certify most there -- the attack the budget would choose -- must be resolved by the
   prefix (``z`` standard errors of each rate, both at once, move its log ratio by at most ``max(tolerance,
-  0.02)`` times ``max(epsilon, 1)``): the event the budget would choose is often rarer than any a small prefix measures,
-  and a wide event the prefix does measure says nothing of it. Once the prefix is the selection part the audit
-  at ``max_trials`` would select on (``f max_trials``, or every output an unconfirmed prediction read), no
+  0.02)`` times ``max(epsilon, 1)``): the event the budget would choose is often rarer than any a small prefix
+  measures, and a wide event the prefix does measure says nothing of it. Once the prefix is the selection part
+  the audit at ``max_trials`` would select on (``f max_trials``, or every output an unconfirmed prediction read), no
   resolution is asked: the candidates are then fitted on exactly the outputs the budget's audit would fit them
   on, their events are the budget's own, and only those events' rates on the evaluation part are unknown, which
   the optimism covers. (At ``delta > 0`` the budget's event is a tail event that even its own selection part
@@ -91,9 +91,9 @@ from privbound.audit.estimators import BlackBox, Estimator
 from privbound.audit.result import AuditResult
 from privbound.audit.statistics import Split, best_event, event_resolution, optimistic_event_bound
 
-__all__ = ["sequential_audit", "stage_schedule", "look_share", "look_prefix", "budget_selection_part", "Look",
-           "look_at_selection", "budget_look_trials", "DEFAULT_MAX_TRIALS", "DEFAULT_FIRST_TRIALS", "DEFAULT_TOLERANCE", "OPTIMISM",
-           "MAX_LOOK_SHARE"]
+__all__ = ["sequential_audit", "stage_schedule", "look_share", "look_prefix", "budget_selection_part",
+           "budget_look_trials", "Look", "look_at_selection", "DEFAULT_MAX_TRIALS", "DEFAULT_FIRST_TRIALS",
+           "DEFAULT_TOLERANCE", "OPTIMISM", "MAX_LOOK_SHARE"]
 
 DEFAULT_MAX_TRIALS = 2_000_000
 DEFAULT_FIRST_TRIALS = 10_000
@@ -186,9 +186,10 @@ class Look:
     candidate attacks); ``attack``: the candidate predicted (pessimistically) to certify most on the evaluation
     part of ``max_trials`` trials, and ``budget_predicted`` that prediction; ``budget_event_resolved``: whether
     the prefix resolves the event that attack would choose there; ``reach``: the largest bound (over the
-    candidates) the event each would choose at ``max_trials`` would certify there with its rates at the
-    optimistic ends of their joint interval; ``budget_prefix``: whether the prefix is the selection part the audit at
-    ``max_trials`` would select on (its events are then the budget's own, not a guess at them).
+    candidates) the event each would choose at ``max_trials`` would certify there with its rates moved jointly
+    towards a larger bound (:func:`privbound.audit.statistics.joint_optimism`); ``budget_prefix``: whether the
+    prefix is the selection part the audit at ``max_trials`` would select on (its events are then the budget's
+    own, not a guess at them).
     """
 
     trials: int
