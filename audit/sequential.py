@@ -256,8 +256,9 @@ def _stop_reason(look: Look, epsilon: float, tolerance: float, max_trials: int) 
         return "violation predicted"
     if look.budget_predicted <= 0.0 or not (look.budget_event_resolved or look.budget_prefix):
         return None
-    chosen = (f"the event each candidate attack would choose at {max_trials} trials per dataset is predicted, at "
-              f"the optimistic ends of its rates, to certify at most {max(look.reach, 0.0):.4g} there")
+    chosen = (f"the event each candidate attack would choose at {max_trials} trials per dataset is predicted, with "
+              f"its rates moved {OPTIMISM:g} standard errors towards a larger bound, to certify at most "
+              f"{max(look.reach, 0.0):.4g} there")
     if look.reach <= epsilon:
         return f"claim out of reach of the budget: {chosen}"
     if look.reach <= (1.0 + tolerance) * epsilon:

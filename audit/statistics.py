@@ -745,9 +745,8 @@ def _observed_top_first(event, s_in, s_out) -> tuple:
 
 
 def optimistic_event_bound(event, s_in, s_out, n_eval: int, *, delta: float, confidence: float, z: float) -> float:
-    """The bound ``event`` would certify on ``n_eval`` trials per side if its rates were at the optimistic ends
-    of their ``z``-standard-error Wilson intervals on these scores (its top rate raised, its bottom rate
-    lowered)."""
+    """The bound ``event`` would certify on ``n_eval`` trials per side if its rates on these scores were moved
+    jointly by ``z`` standard errors of their log ratio towards a larger bound (:func:`optimistic_rates_bound`)."""
     p_top, n_top, p_bot, n_bot = _observed_top_first(event, s_in, s_out)
     return float(optimistic_rates_bound(p_top * n_top, n_top, p_bot * n_bot, n_bot, n_eval, delta=delta,
                                         confidence=confidence, z=z))
