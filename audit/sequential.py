@@ -257,7 +257,8 @@ def _stop_reason(look: Look, epsilon: float, tolerance: float, max_trials: int) 
     if look.budget_predicted <= 0.0 or not (look.budget_event_resolved or look.budget_prefix):
         return None
     chosen = (f"the event each candidate attack would choose at {max_trials} trials per dataset is predicted, with "
-              f"its rates moved {OPTIMISM:g} standard errors towards a larger bound, to certify at most "
+              f"its two rates moved jointly by {OPTIMISM:g} standard errors of their log ratio towards a larger "
+              f"bound, to certify at most "
               f"{max(look.reach, 0.0):.4g} there")
     if look.reach <= epsilon:
         return f"claim out of reach of the budget: {chosen}"
