@@ -280,7 +280,7 @@ def test_a_look_at_the_budgets_own_selection_part_judges_its_events_resolved_or_
 def test_the_float_verdict_of_an_auto_audit_evaluates_only_outputs_no_look_read(fraction):
     # The looks read the first `fraction` of each stage's trials; the floating-point verdict beside the
     # mathematical one must evaluate on outputs after that prefix (else the stopping rule saw its evidence).
-    from privbound.audit.statistics import Split, joint_optimism, optimistic_rates_bound
+    from privbound.audit.statistics import Split
 
     r = audit_mechanism(LaplaceMechanism(1.0), 0.0, 1.0, epsilon=1.0, trials="auto", max_trials=20_000, seed=1,
                         estimator=BlackBox(strategy=Split(fraction)), float_audit=True)
