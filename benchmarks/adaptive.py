@@ -31,7 +31,8 @@ Usage::
 
     python benchmarks/adaptive.py [--parts AS] [--seeds S] [--max-trials N] [--no-fixed] [--csv PATH]
                                   [--summarise CSV ...]
-                                  [--mechanisms NAME ...] [--search-fraction F] [--trials-scale K] [--quick]
+                                  [--mechanisms NAME ...] [--family-confidence F]
+                                  [--search-fraction F] [--trials-scale K] [--quick]
     python benchmarks/adaptive.py --svt-splits QUERIES ...
 """
 
@@ -56,6 +57,7 @@ from privbound.audit.search import BoxNeighbours, RecordDomain, search_and_audit
 from privbound.audit.sequential import DEFAULT_TOLERANCE
 from privbound.audit.targets.reference import Float32SumLaplace, UnclampedSum
 from privbound.learners import mechanisms as M
+from privbound.reports.nightly import audit_confidence
 
 sys.path.insert(0, __file__.rsplit("/", 1)[0])
 import attack_power  # noqa: E402  (the suite's mechanisms)
@@ -203,7 +205,7 @@ def laplace_shift_outputs(scale: float, shift: float = 1.0, points: int = 4001) 
     return np.diff(stats.laplace.cdf(edges, scale=scale)), np.diff(stats.laplace.cdf(edges, loc=shift, scale=scale))
 
 
-def family_limits(n: int) -> pd.DataFrame:
+def family_limits(n: int, confidence: float = CONFIDENCE) -> pd.DataFrame:
     """Per family member: the largest bound one event can certify on its pair at ``n`` evaluation trials per side
     (from the exact output distributions), and the member's exact epsilon on the pair, against the claim. An
     audit's bound falls about as often above its expected counts' bound as below, so a leak whose limit is at or
@@ -217,7 +219,7 @@ def family_limits(n: int) -> pd.DataFrame:
                 p0, p1 = np.exp(mechanism.log_probabilities(d0)), np.exp(mechanism.log_probabilities(d1))
             else:
                 p0, p1 = laplace_shift_outputs(mechanism.scale)
-            limit = one_event_limit(p0, p1, n)
+            limit = one_event_limit(p0, p1, n, confidence)
             # the histogram's count moved by 1 under Laplace noise: 1 / scale (its binned far tails round off)
             exact = 1.0 / mechanism.scale if name == "histogram" else pair_epsilon(p0, p1)
             rows.append(dict(mechanism=name + ("" if leak == 1.0 else f":leak{leak:g}"), claim=epsilon,
@@ -225,21 +227,22 @@ def family_limits(n: int) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def run_part_a(selected: list[Row], seeds, max_trials: int, fixed: bool) -> pd.DataFrame:
+def run_part_a(selected: list[Row], seeds, max_trials: int, fixed: bool,
+               confidence: float = CONFIDENCE) -> pd.DataFrame:
     records = []
     for row in selected:
         for seed in seeds:
             start = time.perf_counter()
             r = audit_mechanism(row.mechanism, row.d0, row.d1, epsilon=row.epsilon, delta=row.delta, trials="auto",
-                                max_trials=max_trials, seed=seed, confidence=CONFIDENCE, estimator=row.estimator,
+                                max_trials=max_trials, seed=seed, confidence=confidence, estimator=row.estimator,
                                 float_audit=False)
             seconds = time.perf_counter() - start
-            rec = dict(mechanism=row.name, bug=row.bug, seed=seed, bound=r.epsilon_lower_bound, claim=row.epsilon,
-                       trials=r.trials, seconds=seconds, flagged=r.violation, mu=r.mu_lower_bound,
+            rec = dict(mechanism=row.name, bug=row.bug, seed=seed, confidence=confidence, bound=r.epsilon_lower_bound,
+                       claim=row.epsilon, trials=r.trials, seconds=seconds, flagged=r.violation, mu=r.mu_lower_bound,
                        stop=r.stop_reason.split(":")[0].split(" (")[0])
             if fixed:
                 f = audit_mechanism(row.mechanism, row.d0, row.d1, epsilon=row.epsilon, delta=row.delta,
-                                    trials=r.trials, seed=seed, confidence=CONFIDENCE, estimator=row.estimator,
+                                    trials=r.trials, seed=seed, confidence=confidence, estimator=row.estimator,
                                     float_audit=False)
                 rec["fixed_bound"] = f.epsilon_lower_bound
                 rec["ratio"] = (r.epsilon_lower_bound / f.epsilon_lower_bound if f.epsilon_lower_bound > 0
@@ -357,6 +360,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--summarise", nargs="+", default=None, metavar="CSV",
                         help="part A: print the summary of rows written by --csv (one or more files) and exit")
     parser.add_argument("--mechanisms", nargs="+", default=None, metavar="NAME")
+    parser.add_argument("--family-confidence", type=float, default=None, metavar="F",
+                        help="part A: audit each mechanism at the per-audit confidence that holds the whole "
+                             "suite's audits of one seed together at F (the nightly's Bonferroni rule), "
+                             f"instead of {CONFIDENCE} each")
     parser.add_argument("--search-fraction", type=float, default=0.2,
                         help="part S: the search's exploring share (its certification trials equal the hand audit's)")
     parser.add_argument("--trials-scale", type=float, default=1.0,
@@ -381,6 +388,7 @@ def main(argv: list[str] | None = None) -> int:
     seeds = range(1 if args.quick else args.seeds)
     if "A" in args.parts:
         selected = rows()
+        suite_size = len(selected)  # the family of --family-confidence, whatever --mechanisms selects
         if args.mechanisms:
             known = {r.name for r in selected}
             unknown = sorted(set(args.mechanisms) - known)
@@ -390,11 +398,19 @@ def main(argv: list[str] | None = None) -> int:
         if args.quick:
             selected = [r for r in selected if r.name in ("Laplace eps=1", "report-noisy-max:leak2", "rr-k2:bug")]
         max_trials = 100_000 if args.quick else args.max_trials
-        limits = family_limits(int(BUDGET_EVALUATION_SHARE * max_trials))
+        confidence = CONFIDENCE
+        if args.family_confidence is not None:
+            if not 0.0 < args.family_confidence < 1.0:
+                parser.error(f"--family-confidence must be in (0, 1), got {args.family_confidence}")
+            confidence = audit_confidence(suite_size, args.family_confidence)
+        limits = family_limits(int(BUDGET_EVALUATION_SHARE * max_trials), confidence)
         print(f"The families' one-event limits at {BUDGET_EVALUATION_SHARE:.0%} of the budget (exact output "
               f"distributions):\n{limits.to_string(index=False, float_format=lambda v: f'{v:.4g}')}\n")
-        print(f"Part A: trials='auto', budget {max_trials} per side, confidence {CONFIDENCE}, seeds {list(seeds)}")
-        df = run_part_a(selected, seeds, max_trials, fixed=not args.no_fixed)
+        family = ("" if args.family_confidence is None else
+                  f" (the {suite_size} audits of a seed together at {args.family_confidence:g})")
+        print(f"Part A: trials='auto', budget {max_trials} per side, confidence {confidence:.6g}{family}, "
+              f"seeds {list(seeds)}")
+        df = run_part_a(selected, seeds, max_trials, fixed=not args.no_fixed, confidence=confidence)
         df["limit"] = df.mechanism.map(dict(zip(limits.mechanism, limits.limit)))
         df["exact"] = df.mechanism.map(dict(zip(limits.mechanism, limits.exact_over_claim * limits.claim)))
         if args.csv:
