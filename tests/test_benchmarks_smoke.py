@@ -202,6 +202,19 @@ def citation_problems(root: Path) -> list[str]:
     return problems
 
 
+def test_adaptive_summary_judges_each_miss_against_its_own_tolerance(capsys):
+    # Two missed planted bugs with the same limit and exact epsilon, audited at tolerances 10% and 0: only the first
+    # overspends within its tolerance.
+    adaptive = _load("adaptive")
+    row = dict(bug=True, seed=0, bound=0.9, claim=1.0, trials=10, seconds=0.1, flagged=False, stop="s", limit=1.05,
+               exact=1.08)
+    adaptive.summarise_a(pd.DataFrame([dict(row, mechanism="a", tolerance=0.1),
+                                       dict(row, mechanism="b", tolerance=0.0)]), 1)
+    out = capsys.readouterr().out
+    assert "planted bugs flagged on 1 of 1 seeds: 0/2" in out
+    assert "unseen by design): ['a']" in out and "worth finding): ['a']" in out
+
+
 def test_every_citation_of_the_benchmarks_readme_names_an_existing_section():
     assert citation_problems(REPO) == []
 
