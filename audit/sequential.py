@@ -258,8 +258,7 @@ def _stop_reason(look: Look, epsilon: float, tolerance: float, max_trials: int) 
         return None
     chosen = (f"the event each candidate attack would choose at {max_trials} trials per dataset is predicted, with "
               f"its two rates moved jointly by {OPTIMISM:g} standard errors of their log ratio towards a larger "
-              f"bound, to certify at most "
-              f"{max(look.reach, 0.0):.4g} there")
+              f"bound, to certify at most {max(look.reach, 0.0):.4g} there")
     if look.reach <= epsilon:
         return f"claim out of reach of the budget: {chosen}"
     if look.reach <= (1.0 + tolerance) * epsilon:

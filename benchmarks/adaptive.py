@@ -275,17 +275,16 @@ def summarise_a(df: pd.DataFrame, n_seeds: int) -> None:
     missed = bugs[bugs.flagged < n_seeds].mechanism.tolist()
     print(f"\n  planted bugs flagged on {n_seeds} of {n_seeds} seeds: {len(bugs) - len(missed)}/{len(bugs)}"
           + (f" (not: {missed})" if missed else ""))
-    # each mechanism's tolerance (rows written before it was a column ran at the default)
-    tolerance = (df.groupby("mechanism").tolerance.first() if "tolerance" in df else
-                 pd.Series(DEFAULT_TOLERANCE, index=df.mechanism.unique()))
-    if "limit" in df:
-        limits, claims = df.groupby("mechanism").limit.first(), df.groupby("mechanism").claim.first()
-        below = [m for m in missed if limits.get(m, math.inf) <= (1.0 + tolerance[m]) * claims[m]]
+    # per mechanism: its claim, one-event limit, exact epsilon and tolerance (rows written before the tolerance was
+    # a column ran at the default); a miss at or below (1 + tolerance) times the claim is within the tolerance
+    per = df.assign(tolerance=df.get("tolerance", DEFAULT_TOLERANCE)).groupby("mechanism").first()
+    line = (1.0 + per.tolerance) * per.claim
+    if "limit" in per:
+        below = [m for m in missed if per.limit[m] <= line[m]]
         print(f"  of those missed, with a one-event limit at the budget within the tolerance of the claim (an "
               f"overspend the stopping rule may leave unseen by design): {below}")
-    if "exact" in df:
-        exact, claims = df.groupby("mechanism").exact.first(), df.groupby("mechanism").claim.first()
-        within = [m for m in missed if exact.get(m, math.inf) <= (1.0 + tolerance[m]) * claims[m]]
+    if "exact" in per:
+        within = [m for m in missed if per.exact[m] <= line[m]]
         print(f"  of those missed, with an exact epsilon on their pair within the tolerance of the claim (an "
               f"overspend smaller than the tolerance says is worth finding): {within}")
     print(f"  correct mechanisms flagged: {int(ok.flagged.sum())} of {len(ok) * n_seeds} audits")
