@@ -16,8 +16,10 @@ kept at every stage; one more stage is placed where the looks first read that wh
   confirms it; if not, the audit has read every one of the ``T_k`` outputs, so it goes on with all of them in
   the selection part (``m_j >= T_k`` for every later stage: later estimates evaluate on fresh outputs only);
 * **out of reach / within tolerance**: the event each candidate attack would choose for the evaluation part
-  of ``max_trials`` trials could not certify more than ``(1 + tolerance) epsilon`` there, even with its two
-  rates moved jointly by ``z`` = :data:`OPTIMISM` standard errors of its log ratio towards a larger bound
+  of ``max_trials`` trials (predicted with the pessimism of the budget's own selection part, the prefix's noise
+  on the share of it not yet seen met with at most ``z`` standard errors: :func:`budget_choice_z`) could not
+  certify more than ``(1 + tolerance) epsilon`` there, even with its two rates moved jointly by ``z`` =
+  :data:`OPTIMISM` standard errors of its log ratio towards a larger bound
   (:func:`privbound.audit.statistics.joint_optimism`): stop. The event of the attack predicted
   (pessimistically) to certify most there -- the attack the budget would choose -- must be resolved by the
   prefix (``z`` standard errors of each rate, both at once, move its log ratio by at most ``max(tolerance,
@@ -83,6 +85,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
+from scipy import special
 
 from privbound._validation import check_int, check_real
 from privbound.audit.attacks.choice import fitted_candidates
@@ -92,8 +95,8 @@ from privbound.audit.result import AuditResult
 from privbound.audit.statistics import Split, best_event, event_resolution, optimistic_event_bound
 
 __all__ = ["sequential_audit", "stage_schedule", "look_share", "look_prefix", "budget_selection_part",
-           "budget_look_trials", "Look", "look_at_selection", "DEFAULT_MAX_TRIALS", "DEFAULT_FIRST_TRIALS",
-           "DEFAULT_TOLERANCE", "OPTIMISM", "MAX_LOOK_SHARE"]
+           "budget_look_trials", "budget_choice_z", "Look", "look_at_selection", "DEFAULT_MAX_TRIALS",
+           "DEFAULT_FIRST_TRIALS", "DEFAULT_TOLERANCE", "OPTIMISM", "MAX_LOOK_SHARE"]
 
 DEFAULT_MAX_TRIALS = 2_000_000
 DEFAULT_FIRST_TRIALS = 10_000
@@ -205,19 +208,44 @@ class Look:
         return dict(self.__dict__)
 
 
-def look_at_selection(sel0, sel1, candidates, *, n_eval: int, n_eval_budget: int, delta: float,
-                      confidence: float, trials: int, resolution: float) -> Look:
+def budget_choice_z(confidence: float, selection: int, budget_selection: int) -> float:
+    """The standard errors of a prefix's rates by which a look moves them to predict the event the budget's audit
+    would choose: ``sqrt(z_c**2 r + OPTIMISM**2 (1 - r))`` for the prefix's share ``r`` (at most one) of
+    the budget's selection part, ``z_c`` the two-sided normal quantile at ``confidence``.
+
+    The budget selects with ``z_c`` Wilson standard errors of its own outputs, ``z_c sqrt(r)`` of the prefix's;
+    on the share of them the prefix has not seen, the prefix's noise is met with the futility rule's own
+    :data:`OPTIMISM`. The audit's confidence protects the evaluation's bound, not the rule's guess at the budget's
+    event: with ``z_c`` for all of it, a high confidence makes a small prefix choose a wide event it resolves while
+    the budget would choose a rarer one, and the rule stops on that wide event. At ``r = 1`` this is ``z_c``, and
+    where ``z_c`` is at most ``OPTIMISM`` it is ``z_c`` whatever ``r``: the rule's level only ever lowers the
+    pessimism."""
+    confidence = check_real(confidence, "confidence", low=0.0, high=1.0, low_inclusive=False, high_inclusive=False)
+    selection = check_int(selection, "selection", low=1)
+    budget_selection = check_int(budget_selection, "budget_selection", low=1)
+    r = min(1.0, selection / budget_selection)
+    z_c = float(special.ndtri(1.0 - (1.0 - confidence) / 2))
+    if z_c <= OPTIMISM:
+        return z_c
+    return math.sqrt(z_c ** 2 * r + OPTIMISM ** 2 * (1.0 - r))
+
+
+def look_at_selection(sel0, sel1, candidates, *, n_eval: int, n_eval_budget: int, n_select_budget: int,
+                      delta: float, confidence: float, trials: int, resolution: float) -> Look:
     """Judge every candidate attack on a selection prefix, as the portfolio does (cross-fitted where it learns):
-    its pessimistic prediction on ``n_eval`` evaluation trials and on ``n_eval_budget``, and the optimistic
-    prediction on ``n_eval_budget`` of the event it would choose there; for the attack predicted to certify most
-    on ``n_eval_budget``, whether the prefix resolves that event to within ``resolution``."""
+    its pessimistic prediction on ``n_eval`` evaluation trials, its prediction on ``n_eval_budget`` with the
+    pessimism of :func:`budget_choice_z` (``n_select_budget``: the budget's selection part), and the optimistic
+    prediction on ``n_eval_budget`` of the event it would choose there; for the attack predicted to certify most on
+    ``n_eval_budget``, whether the prefix resolves that event to within ``resolution``."""
     alpha = 1.0 - confidence
+    selection = min(len(sel0), len(sel1))
+    z_budget = budget_choice_z(confidence, selection, n_select_budget)
     predicted, reach, budget_pred, budget_attack, resolved = -math.inf, -math.inf, -math.inf, "-", False
     for atk, s_in, s_out, _ in fitted_candidates(candidates, sel0, sel1, []):
         pred, _ = best_event(s_in, s_out, n_eval, n_eval, delta=delta, alpha=alpha, families=(0, 1, 2, 3),
                              randomize_ties=True)
         at_budget, event = best_event(s_in, s_out, n_eval_budget, n_eval_budget, delta=delta, alpha=alpha,
-                                      families=(0, 1, 2, 3), randomize_ties=True)
+                                      families=(0, 1, 2, 3), randomize_ties=True, selection_z=z_budget)
         predicted = max(predicted, float(pred))
         if event is None:
             continue
@@ -226,7 +254,7 @@ def look_at_selection(sel0, sel1, candidates, *, n_eval: int, n_eval_budget: int
         if at_budget > budget_pred:
             budget_pred, budget_attack = float(at_budget), atk.name
             resolved = event_resolution(event, s_in, s_out, delta=delta, z=OPTIMISM) <= resolution
-    return Look(trials, min(len(sel0), len(sel1)), predicted, budget_attack, budget_pred, bool(resolved),
+    return Look(trials, selection, predicted, budget_attack, budget_pred, bool(resolved),
                 reach if math.isfinite(budget_pred) else math.inf)
 
 
@@ -317,6 +345,7 @@ def sequential_audit(mechanism: Any, d0: Any, d1: Any, estimator: Estimator, *, 
         budget_selection = max(read, budget_selection_part(base, max_trials))
         look = look_at_selection(outs.out0[:n_sel], outs.out1[:n_sel], estimator.candidates(outs.out0),
                                  n_eval=t_k - n_sel, n_eval_budget=max_trials - budget_selection,
+                                 n_select_budget=budget_selection,
                                  delta=delta, confidence=confidence, trials=t_k,
                                  resolution=max(tolerance, MIN_RESOLUTION) * max(epsilon, 1.0))
         look = replace(look, budget_prefix=n_sel >= budget_selection)

@@ -623,7 +623,7 @@ _TIE_FRACTIONS = (0.25, 0.5, 0.75)
 
 
 def best_event(s_in_sel, s_out_sel, n_in_eval, n_out_eval, *, delta, alpha, families=(0, 1, 2, 3),
-               randomize_ties=False):
+               randomize_ties=False, selection_z=None):
     """Pick the event predicted to give the largest bound on the evaluation data: ``(prediction, Event)``.
 
     Maximising a noisy estimate over thousands of thresholds picks the luckiest tail
@@ -639,11 +639,14 @@ def best_event(s_in_sel, s_out_sel, n_in_eval, n_out_eval, *, delta, alpha, fami
     candidate threshold, also offer the randomised events that include a fraction
     ``q`` of an atom (:data:`_TIE_FRACTIONS`); their counts interpolate those of the two
     neighbouring thresholds.
+
+    ``selection_z``: the standard errors by which the Wilson bounds move the selection rates (by default the
+    two-sided normal quantile at ``alpha``, the audit's own level).
     """
     thresholds = _threshold_grid(np.concatenate([s_in_sel, s_out_sel]), _SELECTION_GRID)
     discrete = np.unique(np.concatenate([s_in_sel, s_out_sel])).size + 1 == thresholds.size
     fractions = _TIE_FRACTIONS if randomize_ties and discrete and thresholds.size > 1 else ()
-    z_sel = special.ndtri(1.0 - alpha / 2)
+    z_sel = special.ndtri(1.0 - alpha / 2) if selection_z is None else selection_z
     candidates = []
     for k_top, n_top, k_bot, n_bot, f in _candidate_table(s_in_sel, s_out_sel, thresholds, families):
         side, top = _FAMILIES[f]

@@ -11,9 +11,9 @@ from scipy import stats
 
 from privbound.audit import audit_mechanism
 from privbound.audit.estimators import BlackBox, WhiteBox
-from privbound.audit.sequential import (MAX_LOOK_SHARE, OPTIMISM, Look, _stop_reason, budget_look_trials,
-                                        look_at_selection, look_prefix, look_share, sequential_audit,
-                                        stage_schedule)
+from privbound.audit.sequential import (MAX_LOOK_SHARE, OPTIMISM, Look, _stop_reason, budget_choice_z,
+                                        budget_look_trials, look_at_selection, look_prefix, look_share,
+                                        sequential_audit, stage_schedule)
 from privbound.audit.statistics import Split, joint_optimism, optimistic_rates_bound
 from privbound.learners.mechanisms import GaussianMechanism, LaplaceMechanism
 
@@ -213,7 +213,7 @@ def test_a_look_reads_only_the_selection_prefix():
     rng = np.random.default_rng(0)
     sel0, sel1 = rng.laplace(0, 1, 2_000), rng.laplace(1, 1, 2_000)
     look = look_at_selection(sel0, sel1, BlackBox().candidates(sel0), n_eval=8_000, n_eval_budget=1_600_000,
-                             delta=0.0, confidence=0.95, trials=10_000, resolution=0.1)
+                             n_select_budget=400_000, delta=0.0, confidence=0.95, trials=10_000, resolution=0.1)
     assert look.selection_trials == 2_000 and look.budget_predicted > look.predicted
     # 2000 outputs do not resolve the tail event the budget would choose: no stop on them
     assert look.predicted < 1.0 and not look.budget_event_resolved and look.reach > 1.1
@@ -237,13 +237,56 @@ def test_every_candidates_budget_event_is_judged_not_only_the_top_ones():
 
     sel0, sel1 = draw(0.0, 6), draw(0.3, 25)
     wide, rare = ScoreAttack(lambda o: o[:, 0]), ScoreAttack(lambda o: o[:, 1])
-    kw = dict(n_eval=4 * n, n_eval_budget=1_600_000, delta=0.0, confidence=0.95, trials=5 * n, resolution=0.1)
+    kw = dict(n_eval=4 * n, n_eval_budget=1_600_000, n_select_budget=400_000, delta=0.0, confidence=0.95,
+              trials=5 * n, resolution=0.1)
     alone = look_at_selection(sel0, sel1, [wide], **kw)
     assert alone.budget_event_resolved and alone.reach < 0.5
     assert _stop_reason(alone, 1.0, 0.1, 2_000_000).startswith("claim out of reach")
     both = look_at_selection(sel0, sel1, [wide, rare], **kw)
     assert both.budget_predicted == alone.budget_predicted and both.reach > 2.0
     assert _stop_reason(both, 1.0, 0.1, 2_000_000) is None
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_a_high_confidence_does_not_make_a_small_prefix_judge_a_wide_event_for_the_budgets_rare_one(seed):
+    # A Laplace shift of 0.2 and a rare output seen 20 times against once in 3000 prefix outputs per side. At 0.95
+    # the look predicts the budget would choose the rare output's event, which 3000 outputs do not resolve: no
+    # stop. With the Wilson bounds of confidence 0.999 on the prefix, the rare event's pessimistic prediction falls
+    # below the wide shift's, whose event the prefix resolves and whose reach is far below the claim: the rule
+    # would stop "out of reach" while the budget's own selection part, 200 times the prefix, would choose the rare
+    # event.
+    from privbound.audit.attacks.library import ScoreAttack
+
+    rng = np.random.default_rng(seed)
+    n = 3_000
+
+    def draw(shift, rare):
+        x = rng.laplace(shift, 1.0, n)
+        x[:rare] = 20.0
+        return rng.permutation(x)[:, None]
+
+    sel0, sel1 = draw(0.0, 1), draw(0.2, 20)
+    kw = dict(n_eval=7_000, n_eval_budget=1_400_000, n_select_budget=600_000, trials=10_000, resolution=0.1,
+              delta=0.0)
+    attack = [ScoreAttack(lambda o: o[:, 0])]
+    at_95 = look_at_selection(sel0, sel1, attack, confidence=0.95, **kw)
+    at_999 = look_at_selection(sel0, sel1, attack, confidence=0.999, **kw)
+    for look in (at_95, at_999):
+        assert not look.budget_event_resolved and look.reach > 2.0
+        assert _stop_reason(look, 1.0, 0.1, 2_000_000) is None
+
+
+def test_the_budgets_event_is_predicted_with_the_audits_pessimism_capped_at_the_rules_on_the_unseen_share():
+    z_95, z_999 = stats.norm.ppf(0.975), stats.norm.ppf(0.9995)
+    assert budget_choice_z(0.95, 3_000, 600_000) == z_95  # below OPTIMISM: the audit's own, whatever the share
+    assert budget_choice_z(0.999, 600_000, 600_000) == pytest.approx(z_999)  # the budget's own selection part
+    assert budget_choice_z(0.999, 900_000, 600_000) == pytest.approx(z_999)  # past it: still the budget's
+    r = 3_000 / 600_000
+    assert budget_choice_z(0.999, 3_000, 600_000) == pytest.approx(np.sqrt(z_999 ** 2 * r + OPTIMISM ** 2 * (1 - r)))
+    for kwargs, name in [(dict(confidence=1.0), "confidence"), (dict(selection=0), "selection"),
+                         (dict(budget_selection=0), "budget_selection")]:
+        with pytest.raises(ValueError, match=name):
+            budget_choice_z(**{**dict(confidence=0.95, selection=1, budget_selection=1), **kwargs})
 
 
 def test_a_look_whose_attacks_have_found_nothing_does_not_judge_their_reach():
@@ -253,7 +296,7 @@ def test_a_look_whose_attacks_have_found_nothing_does_not_judge_their_reach():
     rng = np.random.default_rng(1)
     sel0, sel1 = rng.laplace(0, 1, 2_000), rng.laplace(0, 1, 2_000)
     look = look_at_selection(sel0, sel1, BlackBox().candidates(sel0), n_eval=8_000, n_eval_budget=1_600_000,
-                             delta=0.0, confidence=0.95, trials=10_000, resolution=0.1)
+                             n_select_budget=400_000, delta=0.0, confidence=0.95, trials=10_000, resolution=0.1)
     assert look.budget_predicted <= 0.0 and _stop_reason(look, 1.0, 0.1, 2_000_000) is None
     r = audit_mechanism(LaplaceMechanism(1.0), 0.0, 0.0, epsilon=1.0, trials="auto", max_trials=40_000, seed=0)
     assert r.trials == 40_000 and r.stop_reason.startswith("trial budget reached")
