@@ -160,4 +160,9 @@ MUTANTS: list[SourceMutant] = [
                  "            pass",
                  "trials='auto' has no stage where its looks first read the budget's selection part: the look whose "
                  "futility decision every later one repeats comes a growth step late"),
+    SourceMutant("seq-budget-event-at-audit-pessimism", "audit/sequential.py",
+                 "    if z_c <= OPTIMISM:\n        return z_c\n",
+                 "    return z_c\n",
+                 "trials='auto' predicts the budget's event with the audit's own pessimism on a small prefix: at a "
+                 "high confidence the look judges a wide event the prefix resolves for the budget's rare one"),
 ]
