@@ -285,7 +285,7 @@ def test_the_budgets_event_is_predicted_with_the_audits_pessimism_capped_at_the_
     assert budget_choice_z(0.999, 3_000, 600_000) == pytest.approx(np.sqrt(z_999 ** 2 * r + OPTIMISM ** 2 * (1 - r)))
     for kwargs, name in [(dict(confidence=1.0), "confidence"), (dict(selection=0), "selection"),
                          (dict(budget_selection=0), "budget_selection")]:
-        with pytest.raises(ValueError, match=name):
+        with pytest.raises(ValueError, match=f"^{name} "):
             budget_choice_z(**{**dict(confidence=0.95, selection=1, budget_selection=1), **kwargs})
 
 
