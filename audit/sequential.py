@@ -85,14 +85,13 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
-from scipy import special
 
 from privbound._validation import check_int, check_real
 from privbound.audit.attacks.choice import fitted_candidates
 from privbound.audit.engine import DEFAULT_CHUNK_SIZE, run_trials
 from privbound.audit.estimators import BlackBox, Estimator
 from privbound.audit.result import AuditResult
-from privbound.audit.statistics import Split, best_event, event_resolution, optimistic_event_bound
+from privbound.audit.statistics import Split, best_event, event_resolution, optimistic_event_bound, wilson_z
 
 __all__ = ["sequential_audit", "stage_schedule", "look_share", "look_prefix", "budget_selection_part",
            "budget_look_trials", "budget_choice_z", "Look", "look_at_selection", "DEFAULT_MAX_TRIALS",
@@ -224,7 +223,7 @@ def budget_choice_z(confidence: float, selection: int, budget_selection: int) ->
     selection = check_int(selection, "selection", low=1)
     budget_selection = check_int(budget_selection, "budget_selection", low=1)
     r = min(1.0, selection / budget_selection)
-    z_c = float(special.ndtri(1.0 - (1.0 - confidence) / 2))
+    z_c = wilson_z(1.0 - confidence)
     if z_c <= OPTIMISM:
         return z_c
     return math.sqrt(z_c ** 2 * r + OPTIMISM ** 2 * (1.0 - r))

@@ -529,6 +529,11 @@ def _candidate_table(s_in, s_out, thresholds, families):
     return rows
 
 
+def wilson_z(alpha: float) -> float:
+    """The two-sided normal quantile at ``alpha``: the standard errors of the Wilson bounds at the audit's level."""
+    return float(special.ndtri(1.0 - alpha / 2))
+
+
 def _wilson(k, n, z, sign):
     """Wilson score bound for a proportion k/n: lower for sign -1, upper for +1."""
     p = k / n
@@ -542,7 +547,7 @@ def _wilson_bound(k_top, n_top, k_bot, n_bot, *, delta, alpha):
 
     Used only to choose among candidate events, never as the reported bound.
     """
-    z = special.ndtri(1.0 - alpha / 2)
+    z = wilson_z(alpha)
     lo = _wilson(np.asarray(k_top, float), n_top, z, -1.0)
     hi = _wilson(np.asarray(k_bot, float), n_bot, z, +1.0)
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -646,7 +651,7 @@ def best_event(s_in_sel, s_out_sel, n_in_eval, n_out_eval, *, delta, alpha, fami
     thresholds = _threshold_grid(np.concatenate([s_in_sel, s_out_sel]), _SELECTION_GRID)
     discrete = np.unique(np.concatenate([s_in_sel, s_out_sel])).size + 1 == thresholds.size
     fractions = _TIE_FRACTIONS if randomize_ties and discrete and thresholds.size > 1 else ()
-    z_sel = special.ndtri(1.0 - alpha / 2) if selection_z is None else selection_z
+    z_sel = wilson_z(alpha) if selection_z is None else selection_z
     candidates = []
     for k_top, n_top, k_bot, n_bot, f in _candidate_table(s_in_sel, s_out_sel, thresholds, families):
         side, top = _FAMILIES[f]
