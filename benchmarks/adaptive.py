@@ -20,6 +20,15 @@ flags it at the budget on most seeds, while at the default tolerance it may stop
 1.087, an overspend inside the 10% tolerance). ``--svt-splits``
 prints the sparse vector's limits and exact epsilons on every block split of the given numbers of queries.
 
+Part F. The stopping rule alone, fast, on the three families' exact laws: ``--futility-runs`` sequential audits
+per member (seeds 0 .. R-1, default 100) of outputs drawn from the exact law, at the selection share the audit of
+the member's real outputs uses, scored as the best attack would (by the exact likelihood ratio for the discrete
+sparse vector and report-noisy-max, so that a stop is the rule's own decision and not an attack's weakness; by the
+output's value, the threshold attack, for the histogram's moved count, its Laplace law binned on a fine grid): how
+often each is flagged, how often the futility rule stops it before the budget, its mean trials. A futility stop of a
+member whose one-event limit at the budget is above ``(1 + tolerance)`` times its claim is one its budget's audit
+would be expected to overturn. ``--family-confidence`` and ``--tolerance`` apply.
+
 Part S. The neighbour search (``search_and_audit``) given only the mechanism, the claim and a record domain
 (or the query box of the sensitivity-1 query vectors) against the hand-picked pair. ``--search-fraction F``
 (default 0.2, the search's own default) is the share of the search's trials that explores; its total is sized
@@ -33,10 +42,10 @@ bounds the two audits are expected to give. ``--trials-scale K`` multiplies ever
 
 Usage::
 
-    python benchmarks/adaptive.py [--parts AS] [--seeds S] [--max-trials N] [--no-fixed] [--csv PATH]
+    python benchmarks/adaptive.py [--parts AFS] [--seeds S] [--max-trials N] [--no-fixed] [--csv PATH]
                                   [--summarise CSV ...]
                                   [--mechanisms NAME ...] [--family-confidence F] [--tolerance T]
-                                  [--search-fraction F] [--trials-scale K] [--quick]
+                                  [--futility-runs R] [--search-fraction F] [--trials-scale K] [--quick]
     python benchmarks/adaptive.py --svt-splits QUERIES ...
 """
 
@@ -56,8 +65,9 @@ from scipy import special, stats
 
 from privbound import audit_mechanism
 from privbound.audit.estimators import BlackBox
-from privbound.audit.statistics import epsilon_bound_from_counts, event_bound
+from privbound.audit.statistics import Split, epsilon_bound_from_counts, event_bound
 from privbound.audit.search import BoxNeighbours, RecordDomain, search_and_audit
+from privbound.audit.attacks.library import ScoreAttack
 from privbound.audit.sequential import DEFAULT_TOLERANCE
 from privbound.audit.targets.reference import Float32SumLaplace, UnclampedSum
 from privbound.learners import mechanisms as M
@@ -209,6 +219,21 @@ def laplace_shift_outputs(scale: float, shift: float = 1.0, points: int = 4001) 
     return np.diff(stats.laplace.cdf(edges, scale=scale)), np.diff(stats.laplace.cdf(edges, loc=shift, scale=scale))
 
 
+def member_laws(leak: float) -> list[tuple]:
+    """``(name, claimed epsilon, p0, p1)`` of each family member at this leak (1: correct): its output
+    distributions on its pair (the histogram's a Laplace output binned on a fine grid), in the same order."""
+    out = []
+    for name, mechanism, d0, d1, epsilon in family_members(leak):
+        if name == "sparse-vector":
+            p0, p1 = sparse_vector_pair_probabilities(mechanism, d0, d1)
+        elif name == "report-noisy-max":
+            p0, p1 = np.exp(mechanism.log_probabilities(d0)), np.exp(mechanism.log_probabilities(d1))
+        else:
+            p0, p1 = laplace_shift_outputs(mechanism.scale)
+        out.append((name + ("" if leak == 1.0 else f":leak{leak:g}"), epsilon, p0, p1))
+    return out
+
+
 def family_limits(n: int, confidence: float = CONFIDENCE) -> pd.DataFrame:
     """Per family member: the largest bound one event can certify on its pair at ``n`` evaluation trials per side
     (from the exact output distributions), and the member's exact epsilon on the pair, against the claim. An
@@ -216,18 +241,12 @@ def family_limits(n: int, confidence: float = CONFIDENCE) -> pd.DataFrame:
     near its claim is flagged on lucky seeds only."""
     rows = []
     for leak in (1.0,) + LEAKS:
-        for name, mechanism, d0, d1, epsilon in family_members(leak):
-            if name == "sparse-vector":
-                p0, p1 = sparse_vector_pair_probabilities(mechanism, d0, d1)
-            elif name == "report-noisy-max":
-                p0, p1 = np.exp(mechanism.log_probabilities(d0)), np.exp(mechanism.log_probabilities(d1))
-            else:
-                p0, p1 = laplace_shift_outputs(mechanism.scale)
+        for (name, epsilon, p0, p1), member in zip(member_laws(leak), family_members(leak)):
             limit = one_event_limit(p0, p1, n, confidence)
             # the histogram's count moved by 1 under Laplace noise: 1 / scale (its binned far tails round off)
-            exact = 1.0 / mechanism.scale if name == "histogram" else pair_epsilon(p0, p1)
-            rows.append(dict(mechanism=name + ("" if leak == 1.0 else f":leak{leak:g}"), claim=epsilon,
-                             limit=limit, limit_over_claim=limit / epsilon, exact_over_claim=exact / epsilon))
+            exact = 1.0 / member[1].scale if name.startswith("histogram") else pair_epsilon(p0, p1)
+            rows.append(dict(mechanism=name, claim=epsilon, limit=limit, limit_over_claim=limit / epsilon,
+                             exact_over_claim=exact / epsilon))
     return pd.DataFrame(rows)
 
 
@@ -296,6 +315,68 @@ def summarise_a(df: pd.DataFrame, n_seeds: int) -> None:
               f"{int(table.mean_ratio.notna().sum())} mechanisms "
               f"(lowest {table.mean_ratio.min():.4f})")
     print("  stop reasons: " + ", ".join(f"{k}: {v}" for k, v in df.stop.value_counts().items()))
+
+
+# ------------------------------------------------------------------ part F
+
+
+@dataclass(frozen=True)
+class ExactLaw:
+    """A mechanism known by its pair's output distributions: on dataset ``d`` (0 or 1) it outputs the index of an
+    output drawn from ``p0`` or ``p1`` (each normalised: a law computed by quadrature sums to one only nearly)."""
+
+    p0: np.ndarray
+    p1: np.ndarray
+
+    def __post_init__(self) -> None:
+        for name in ("p0", "p1"):
+            p = np.asarray(getattr(self, name), dtype=float)
+            object.__setattr__(self, name, p / p.sum())
+
+    def sample(self, data: int, rng: np.random.Generator, size: int) -> np.ndarray:
+        return rng.choice(self.p0.size, size=size, p=self.p1 if data else self.p0)
+
+
+@dataclass(frozen=True)
+class FixedShareBlackBox(BlackBox):
+    """The black-box estimator with the selection share ``share`` of another mechanism's outputs (the share the
+    audit of a family member's real outputs selects on), where no ``Split`` is given."""
+
+    share: float = 0.3
+
+    def selection_fraction(self, out0: np.ndarray, candidates=None) -> float:
+        return self.strategy.fraction if isinstance(self.strategy, Split) else self.share
+
+
+def run_part_f(runs: int, max_trials: int, confidence: float, tolerance: float) -> pd.DataFrame:
+    """Per family member, ``runs`` sequential audits (seeds 0 .. runs-1) of its exact law (:class:`ExactLaw`) at the
+    selection share the audit of its real outputs uses, scored as the best attack would: by the exact likelihood
+    ratio for the sparse vector and report-noisy-max (discrete laws, so a futility stop is the rule's own decision,
+    not an attack's weakness), by the output's value for the histogram (the threshold attack on the one count that
+    moves, its Laplace law binned on a fine grid). How often it is flagged, how often the futility rule stops it,
+    and its mean trials, beside its one-event limit at the budget."""
+    rng = np.random.default_rng(0)
+    limits = family_limits(int(BUDGET_EVALUATION_SHARE * max_trials), confidence).set_index("mechanism")
+    rows = []
+    for leak in (1.0,) + LEAKS:
+        for (name, epsilon, p0, p1), member in zip(member_laws(leak), family_members(leak)):
+            base = BlackBox().selection_fraction(member[1].sample(member[2], rng, 2))
+            score = np.arange(p0.size, dtype=float) if name.startswith("histogram") else np.log(p1) - np.log(p0)
+            estimator = FixedShareBlackBox(attack=ScoreAttack(fn=lambda o, s=score: s[np.asarray(o, dtype=int)]),
+                                           share=base)
+            start = time.perf_counter()
+            results = [audit_mechanism(ExactLaw(p0, p1), 0, 1, epsilon=epsilon, trials="auto", max_trials=max_trials,
+                                       seed=seed, confidence=confidence, estimator=estimator, float_audit=False,
+                                       tolerance=tolerance) for seed in range(runs)]
+            futile = [not r.violation and not r.stop_reason.startswith("trial budget") for r in results]
+            rows.append(dict(mechanism=name, limit_over_claim=limits.limit_over_claim[name], share=base,
+                             flagged=float(np.mean([r.violation for r in results])),
+                             futility_stops=float(np.mean(futile)),
+                             mean_trials=float(np.mean([r.trials for r in results])),
+                             seconds=time.perf_counter() - start))
+            print(f"  {name:28s} flagged {rows[-1]['flagged']:.2f} futility stops {rows[-1]['futility_stops']:.2f} "
+                  f"mean trials {rows[-1]['mean_trials']:.4g}", flush=True)
+    return pd.DataFrame(rows)
 
 
 # ------------------------------------------------------------------ part S
@@ -377,6 +458,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="part S: the search's exploring share (its certification trials equal the hand audit's)")
     parser.add_argument("--trials-scale", type=float, default=1.0,
                         help="part S: multiply every case's hand-picked trials (and so the search's) by this")
+    parser.add_argument("--futility-runs", type=int, default=100, metavar="R",
+                        help="part F: simulated runs per family member")
     parser.add_argument("--quick", action="store_true", help="three mechanisms, one seed, a 1e5 budget")
     parser.add_argument("--svt-splits", nargs="+", type=int, default=None, metavar="QUERIES",
                         help="print the sparse vector's one-event limits and exact epsilons on every block split "
@@ -428,6 +511,16 @@ def main(argv: list[str] | None = None) -> int:
         if args.csv:
             df.to_csv(args.csv, index=False)
         summarise_a(df, len(seeds))
+    if "F" in args.parts:
+        if args.futility_runs < 1:
+            parser.error(f"--futility-runs must be at least 1, got {args.futility_runs}")
+        confidence = CONFIDENCE if args.family_confidence is None else audit_confidence(
+            len(rows()), args.family_confidence)
+        print(f"\nPart F: trials='auto' on the families' exact laws, scored as the best attack would, "
+              f"{args.futility_runs} runs per member, budget {args.max_trials}, confidence {confidence:.6g}, "
+              f"tolerance {args.tolerance:g}")
+        df = run_part_f(args.futility_runs, args.max_trials, confidence, args.tolerance)
+        print(df.to_string(index=False, float_format=lambda v: f"{v:.4g}"))
     if "S" in args.parts:
         if not 0.0 < args.search_fraction < 1.0:
             parser.error(f"--search-fraction must be in (0, 1), got {args.search_fraction}")

@@ -17,6 +17,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pytest
 from scipy import stats
@@ -251,3 +252,25 @@ def test_every_source_mutant_applies_to_the_current_code():
     stale = [m.name for m in mutants if (root / m.path).read_text().count(m.old) != 1]
     assert mutants and stale == []
     assert len({m.name for m in mutants}) == len(mutants)
+
+
+def test_exact_law_draws_each_datasets_own_law():
+    # 2e5 draws per dataset from two laws over three outputs; each frequency is within 5 standard errors of its
+    # own law's probability (a false failure has probability below 1e-5 per frequency).
+    adaptive = _load("adaptive")
+    law = adaptive.ExactLaw(np.array([0.5, 0.3, 0.2]), np.array([0.2, 0.3, 0.5]) * 2.0)  # p1 normalised on the way
+    rng = np.random.default_rng(0)
+    n = 200_000
+    for data, p in ((0, law.p0), (1, law.p1)):
+        freq = np.bincount(law.sample(data, rng, n), minlength=3) / n
+        assert np.all(np.abs(freq - p) <= 5.0 * np.sqrt(p * (1 - p) / n))
+    assert np.allclose(law.p1, [0.2, 0.3, 0.5])
+
+
+def test_fixed_share_black_box_selects_on_its_share_unless_a_split_is_given():
+    adaptive = _load("adaptive")
+    from privbound.audit.statistics import Split
+
+    outputs = np.arange(10.0)
+    assert adaptive.FixedShareBlackBox(share=0.3).selection_fraction(outputs) == 0.3
+    assert adaptive.FixedShareBlackBox(share=0.3, strategy=Split(0.4)).selection_fraction(outputs) == 0.4
