@@ -74,7 +74,11 @@ of the log ratio, so the true rates of the event judged would certify more than 
 ``Phi(-2)`` = 2.3% of the time per look (for counts large enough for the normal approximation; simulated in
 ``tests/audit/test_sequential.py``). Moving each rate by ``z`` of its own standard errors (the corner of the two
 intervals) errs far less often, about 0.3% where the two move the ratio alike, and so looks on where it could
-stop.
+stop. That rate is for the event judged. Which event the budget would choose is a guess from the prefix's noisy
+rates, and it errs more often where the overspend sits in one rare output beside wider events of lower ratio that
+the prefix resolves: the look then sometimes predicts a wider event, finds it out of reach, and stops, though the
+budget's audit, reading more, would choose the rare output and flag (measured on exact laws, where no attack's fit
+is to blame, in benchmarks/README.md, 'Adaptive trials on exact laws').
 """
 
 from __future__ import annotations
