@@ -64,10 +64,10 @@ import pandas as pd
 from scipy import special, stats
 
 from privbound import audit_mechanism
+from privbound.audit.attacks.library import ScoreAttack
 from privbound.audit.estimators import BlackBox
 from privbound.audit.statistics import Split, epsilon_bound_from_counts, event_bound
 from privbound.audit.search import BoxNeighbours, RecordDomain, search_and_audit
-from privbound.audit.attacks.library import ScoreAttack
 from privbound.audit.sequential import DEFAULT_TOLERANCE
 from privbound.audit.targets.reference import Float32SumLaplace, UnclampedSum
 from privbound.learners import mechanisms as M
@@ -220,8 +220,9 @@ def laplace_shift_outputs(scale: float, shift: float = 1.0, points: int = 4001) 
 
 
 def member_laws(leak: float) -> list[tuple]:
-    """``(name, claimed epsilon, p0, p1)`` of each family member at this leak (1: correct): its output
-    distributions on its pair (the histogram's a Laplace output binned on a fine grid), in the same order."""
+    """``(name, mechanism, d0, claimed epsilon, p0, p1)`` of each family member at this leak (1: correct), named as
+    in part A, with its output distributions on its pair (the histogram's: the moved count's Laplace output binned
+    on a fine grid), in the same order."""
     out = []
     for name, mechanism, d0, d1, epsilon in family_members(leak):
         if name == "sparse-vector":
@@ -230,7 +231,7 @@ def member_laws(leak: float) -> list[tuple]:
             p0, p1 = np.exp(mechanism.log_probabilities(d0)), np.exp(mechanism.log_probabilities(d1))
         else:
             p0, p1 = laplace_shift_outputs(mechanism.scale)
-        out.append((name + ("" if leak == 1.0 else f":leak{leak:g}"), epsilon, p0, p1))
+        out.append((name + ("" if leak == 1.0 else f":leak{leak:g}"), mechanism, d0, epsilon, p0, p1))
     return out
 
 
@@ -241,10 +242,10 @@ def family_limits(n: int, confidence: float = CONFIDENCE) -> pd.DataFrame:
     near its claim is flagged on lucky seeds only."""
     rows = []
     for leak in (1.0,) + LEAKS:
-        for (name, epsilon, p0, p1), member in zip(member_laws(leak), family_members(leak)):
+        for name, mechanism, _, epsilon, p0, p1 in member_laws(leak):
             limit = one_event_limit(p0, p1, n, confidence)
             # the histogram's count moved by 1 under Laplace noise: 1 / scale (its binned far tails round off)
-            exact = 1.0 / member[1].scale if name.startswith("histogram") else pair_epsilon(p0, p1)
+            exact = 1.0 / mechanism.scale if name.startswith("histogram") else pair_epsilon(p0, p1)
             rows.append(dict(mechanism=name, claim=epsilon, limit=limit, limit_over_claim=limit / epsilon,
                              exact_over_claim=exact / epsilon))
     return pd.DataFrame(rows)
@@ -359,8 +360,8 @@ def run_part_f(runs: int, max_trials: int, confidence: float, tolerance: float) 
     limits = family_limits(int(BUDGET_EVALUATION_SHARE * max_trials), confidence).set_index("mechanism")
     rows = []
     for leak in (1.0,) + LEAKS:
-        for (name, epsilon, p0, p1), member in zip(member_laws(leak), family_members(leak)):
-            base = BlackBox().selection_fraction(member[1].sample(member[2], rng, 2))
+        for name, mechanism, d0, epsilon, p0, p1 in member_laws(leak):
+            base = BlackBox().selection_fraction(mechanism.sample(d0, rng, 2))
             score = np.arange(p0.size, dtype=float) if name.startswith("histogram") else np.log(p1) - np.log(p0)
             estimator = FixedShareBlackBox(attack=ScoreAttack(fn=lambda o, s=score: s[np.asarray(o, dtype=int)]),
                                            share=base)
