@@ -27,7 +27,8 @@ sparse vector and report-noisy-max, so that a stop is the rule's own decision an
 output's value, the threshold attack, for the histogram's moved count, its Laplace law binned on a fine grid): how
 often each is flagged, how often the futility rule stops it before the budget, its mean trials. A futility stop of a
 member whose one-event limit at the budget is above ``(1 + tolerance)`` times its claim is one its budget's audit
-would be expected to overturn. ``--family-confidence`` and ``--tolerance`` apply.
+would be expected to overturn, and one that says the claim is out of reach of a member whose limit is above its
+claim says what is not so. ``--mechanisms``, ``--family-confidence`` and ``--tolerance`` apply.
 
 Part S. The neighbour search (``search_and_audit``) given only the mechanism, the claim and a record domain
 (or the query box of the sensitivity-1 query vectors) against the hand-picked pair. ``--search-fraction F``
@@ -349,18 +350,22 @@ class FixedShareBlackBox(BlackBox):
         return self.strategy.fraction if isinstance(self.strategy, Split) else self.share
 
 
-def run_part_f(runs: int, max_trials: int, confidence: float, tolerance: float) -> pd.DataFrame:
+def run_part_f(runs: int, max_trials: int, confidence: float, tolerance: float,
+               members: list[str] | None = None) -> pd.DataFrame:
     """Per family member, ``runs`` sequential audits (seeds 0 .. runs-1) of its exact law (:class:`ExactLaw`) at the
     selection share the audit of its real outputs uses, scored as the best attack would: by the exact likelihood
     ratio for the sparse vector and report-noisy-max (discrete laws, so a futility stop is the rule's own decision,
     not an attack's weakness), by the output's value for the histogram (the threshold attack on the one count that
-    moves, its Laplace law binned on a fine grid). How often it is flagged, how often the futility rule stops it,
-    and its mean trials, beside its one-event limit at the budget."""
+    moves, its Laplace law binned on a fine grid). How often it is flagged, how often the futility rule stops it
+    (and how often saying the claim is out of reach), and its mean trials, beside its one-event limit at the budget.
+    ``members``: the names to run (default: all)."""
     rng = np.random.default_rng(0)
     limits = family_limits(int(BUDGET_EVALUATION_SHARE * max_trials), confidence).set_index("mechanism")
     rows = []
     for leak in (1.0,) + LEAKS:
         for name, mechanism, d0, epsilon, p0, p1 in member_laws(leak):
+            if members is not None and name not in members:
+                continue
             base = BlackBox().selection_fraction(mechanism.sample(d0, rng, 2))
             score = np.arange(p0.size, dtype=float) if name.startswith("histogram") else np.log(p1) - np.log(p0)
             estimator = FixedShareBlackBox(attack=ScoreAttack(fn=lambda o, s=score: s[np.asarray(o, dtype=int)]),
@@ -373,6 +378,8 @@ def run_part_f(runs: int, max_trials: int, confidence: float, tolerance: float) 
             rows.append(dict(mechanism=name, limit_over_claim=limits.limit_over_claim[name], share=base,
                              flagged=float(np.mean([r.violation for r in results])),
                              futility_stops=float(np.mean(futile)),
+                             out_of_reach=float(np.mean([r.stop_reason.startswith("claim out of reach")
+                                                         for r in results])),
                              mean_trials=float(np.mean([r.trials for r in results])),
                              seconds=time.perf_counter() - start))
             print(f"  {name:28s} flagged {rows[-1]['flagged']:.2f} futility stops {rows[-1]['futility_stops']:.2f} "
@@ -515,12 +522,16 @@ def main(argv: list[str] | None = None) -> int:
     if "F" in args.parts:
         if args.futility_runs < 1:
             parser.error(f"--futility-runs must be at least 1, got {args.futility_runs}")
+        known = [law[0] for leak in (1.0,) + LEAKS for law in member_laws(leak)]
+        if args.mechanisms and set(args.mechanisms) - set(known):
+            parser.error(f"--mechanisms: part F runs only the families' members: unknown "
+                         f"{sorted(set(args.mechanisms) - set(known))}; known: {known}")
         confidence = CONFIDENCE if args.family_confidence is None else audit_confidence(
             len(rows()), args.family_confidence)
         print(f"\nPart F: trials='auto' on the families' exact laws, scored as the best attack would, "
               f"{args.futility_runs} runs per member, budget {args.max_trials}, confidence {confidence:.6g}, "
               f"tolerance {args.tolerance:g}")
-        df = run_part_f(args.futility_runs, args.max_trials, confidence, args.tolerance)
+        df = run_part_f(args.futility_runs, args.max_trials, confidence, args.tolerance, args.mechanisms)
         print(df.to_string(index=False, float_format=lambda v: f"{v:.4g}"))
     if "S" in args.parts:
         if not 0.0 < args.search_fraction < 1.0:
