@@ -119,7 +119,8 @@ def audit_mechanism(
 
     ``trials="auto"`` samples in stages and stops when the bound is decided
     (:mod:`privbound.audit.sequential`): a violation predicted by the selection part and evaluated, the claim
-    out of reach of ``max_trials`` trials per dataset, no overspend above ``tolerance`` (default 10%) visible
+    out of reach of ``max_trials`` trials per dataset (predicted so, before the looks read the selection part
+    the audit at ``max_trials`` would select on), no overspend above ``tolerance`` (default 10%) visible
     to the attacks within that budget, or ``max_seconds`` spent. The bound is the fixed-trials bound at the
     trials spent and keeps its confidence whatever the stopping rule (the looks read only the selection
     part); ``result.trials`` is the trials spent per dataset and ``result.stop_reason`` says why it stopped.

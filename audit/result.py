@@ -19,7 +19,8 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["AuditResult", "json_safe", "certifiable_epsilon", "AUDIT_STATUSES", "OVERSPEND", "COUNT_BASED"]
+__all__ = ["AuditResult", "json_safe", "certifiable_epsilon", "joint_confidence", "AUDIT_STATUSES", "OVERSPEND",
+           "COUNT_BASED"]
 
 AUDIT_STATUSES = ("holds", "violated", "inconclusive")
 OVERSPEND = 2.0
@@ -42,6 +43,12 @@ def _gaussian_tests(epsilon: float, delta: float):
     mu = optimize.brentq(excess, 1e-6, 2.0 * math.sqrt(2.0 * epsilon) + 40.0)
     t = np.linspace(-3.0, mu + 12.0, 300)
     return stats.norm.sf(t), stats.norm.sf(t - mu)
+
+
+def joint_confidence(*confidences: float) -> float:
+    """The confidence at which statements each valid at one of ``confidences`` hold together: ``1 - sum(1 - c)``,
+    at least 0 (Bonferroni's inequality; no independence assumed, since they are read off the same outputs)."""
+    return max(0.0, 1.0 - sum(1.0 - float(c) for c in confidences))
 
 
 def certifiable_epsilon(n: int, confidence: float, epsilon: float, delta: float,
@@ -134,7 +141,8 @@ class AuditResult:
         ``mu_lower_bound``, ``confidence``, ``null``, ``alternative``, ``n_null``, ``n_alternative``).
     mu_lower_bound : float or None
         Gaussian-DP: the mechanism is not mu-GDP for any mu below it (at the curve's confidence), read from
-        the certified trade-off curve.
+        the certified trade-off curve. A statement of its own: with ``epsilon_lower_bound`` it holds jointly at
+        :func:`joint_confidence` of the two confidences (``summary()`` prints both).
     stop_reason : str or None
         For an audit with ``trials="auto"``: why it stopped (``trials`` is then the trials it spent per dataset).
     floating_point : AuditResult or None
@@ -297,7 +305,8 @@ class AuditResult:
         if self.mu_lower_bound is not None:
             conf = (self.tradeoff or {}).get("confidence", self.confidence)
             lines.append(f"  Gaussian-DP mu      : >= {self.mu_lower_bound:.4f} at {conf:.1%} confidence "
-                         f"(from the certified trade-off curve; epsilon lower bound {self.epsilon_lower_bound:.4g})")
+                         f"(from the certified trade-off curve; with the epsilon lower bound "
+                         f"{self.epsilon_lower_bound:.4g}, both at {joint_confidence(self.confidence, conf):.1%})")
         if self.stop_reason is not None:
             lines.append(f"  stopped             : after {self.trials} trials per dataset -- {self.stop_reason}")
         if self.floating_point is not None:

@@ -35,7 +35,9 @@ kept at every stage; one more stage is placed where the looks first read that wh
   budget certifies most with. And no such stop is taken while no attack predicts a positive bound at the
   budget: an attack that has found nothing yet (a learned attack fitted on too few outputs, a leak in outputs
   the prefix has not seen) has no reach to judge. Below the claim the stop
-  says the claim is out of reach of the budget; between the claim and ``(1 + tolerance)`` it says no
+  says the claim is out of reach of the budget (on the budget's own selection part) or predicted out of reach
+  of it (below that part, where the events judged are a guess at the budget's); between the claim and
+  ``(1 + tolerance)`` it says no
   overspend above ``tolerance`` is visible to these attacks -- a limit of their power within the budget, never
   a proof of privacy (a learned attack is judged as fitted on the prefix; fitted on the budget's larger
   selection part it could do better);
@@ -283,15 +285,26 @@ class _MemoryChunks:
 
 
 def _stop_reason(look: Look, epsilon: float, tolerance: float, max_trials: int) -> str | None:
+    """Why the audit stops after ``look``, or ``None`` to go on. A futility stop below the prefix the budget's own
+    audit selects on judges the look's guess at the budget's events and says so: the guess errs more often than
+    the optimism on the events judged (module docstring), so it is stated as a prediction, not as the reach."""
     if look.predicted > epsilon:
         return "violation predicted"
     if look.budget_predicted <= 0.0 or not (look.budget_event_resolved or look.budget_prefix):
         return None
-    chosen = (f"the event each candidate attack would choose at {max_trials} trials per dataset is predicted, with "
-              f"its two rates moved jointly by {OPTIMISM:g} standard errors of their log ratio towards a larger "
-              f"bound, to certify at most {max(look.reach, 0.0):.4g} there")
+    moved = (f"with its two rates moved jointly by {OPTIMISM:g} standard errors of their log ratio towards a larger "
+             f"bound, to certify at most {max(look.reach, 0.0):.4g} there")
+    if look.budget_prefix:
+        chosen = (f"the event each candidate attack chooses on the {look.selection_trials} outputs per dataset the "
+                  f"audit at {max_trials} trials per dataset would select on is predicted, {moved}")
+        headline = "claim out of reach of the budget"
+    else:
+        chosen = (f"the event each candidate attack is predicted, from the first {look.selection_trials} outputs per "
+                  f"dataset, to choose at {max_trials} trials per dataset is predicted, {moved} (a guess at the "
+                  f"budget's events: choosing on more outputs, its audit may choose a rarer event)")
+        headline = "claim predicted out of reach of the budget"
     if look.reach <= epsilon:
-        return f"claim out of reach of the budget: {chosen}"
+        return f"{headline}: {chosen}"
     if look.reach <= (1.0 + tolerance) * epsilon:
         return (f"no overspend above {tolerance:.0%} visible to this attack within the budget: {chosen} (a limit "
                 f"of the attack's power, not a proof of privacy)")

@@ -27,8 +27,9 @@ sparse vector and report-noisy-max, so that a stop is the rule's own decision an
 output's value, the threshold attack, for the histogram's moved count, its Laplace law binned on a fine grid): how
 often each is flagged, how often the futility rule stops it before the budget, its mean trials. A futility stop of a
 member whose one-event limit at the budget is above ``(1 + tolerance)`` times its claim is one its budget's audit
-would be expected to overturn, and one that says the claim is out of reach of a member whose limit is above its
-claim says what is not so. ``--mechanisms``, ``--family-confidence`` and ``--tolerance`` apply.
+would be expected to overturn. A stop that says the claim is out of reach of a member whose limit is above its
+claim says what is not so; below the budget's own selection part a stop only predicts it (``out_of_reach`` and
+``predicted_out_of_reach``). ``--mechanisms``, ``--family-confidence`` and ``--tolerance`` apply.
 
 Part S. The neighbour search (``search_and_audit``) given only the mechanism, the claim and a record domain
 (or the query box of the sensitivity-1 query vectors) against the hand-picked pair. ``--search-fraction F``
@@ -357,7 +358,8 @@ def run_part_f(runs: int, max_trials: int, confidence: float, tolerance: float,
     ratio for the sparse vector and report-noisy-max (discrete laws, so a futility stop is the rule's own decision,
     not an attack's weakness), by the output's value for the histogram (the threshold attack on the one count that
     moves, its Laplace law binned on a fine grid). How often it is flagged, how often the futility rule stops it
-    (and how often saying the claim is out of reach), and its mean trials, beside its one-event limit at the budget.
+    (how often saying the claim is out of reach of the budget, and how often predicting so from a smaller prefix),
+    and its mean trials, beside its one-event limit at the budget.
     ``members``: the names to run (default: all)."""
     rng = np.random.default_rng(0)
     limits = family_limits(int(BUDGET_EVALUATION_SHARE * max_trials), confidence).set_index("mechanism")
@@ -380,6 +382,8 @@ def run_part_f(runs: int, max_trials: int, confidence: float, tolerance: float,
                              futility_stops=float(np.mean(futile)),
                              out_of_reach=float(np.mean([r.stop_reason.startswith("claim out of reach")
                                                          for r in results])),
+                             predicted_out_of_reach=float(np.mean([r.stop_reason.startswith(
+                                 "claim predicted out of reach") for r in results])),
                              mean_trials=float(np.mean([r.trials for r in results])),
                              seconds=time.perf_counter() - start))
             print(f"  {name:28s} flagged {rows[-1]['flagged']:.2f} futility stops {rows[-1]['futility_stops']:.2f} "

@@ -241,7 +241,7 @@ def test_every_candidates_budget_event_is_judged_not_only_the_top_ones():
               trials=5 * n, resolution=0.1)
     alone = look_at_selection(sel0, sel1, [wide], **kw)
     assert alone.budget_event_resolved and alone.reach < 0.5
-    assert _stop_reason(alone, 1.0, 0.1, 2_000_000).startswith("claim out of reach")
+    assert _stop_reason(alone, 1.0, 0.1, 2_000_000).startswith("claim predicted out of reach")
     both = look_at_selection(sel0, sel1, [wide, rare], **kw)
     assert both.budget_predicted == alone.budget_predicted and both.reach > 2.0
     assert _stop_reason(both, 1.0, 0.1, 2_000_000) is None
@@ -300,6 +300,22 @@ def test_a_look_whose_attacks_have_found_nothing_does_not_judge_their_reach():
     assert look.budget_predicted <= 0.0 and _stop_reason(look, 1.0, 0.1, 2_000_000) is None
     r = audit_mechanism(LaplaceMechanism(1.0), 0.0, 0.0, epsilon=1.0, trials="auto", max_trials=40_000, seed=0)
     assert r.trials == 40_000 and r.stop_reason.startswith("trial budget reached")
+
+
+def test_a_stop_before_the_budgets_selection_part_states_its_reach_as_a_prediction():
+    # Below the budget's own selection part the event judged is the look's guess at the budget's (which errs where
+    # the overspend sits in one rare output): the stop says "predicted" and how many outputs it read; on that part
+    # the events are the budget's own and the stop states the reach.
+    look = Look(trials=60_000, selection_trials=12_000, predicted=0.4, attack="threshold", budget_predicted=0.6,
+                budget_event_resolved=True, reach=0.75)
+    guessed = _stop_reason(look, 1.0, 0.1, 2_000_000)
+    assert guessed.startswith("claim predicted out of reach of the budget: ")
+    assert "from the first 12000 outputs per dataset" in guessed and "may choose a rarer event" in guessed
+    own = _stop_reason(replace(look, selection_trials=600_000, budget_prefix=True), 1.0, 0.1, 2_000_000)
+    assert own.startswith("claim out of reach of the budget: ") and "rarer" not in own
+    assert "on the 600000 outputs per dataset the audit at 2000000 trials per dataset would select on" in own
+    within = _stop_reason(replace(look, reach=1.05), 1.0, 0.1, 2_000_000)
+    assert within.startswith("no overspend above 10% visible") and "may choose a rarer event" in within
 
 
 def test_a_look_at_the_budgets_own_selection_part_judges_its_events_resolved_or_not():

@@ -10,6 +10,7 @@ import pytest
 from scipy import stats
 
 from privbound.audit import audit_mechanism, audit_outputs
+from privbound.audit.result import joint_confidence
 from privbound.audit.tradeoff import (
     curve_of_event_family,
     curve_thresholds,
@@ -69,6 +70,11 @@ def test_certified_curve_and_mu_are_sound_on_a_gaussian_mechanism():
     assert np.mean(mus) > 0.7 * mu, f"mean mu lower bound {np.mean(mus):.3f} of mu = {mu}: the curve certifies little"
 
 
+def test_statements_at_their_own_confidences_hold_together_at_bonferronis():
+    assert joint_confidence(0.95, 0.96) == pytest.approx(0.91)
+    assert joint_confidence(0.99) == pytest.approx(0.99) and joint_confidence(0.5, 0.4) == 0.0
+
+
 def test_mu_lower_bound_is_the_gaussian_curve_through_the_best_certified_point():
     a, b = np.array([0.01, 0.1, 0.5]), np.array([0.9, 0.5, 0.2])
     want = max(stats.norm.ppf(1 - a) - stats.norm.ppf(b))
@@ -85,7 +91,10 @@ def test_every_black_box_and_white_box_result_carries_its_curve_in_json():
     assert d["tradeoff"]["alpha"][0] == 0.0 and d["tradeoff"]["alpha"][-1] == 1.0
     assert len(d["tradeoff"]["beta_upper"]) == len(d["tradeoff"]["alpha"]) > 10
     assert d["mu_lower_bound"] == pytest.approx(r.mu_lower_bound) and r.mu_lower_bound > 0.5
-    assert "Gaussian-DP mu" in r.summary()
+    mu_line = next(line for line in r.summary().splitlines() if "Gaussian-DP mu" in line)
+    # two statements at 96% each (the float attack has 1% of 5%) off the same outputs hold together at 92%
+    # (Bonferroni), not at 96%
+    assert mu_line.endswith("both at 92.0%)") and f"{r.mu_lower_bound:.4f} at 96.0% confidence" in mu_line
     from privbound.audit.estimators import WhiteBox
 
     w = audit_mechanism(LaplaceMechanism(1.0), 0.0, 1.0, epsilon=1.0, trials=5_000,
