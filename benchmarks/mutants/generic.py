@@ -144,6 +144,14 @@ MUTANTS: list[SourceMutant] = [
                  "            reason, result = None, None",
                  "trials='auto' goes on after an unconfirmed violation prediction but evaluates again on the outputs "
                  "that prediction's evaluation read (testing until significant)"),
+    SourceMutant("seq-stops-on-evaluated-violation", "audit/sequential.py",
+                 "        elif reason is not None:\n            break\n",
+                 "        elif reason is not None:\n            break\n        else:\n"
+                 "            result = estimate(outs, n_sel)\n            if result.violation:\n"
+                 "                reason = \"violation predicted\"\n                break\n"
+                 "            result = None\n",
+                 "trials='auto' evaluates at every stage and stops at the first bound above the claim: sampling to a "
+                 "foregone conclusion, the stop read off the evaluation part"),
     SourceMutant("seq-budget-prefix-early", "audit/sequential.py",
                  "        look = replace(look, budget_prefix=n_sel >= budget_selection)",
                  "        look = replace(look, budget_prefix=2 * n_sel >= budget_selection)",
