@@ -157,6 +157,9 @@ class AuditResult:
     any_violation : bool
         (property) ``violation``, or the floating-point verdict beside it (``floating_point``) found one: what a
         gate (the CLI's exit code, the nightly's status) reads, since a leak in floating point is a leak.
+    flags_tightest : bool
+        (property) The audit's verdict against the tightest epsilon it states: ``tight_violation`` when it has
+        ``epsilon_tight``, else ``violation`` (how a learner mutant is judged caught).
     power : dict or None
         (property) For a count-based audit: ``epsilon_certifiable`` (:func:`certifiable_epsilon` at its
         evaluation trials), the ``alternative`` it is computed against and, when inconclusive,
@@ -221,6 +224,10 @@ class AuditResult:
     @property
     def any_violation(self) -> bool:
         return self.violation or (self.floating_point is not None and self.floating_point.violation)
+
+    @property
+    def flags_tightest(self) -> bool:
+        return self.tight_violation if self.epsilon_tight is not None else self.violation
 
     @cached_property
     def status(self) -> str:

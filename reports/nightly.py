@@ -353,8 +353,8 @@ def run_learner_mutants(
             result = target.audit_mutant(mutant, trials=trials_for(target, prof), seed=seed, n_jobs=n_jobs,
                                          confidence=confidence,
                                          cache_dir=None if cache_dir is None else str(cache_dir))
-            flagged = result.tight_violation if result.epsilon_tight is not None else result.violation
-            rec = LearnerMutantRecord(**fields, status="caught" if flagged else "missed", result=result.to_dict(),
+            rec = LearnerMutantRecord(**fields, status="caught" if result.flags_tightest else "missed",
+                                      result=result.to_dict(),
                                       error=None)
         except Exception as exc:  # recorded and reported; the run exits 1
             rec = LearnerMutantRecord(**fields, status="error", result=None, error=f"{type(exc).__name__}: {exc}")

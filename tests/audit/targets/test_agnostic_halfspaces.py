@@ -180,8 +180,9 @@ def test_alg1_erm_steps_are_iid_gaussians_on_the_pair():
     assert stats.kstest(steps.ravel(), stats.norm(mu**2 / 2, mu).cdf).pvalue > 1e-3
 
 
-# Every registered mutant is flagged by its target at the default trials and seed 0 (as the nightly runs them);
-# measured bounds: benchmarks/learner_tightness.py (audit_mutant at default trials, seed 0).
+# Every registered mutant is flagged by its target at the default trials and seed 0 as the nightly judges it: above
+# the correct code's tight epsilon, or above the claim for an end-to-end target that states none; measured bounds:
+# benchmarks/learner_tightness.py (audit_mutant at default trials, seed 0).
 MUTANT_CASES = [(t.name, m.name) for t in targets() if t.paper == PAPER for m in t.mutants]
 _CHEAP_MUTANTS = {("alg1-selection", "selection-eps-not-halved"), ("dpsas-label-mean",
                   "dpsas-laplace-add-remove-sensitivity"), ("dpsas-initial-direction", "dpsas-rows-unclipped")}
@@ -192,7 +193,7 @@ _CHEAP_MUTANTS = {("alg1-selection", "selection-eps-not-halved"), ("dpsas-label-
 def test_mutant_flagged_at_default_trials(name, mutant):
     t = get_target(name)
     r = t.audit_mutant(next(m for m in t.mutants if m.name == mutant), seed=0)
-    assert r.tight_violation, r.summary()
+    assert r.flags_tightest, r.summary()
 
 
 TIGHT_DESIGNS = ["alg2-coefficients", "alg1-selection", "alg1-erm-steps", "dpsas-label-mean", "dpsas-initial-direction",

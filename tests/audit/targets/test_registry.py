@@ -176,5 +176,13 @@ def test_a_mutant_of_a_target_is_audited_against_the_correct_codes_tight_epsilon
     loose = replace(t, name="laplace-eps1-claim-4-with-mutant", epsilon=4.0)
     r_loose = loose.audit_mutant(halved, trials=20_000)
     assert 1.0 < r_loose.epsilon_lower_bound < 4.0 and not r_loose.violation and r_loose.tight_violation
+    assert r_loose.flags_tightest  # caught: judged against the tight epsilon, not the claim
+    # A target that states no tight epsilon judges its mutant by the claim: caught above it, missed below it.
+    untight = replace(base, name="laplace-eps1-untight-with-mutant", tight_epsilon=None, mutants=(halved,))
+    r_claim = untight.audit_mutant(halved, trials=20_000)
+    assert r_claim.epsilon_tight is None and not r_claim.tight_violation and r_claim.violation
+    assert r_claim.flags_tightest
+    r_claim_4 = replace(untight, name="laplace-eps1-untight-claim-4", epsilon=4.0).audit_mutant(halved, trials=20_000)
+    assert not r_claim_4.violation and not r_claim_4.flags_tightest
     with pytest.raises(TypeError, match="mutant must be a privbound.mutation.Mutant"):
         t.audit_mutant("scale-halved")
