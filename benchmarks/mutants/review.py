@@ -267,9 +267,9 @@ MUTANTS = [
         "every audit of the night runs at 95%: with ~60 audits a night of correct code reports a false "
         "violation far more often than the stated 5% family-wise rate"),
     SourceMutant(
-        "rv-learner-mutant-flagged-by-claim", _NIGHTLY,
-        "flagged = result.tight_violation if result.epsilon_tight is not None else result.violation",
-        "flagged = result.violation",
+        "rv-learner-mutant-flagged-by-claim", "audit/result.py",
+        "        return self.tight_violation if self.epsilon_tight is not None else self.violation",
+        "        return self.violation",
         "a learner mutant counts as caught only above the claim: the learner-mutant phase misses the bugs that "
         "stay under a loose claim but exceed what the correct code runs"),
     SourceMutant(
