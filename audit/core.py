@@ -152,7 +152,7 @@ def audit_mechanism(
     est = resolve_estimator(estimator, attack=attack, output_space=getattr(mechanism, "output_space", None))
     est = est.for_mechanism(mechanism, d0, d1)
     start = time.perf_counter()
-    float_est = _float_estimator(float_audit, est, mechanism, d0, d1, seed)
+    float_est = float_estimator(float_audit, est, mechanism, d0, d1, seed)
     math_confidence = confidence if float_est is None else 1.0 - (1.0 - confidence) * (1.0 - FLOAT_SHARE)
     if sequential:
         result, outs = sequential_audit(mechanism, d0, d1, est, epsilon=epsilon, delta=delta,
@@ -186,7 +186,7 @@ def audit_mechanism(
 FLOAT_SHARE = 0.2
 
 
-def _float_estimator(float_audit: Any, est: Estimator, mechanism: Any, d0: Any, d1: Any,
+def float_estimator(float_audit: Any, est: Estimator, mechanism: Any, d0: Any, d1: Any,
                      seed: int) -> FloatingPoint | None:
     """The floating-point attack's own estimator when it runs beside ``est`` (``audit_mechanism``'s
     ``float_audit``), else None."""

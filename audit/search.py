@@ -49,7 +49,7 @@ import numpy as np
 
 from privbound.audit.attacks.choice import candidate_attacks, choose_on_selection, single_attack
 from privbound.audit.attacks.library import ScoreAttack
-from privbound.audit.core import audit_outputs
+from privbound.audit.core import FLOAT_SHARE, audit_outputs, float_estimator
 from privbound.audit.estimators import BlackBox
 from privbound.audit.result import AuditResult
 from privbound.audit.statistics import (
@@ -247,30 +247,72 @@ class RecordDomain(InputSpace):
 
     def __post_init__(self):
         check_int(self.n, "n", low=1)
-        if not (math.isfinite(self.low) and math.isfinite(self.high) and self.high > self.low):
-            raise ValueError(f"high must exceed low (both finite), got low={self.low!r}, high={self.high!r}")
+        low, high = check_real(self.low, "low"), check_real(self.high, "high")
+        if not high > low:
+            raise ValueError(f"high must exceed low, got low={self.low!r}, high={self.high!r}")
+        if not math.isfinite(high - low):
+            raise ValueError(f"high - low must be a finite float, got low={self.low!r}, high={self.high!r}")
         if self.kind not in ("float", "int"):
             raise ValueError(f"kind must be 'float' or 'int', got {self.kind!r}")
         if self.radius is not None:
             check_real(self.radius, "radius", low=0.0, low_inclusive=False)
+        if not isinstance(self.clips, bool):
+            raise TypeError(f"clips must be a bool, got {type(self.clips).__name__} {self.clips!r}")
         if self.sampler is not None and not callable(self.sampler):
             raise TypeError(f"sampler must be callable as sampler(rng, n), got {type(self.sampler).__name__}")
+        if self.kind == "int" and (math.floor(high) - math.ceil(low) < 1 or math.floor(self.step) < 1):
+            raise ValueError(f"an int domain needs two integers in [low, high] at most radius apart, got "
+                             f"low={self.low!r}, high={self.high!r}, radius={self.radius!r}")
 
     @property
     def step(self) -> float:
         """The largest change of one record (``radius``, default the width of the bounds)."""
         return float(self.high - self.low) if self.radius is None else float(self.radius)
 
-    def _records(self, values) -> np.ndarray:
+    def is_neighbouring(self, d0, d1) -> bool:
+        """Whether ``(d0, d1)`` is a pair of this relation: ``n`` finite records each (integers for ``kind="int"``),
+        inside the bounds unless ``clips``, differing in exactly one record by at most ``radius`` (by any amount
+        when ``clips`` and no ``radius``: one record replaced by any other, the guarantee clipping both)."""
+        a, b = np.asarray(d0, dtype=float), np.asarray(d1, dtype=float)
+        if a.shape != (self.n,) or b.shape != (self.n,) or not (np.isfinite(a).all() and np.isfinite(b).all()):
+            return False
+        if self.kind == "int" and not (np.array_equal(a, np.round(a)) and np.array_equal(b, np.round(b))):
+            return False
+        if not self.clips and (min(a.min(), b.min()) < self.low or max(a.max(), b.max()) > self.high):
+            return False
+        changed = np.flatnonzero(a != b)
+        if changed.size != 1:
+            return False
+        i = int(changed[0])
+        return (self.clips and self.radius is None) or abs(b[i] - a[i]) <= self.step
+
+    def _records(self, values, inside: bool = True) -> np.ndarray:
+        """Records of this kind: integers (inside the integer bounds unless ``inside`` is false) or floats."""
         x = np.asarray(values, dtype=float)
-        return np.round(x) if self.kind == "int" else x
+        if self.kind != "int":
+            return x
+        x = np.round(x)
+        return np.clip(x, math.ceil(self.low), math.floor(self.high)) if inside else x
+
+    def _toward(self, a: float, v: float) -> float:
+        """``v`` moved toward ``a`` until it is within one ``radius`` of it in floating point (an integer gap for
+        int records), so that the computed change of the record never exceeds the radius."""
+        if self.kind == "int":
+            return a + math.trunc(v - a)
+        for _ in range(4):  # the rounding of a +- radius: an ulp or two (a larger gap is left for the caller)
+            if abs(v - a) <= self.step:
+                break
+            v = float(np.nextafter(v, a))
+        return v
 
     def _move(self, d0: np.ndarray, i: int, value: float, inside: bool = True) -> tuple:
         d1 = d0.copy()
         v = float(np.clip(value, d0[i] - self.step, d0[i] + self.step))
-        d1[i] = np.clip(v, self.low, self.high) if inside else v
-        d1 = self._records(d1)
+        d1[i] = self._toward(float(d0[i]), float(np.clip(v, self.low, self.high)) if inside else v)
         return (d0, d1)
+
+    def _valid(self, pairs) -> list:
+        return [p for p in pairs if self.is_neighbouring(*p)]
 
     def structured_pairs(self):
         lo, hi, n = float(self.low), float(self.high), self.n
@@ -280,17 +322,37 @@ class RecordDomain(InputSpace):
             out.append(self._move(d0, n - 1, target if self.radius is None else base + np.sign(target - base) * self.step))
         mixed = self._records(np.r_[np.full(n // 2, hi), np.full(n - n // 2, lo)])
         out.append(self._move(mixed, n - 1, hi))
-        return [p for p in out if not np.array_equal(p[0], p[1])]
+        return self._valid(out)
 
     def _draw(self, rng, size) -> np.ndarray:
-        if self.sampler is not None:
-            return self._records(np.clip(np.asarray(self.sampler(rng, size), float), self.low, self.high))
-        return self._records(rng.uniform(self.low, self.high, size))
+        if self.sampler is None:
+            return self._records(rng.uniform(self.low, self.high, size))
+        drawn = self.sampler(rng, size)
+        try:
+            x = np.asarray(drawn, dtype=float)
+        except (TypeError, ValueError):
+            x = None
+        if x is None or x.shape != (size,) or not np.isfinite(x).all():
+            what = (f"shape {x.shape}" + ("" if x is None or np.isfinite(x).all() else ", not all finite")
+                    if x is not None else f"{type(drawn).__name__} {drawn!r:.60}")
+            raise ValueError(f"sampler(rng, n) must return n = {size} finite real records, got {what}")
+        return self._records(np.clip(x, self.low, self.high))
 
     def random_pair(self, rng):
-        d0 = self._draw(rng, self.n)
-        i = int(rng.integers(self.n))
-        return self._move(d0, i, d0[i] + rng.uniform(-1.0, 1.0) * self.step)
+        """Typical records from the sampler, one moved by a random change within the radius (a whole number for
+        int records), the other way if that leaves the bounds, drawn again if it moves nothing."""
+        for _ in range(32):
+            d0 = self._draw(rng, self.n)
+            i = int(rng.integers(self.n))
+            if self.kind == "int":
+                change = float(rng.integers(1, min(math.floor(self.step), 2 ** 62) + 1) * rng.choice([-1, 1]))
+            else:
+                change = rng.uniform(-1.0, 1.0) * self.step
+            for c in (change, -change):
+                pair = self._move(d0, i, d0[i] + c)
+                if self.is_neighbouring(*pair):
+                    return pair
+        return self.structured_pairs()[0]
 
     def _magnitudes(self) -> list[float]:
         top = max(abs(self.low), abs(self.high))
@@ -304,8 +366,42 @@ class RecordDomain(InputSpace):
                     out.append(m)
         return out
 
+    def _float32_midpoint_pairs(self, m: float, preferred: float) -> list:
+        """One record next to ``m`` moved across the midpoint between two single-precision values (of the record,
+        and of the sum of the ``n`` records), toward ``preferred`` first, the first direction whose pair lies in
+        the domain."""
+        n, r, out = self.n, self.step, []
+        for scale in sorted({1, n}):
+            t = np.float32(abs(m) * scale)
+            for direction in (preferred, -preferred):
+                # the spacing on the side the record moves to (it halves below a power of two)
+                beyond = t if direction * np.sign(m) > 0 else np.nextafter(t, np.float32(0))
+                half32 = float(np.spacing(beyond)) / 2.0
+                gap = min(r, half32)
+                below = m + direction * (half32 - gap / 2.0)
+                pair = self._move(self._records(np.r_[np.full(n - 1, m), below]), n - 1, below + direction * gap)
+                if self.is_neighbouring(*pair):
+                    out.append(pair)
+                    break
+        return out
+
+    def _outside_pairs(self) -> list:
+        """One record beyond each bound by ``radius``, 10x and 1000x the range: from the bound (one record replaced
+        by any other, no radius given) or from ``radius`` closer (a radius given: both values outside)."""
+        width, out = self.high - self.low, []
+        for far in (self.step, 10 * width, 1000 * width):
+            gap = far if self.radius is None else min(far, self.step)
+            for bound, sign in ((self.high, 1.0), (self.low, -1.0)):
+                d0 = self._records(np.full(self.n, bound))
+                d0[-1] = bound + sign * (far - gap)
+                d1 = d0.copy()
+                d1[-1] = bound + sign * far
+                out.append((self._records(d0, inside=False), self._records(d1, inside=False)))
+        return out
+
     def special_pairs(self, rng) -> list[tuple[tuple, str]]:
-        """The pairs of kinds ``magnitude``, ``rounding`` and ``outside``, interleaved (class docstring)."""
+        """The pairs of kinds ``magnitude``, ``rounding`` and ``outside``, interleaved (class docstring); every one
+        a pair of the relation (:meth:`is_neighbouring`)."""
         n, r = self.n, self.step
         kinds: dict[str, list] = {"magnitude": [], "rounding": [], "outside": []}
         for m in self._magnitudes():
@@ -313,60 +409,50 @@ class RecordDomain(InputSpace):
             direction = -1.0 if m + r > self.high else 1.0
             kinds["magnitude"].append(self._move(d0, n - 1, m + direction * r))
             if self.kind == "float":
-                # the midpoint between two float32 values next to one record, and next to the sum of the n records
-                for scale in sorted({1, n}):
-                    t = np.float32(abs(m) * scale)
-                    # the spacing on the side the record moves to (it halves below a power of two)
-                    beyond = t if direction * np.sign(m) > 0 else np.nextafter(t, np.float32(0))
-                    half32 = float(np.spacing(beyond)) / 2.0
-                    below = m + direction * (half32 - min(r, half32) / 2.0)
-                    kinds["rounding"].append(self._move(self._records(np.r_[np.full(n - 1, m), below]), n - 1,
-                                                        below + direction * min(r, half32)))
+                kinds["rounding"] += self._float32_midpoint_pairs(m, direction)
         if self.kind == "float":
             for x in (self.high, self.low, float(self._draw(rng, 1)[0])):
                 d0 = self._records(np.full(n, x))
                 step = np.nextafter(x, -np.inf if x >= self.high else np.inf)
                 kinds["rounding"].append(self._move(d0, n - 1, float(step)))
         if self.clips:
-            width = self.high - self.low
-            for far in (r, 10 * width, 1000 * width):
-                d0 = self._records(np.full(n, self.high))
-                d1 = d0.copy(); d1[-1] = self.high + far
-                kinds["outside"].append((d0, self._records(d1)))
-                d0 = self._records(np.full(n, self.low))
-                d1 = d0.copy(); d1[-1] = self.low - far
-                kinds["outside"].append((d0, self._records(d1)))
-        out, lists = [], [kinds[k] for k in ("magnitude", "rounding", "outside")]
+            kinds["outside"] = self._outside_pairs()
+        out, lists = [], [self._valid(kinds[k]) for k in ("magnitude", "rounding", "outside")]
         for j in range(max((len(v) for v in lists), default=0)):
             for name, v in zip(("magnitude", "rounding", "outside"), lists):
-                if j < len(v) and not np.array_equal(v[j][0], v[j][1]):
+                if j < len(v):
                     out.append((v[j], name))
         return out
 
     def perturb(self, pair, rng):
+        """A pair of the relation near ``pair`` (``pair`` itself when the move drawn leaves the relation)."""
         d0, d1 = (np.asarray(p, float).copy() for p in pair)
         changed = np.flatnonzero(d0 != d1)
         i = int(changed[0]) if changed.size else int(rng.integers(self.n))
         u = rng.random()
         if u < 0.4:  # move the changed record's new value by a fraction of the radius
-            return (self._records(d0), self._move(d0, i, d1[i] + rng.uniform(-0.5, 0.5) * self.step,
-                                                  inside=not self.clips or (self.low <= d1[i] <= self.high))[1])
-        if u < 0.7:  # slide both values of the changed record (its offset within a rounding step)
+            moved = (d0, self._move(d0, i, d1[i] + rng.uniform(-0.5, 0.5) * self.step,
+                                    inside=not self.clips or (self.low <= d1[i] <= self.high))[1])
+        elif u < 0.7:  # slide both values of the changed record (its offset within a rounding step)
             shift = rng.uniform(-0.5, 0.5) * max(self.step, float(np.spacing(np.float32(abs(d0[i]) + 1.0))))
-            s0, s1 = d0[i] + shift, d1[i] + shift
-            if self.clips or (self.low <= min(s0, s1) and max(s0, s1) <= self.high):  # stay inside the domain
-                d0[i], d1[i] = s0, s1
-            return self._records(d0), self._records(d1)
-        if u < 0.85 and abs(d0[i]) >= 2.0:  # halve or double the shared magnitude
+            shift = float(np.round(shift)) if self.kind == "int" else shift
+            s0, s1 = d0.copy(), d1.copy()
+            s0[i], s1[i] = d0[i] + shift, d1[i] + shift
+            moved = (s0, s1)
+        elif u < 0.85 and abs(d0[i]) >= 2.0:  # halve or double the shared magnitude, keeping the change
             f = 2.0 if rng.random() < 0.5 else 0.5
-            if self.low <= f * d0.min() and f * d0.max() <= self.high:
-                return self._records(d0 * f), self._records(d1 * f)
-        j = int(rng.integers(self.n))  # another record takes a typical value
-        v = self._draw(rng, 1)[0]
-        if j != i:
-            d0[j] = v
-            d1[j] = v
-        return self._records(d0), self._records(d1)
+            s0 = self._records(d0 * f, inside=False)
+            s1 = s0.copy()
+            s1[i] = s0[i] + (d1[i] - d0[i])
+            moved = (s0, s1)
+        else:  # another record takes a typical value
+            j = int(rng.integers(self.n))
+            v = self._draw(rng, 1)[0]
+            if j != i:
+                d0[j] = v
+                d1[j] = v
+            moved = (d0, d1)
+        return moved if self.is_neighbouring(*moved) else (np.asarray(pair[0], float), np.asarray(pair[1], float))
 
 
 @dataclass(frozen=True)
@@ -393,6 +479,7 @@ class SearchResult:
     search_trials: int  # per side, spent on the search
     audit_trials: int  # per side, spent on certification
     candidates: list[dict] = field(default_factory=list)  # each: origin, estimate, evidence, trials, pair
+    kinds: tuple[str, ...] = ()  # the kinds of pair the input space offered, explored or not
 
     @property
     def epsilon_lower_bound(self) -> float:
@@ -400,16 +487,21 @@ class SearchResult:
 
     def summary(self) -> str:
         origin = self.audit.details.get("best_origin", "-")
-        kinds: dict[str, int] = {}
+        kinds: dict[str, int] = {k: 0 for k in self.kinds}
         for c in self.candidates:
             kinds[c["origin"]] = kinds.get(c["origin"], 0) + 1
+        unexplored = [k for k, v in kinds.items() if v == 0]
         lines = [
             f"neighbour search: {len(self.candidates)} candidate pairs on {self.search_trials} trials per side;"
-            f" certified on {self.audit_trials} fresh trials",
+            f" certified on {self.audit_trials} fresh trials per side ({self.audit.n_evaluation} evaluate the event)",
             "  pairs explored      : " + ", ".join(f"{v} {k}" for k, v in kinds.items()),
+        ]
+        if unexplored:
+            lines.append(f"  not explored        : {', '.join(unexplored)} (the budget covered "
+                         f"{len(self.candidates)} pairs; more trials explore more)")
+        lines += [
             f"  best pair ({origin}): d0={_short(self.d0)} d1={_short(self.d1)}",
-            f"  event chosen by: {self.audit.details.get('selection', '-')}"
-            f" ({self.audit.details.get('selection_trials', 0)} selection trials)",
+            f"  event chosen by     : {self.audit.details.get('selection', '-')}",
             self.audit.summary(),
         ]
         return "\n".join(lines)
@@ -451,6 +543,7 @@ def search_and_audit(
     n_jobs: int | None = 1,
     score: Callable | None = None,
     name: str | None = None,
+    float_audit: bool | str = "auto",
 ) -> SearchResult:
     """Search neighbouring pairs with ``search_fraction`` of ``trials`` (per side), certify the best on the rest.
 
@@ -474,6 +567,11 @@ def search_and_audit(
     of fresh trials set aside for selection by a rule fixed before they are drawn,
     independent of the evaluation trials, so the bound holds at ``confidence``. ``score``
     optionally fixes the attack's score function for both phases.
+
+    ``float_audit`` as in :func:`privbound.audit.audit_mechanism`: by default (without ``score``) the
+    floating-point attack judges the winning pair on the fresh trials alone, with its own verdict and its own
+    share of ``1 - confidence``, so that both verdicts hold together at ``confidence``. The search ranks pairs by
+    the mathematical attack; a leak only the floating-point attack sees is judged on the pair that wins.
     """
     epsilon = check_epsilon(epsilon)
     delta = check_delta(delta)
@@ -495,16 +593,17 @@ def search_and_audit(
     if search_trials < 10:
         raise ValueError(f"search_fraction={search_fraction} leaves {search_trials} < 10 trials for the search")
     sampler = _PairSampler(mechanism, seed, n_jobs, score, audit_trials, delta, confidence)
-    candidates = _explore(sampler, input_space, search_trials, trials_per_candidate, n_random, n_local,
-                          np.random.default_rng(np.random.SeedSequence([seed, 2])))
+    candidates, offered = _explore(sampler, input_space, search_trials, trials_per_candidate, n_random, n_local,
+                                   np.random.default_rng(np.random.SeedSequence([seed, 2])))
     best = _race(sampler, candidates, search_trials)
     result = _certify(mechanism, best, audit_trials, score=score, epsilon=epsilon, delta=delta,
-                      confidence=confidence, seed=seed, n_jobs=n_jobs, name=name)
-    result = replace(result, details={**result.details, "search": "neighbour-search", "search_trials": search_trials,
-                                      "n_candidates": len(candidates), "best_origin": best.origin})
+                      confidence=confidence, seed=seed, n_jobs=n_jobs, name=name, float_audit=float_audit)
+    result = replace(result, trials=trials, seed=seed,
+                     details={**result.details, "search": "neighbour-search", "search_trials": search_trials,
+                              "n_candidates": len(candidates), "best_origin": best.origin})
     summary = [{"origin": c.origin, "estimate": c.estimate, "evidence": c.key[1], "trials": c.trials,
                 "pair": tuple(np.asarray(p).tolist() for p in c.pair)} for c in candidates]
-    return SearchResult(result, best.pair[0], best.pair[1], search_trials, audit_trials, summary)
+    return SearchResult(result, best.pair[0], best.pair[1], search_trials, audit_trials, summary, tuple(offered))
 
 
 @dataclass
@@ -560,8 +659,9 @@ def _ranked(pool: list[_Candidate]) -> list[_Candidate]:
 
 
 def _explore(sampler: _PairSampler, input_space: InputSpace, search_trials: int, trials_per_candidate: int,
-             n_random: int, n_local: int, rng: np.random.Generator) -> list[_Candidate]:
-    """One batch per pair on a third of the search budget: structured, then random, then local pairs."""
+             n_random: int, n_local: int, rng: np.random.Generator) -> tuple[list[_Candidate], list[str]]:
+    """One batch per pair on a third of the search budget: structured, then random, then local pairs; and the
+    kinds of pair the space offered."""
     if hasattr(input_space, "special_pairs"):
         return _explore_domain(sampler, input_space, search_trials, trials_per_candidate, n_random, n_local, rng)
     structured = input_space.structured_pairs()
@@ -582,12 +682,14 @@ def _explore(sampler: _PairSampler, input_space: InputSpace, search_trials: int,
         if len(candidates) >= max_explore:
             break
         explore(pair, origin)
+    if not candidates:
+        raise ValueError(f"input_space offers no neighbouring pair to explore: {input_space!r}")
     for k in range(n_local):
         if len(candidates) >= max_explore:
             break
         parent = _ranked(candidates)[k % min(3, len(candidates))]
         explore(input_space.perturb(parent.pair, rng), "local")
-    return candidates
+    return candidates, ["structured"] * bool(structured) + ["random"] * bool(n_random) + ["local"] * bool(n_local)
 
 
 # Pairs a record-domain search explores at least (the batch per pair shrinks to fit, down to 20 trials).
@@ -595,37 +697,47 @@ _DOMAIN_SLOTS = 32
 
 
 def _explore_domain(sampler: _PairSampler, space: "RecordDomain", search_trials: int, trials_per_candidate: int,
-                    n_random: int, n_local: int, rng: np.random.Generator) -> list[_Candidate]:
-    """Exploration over a record domain: a quarter of the slots at most for the structured pairs, then random
-    and special pairs (magnitude, rounding, outside) interleaved, then hill climbing -- local moves from the
-    best pair so far -- on at least a third of the slots (and ``n_local`` at least). Every pair is ranked on its
-    own search outputs only; the certification's trials are fresh."""
+                    n_random: int, n_local: int, rng: np.random.Generator) -> tuple[list[_Candidate], list[str]]:
+    """Exploration over a record domain: a quarter of the slots at most for the structured pairs, then one pair of
+    each special kind the domain offers (magnitude, rounding, outside), then random and further special pairs
+    interleaved, then hill climbing -- local moves from the best pair so far -- on at least a third of the slots
+    (and ``n_local`` at least) but at most half. Every pair is one of the domain's relation
+    (:meth:`RecordDomain.is_neighbouring`) and is ranked on its own search outputs only; the certification's
+    trials are fresh. Also returns the kinds the domain offered, explored or not."""
     explore_budget = max(1, int(search_trials * _EXPLORE_SHARE))
     n0 = min(trials_per_candidate, max(20, explore_budget // _DOMAIN_SLOTS), search_trials)
     slots = max(1, explore_budget // n0)
-    n_climb = max(n_local, slots // 3)
+    n_climb = min(max(n_local, slots // 3), slots // 2)
     candidates: list[_Candidate] = []
 
     def explore(pair, origin):
-        if len(candidates) < slots and not any(_same_pair(pair, c.pair) for c in candidates):
+        if (len(candidates) < slots and space.is_neighbouring(*pair)
+                and not any(_same_pair(pair, c.pair) for c in candidates)):
             candidates.append(_Candidate(origin, pair))
             sampler.sample(candidates[-1], n0)
 
-    for pair in space.structured_pairs()[: max(1, slots // 4)]:
+    structured = space.structured_pairs()
+    for pair in structured[: max(1, slots // 4)]:
         explore(pair, "structured")
     randoms = [(space.random_pair(rng), "random") for _ in range(n_random)]
     special = space.special_pairs(rng)
-    for j in range(max(len(randoms), len(special))):
+    kinds = list(dict.fromkeys(kind for _, kind in special))
+    firsts = [next(p for p in special if p[1] == kind) for kind in kinds]
+    rest = [p for p in special if not any(p is f for f in firsts)]
+    queue = firsts + [p for j in range(max(len(randoms), len(rest)))
+                      for q in (rest, randoms) if j < len(q) for p in (q[j],)]
+    for pair, origin in queue:
         if len(candidates) >= slots - n_climb:
             break
-        for queue in (special, randoms):
-            if j < len(queue):
-                explore(*queue[j])
+        explore(pair, origin)
+    if not candidates:
+        raise ValueError(f"input_space offers no neighbouring pair to explore: {space!r}")
     tries = 0
     while len(candidates) < slots and tries < 4 * slots:
         tries += 1
         explore(space.perturb(_ranked(candidates)[0].pair, rng), "local")
-    return candidates
+    offered = ["structured"] * bool(structured) + ["random"] * bool(n_random) + kinds + ["local"]
+    return candidates, offered
 
 
 def _race(sampler: _PairSampler, candidates: list[_Candidate], search_trials: int) -> _Candidate:
@@ -653,10 +765,15 @@ def _race(sampler: _PairSampler, candidates: list[_Candidate], search_trials: in
 
 
 def _certify(mechanism: Any, best: _Candidate, audit_trials: int, *, score, epsilon, delta, confidence, seed,
-             n_jobs, name) -> AuditResult:
-    """Audit the winner on fresh trials (seed stream ``[seed, 1]``), its search outputs choosing the event."""
+             n_jobs, name, float_audit) -> AuditResult:
+    """Audit the winner on fresh trials (seed stream ``[seed, 1]``), its search outputs choosing the event; the
+    floating-point attack, when it runs, on the fresh trials alone."""
     d0, d1 = best.pair
     start = time.perf_counter()
+    float_est = float_estimator(float_audit, BlackBox(_attack_of(score)), mechanism, d0, d1, seed)
+    full_confidence = confidence
+    if float_est is not None:
+        confidence = 1.0 - (1.0 - full_confidence) * (1.0 - FLOAT_SHARE)
     fresh = run_trials(mechanism, d0, d1, audit_trials, seed=_child_seed(seed, 1), n_jobs=n_jobs)
     sel0, sel1 = np.concatenate(best.out0), np.concatenate(best.out1)
     n_sel = min(len(sel0), len(sel1))
@@ -679,7 +796,7 @@ def _certify(mechanism: Any, best: _Candidate, audit_trials: int, *, score, epsi
         explicit = Explicit(event.threshold, event.side, event.top, tie_fraction=event.tie_fraction, test=test)
         result = audit_outputs(fresh.out0, fresh.out1, estimator=BlackBox(ScoreAttack(scorer.score), explicit),
                                **common)
-        selection = f"{scorer.name} and its event chosen on the search outputs"
+        selection = f"{scorer.name} and its event chosen on the {n_sel} search outputs of the pair"
     else:
         # The winner's search outputs are the selection split (attack and event); every fresh
         # trial evaluates.
@@ -692,8 +809,15 @@ def _certify(mechanism: Any, best: _Candidate, audit_trials: int, *, score, epsi
         n_selection = int(math.floor(split.fraction * (n_sel + audit_trials)))
         result = audit_outputs(np.concatenate([sel0, fresh.out0]), np.concatenate([sel1, fresh.out1]),
                                estimator=BlackBox(_attack_of(score), split), **common)
-        selection = "Split selection on the search outputs"
-    return replace(result, wall_seconds=time.perf_counter() - start, trials=audit_trials,
+        topped = n_selection - n_sel
+        selection = (f"Split selection on the {n_sel} search outputs of the pair"
+                     + (f" and {topped} fresh trials" if topped > 0 else ""))
+    if float_est is not None:
+        fp = audit_outputs(fresh.out0, fresh.out1, epsilon=epsilon, delta=delta,
+                           confidence=1.0 - (1.0 - full_confidence) * FLOAT_SHARE, estimator=float_est,
+                           seed=_child_seed(seed, 1), name=name)
+        result = replace(result, floating_point=fp)
+    return replace(result, wall_seconds=time.perf_counter() - start,
                    details={**result.details, "selection_trials": n_selection, "selection": selection})
 
 
@@ -766,13 +890,17 @@ def search_target(
     seed: int = 0,
     confidence: float = 0.95,
     n_jobs: int | None = 1,
+    float_audit: bool | str = "auto",
     **kwargs,
 ) -> SearchResult:
-    """``privbound audit NAME --search``: neighbour search on a registered target, ignoring its own pair."""
+    """``privbound audit NAME --search``: neighbour search on a registered target, ignoring its own pair.
+    ``float_audit="auto"`` follows :meth:`Target.audit`: a target that declares ``float_safe`` has its own
+    floating-point audit, so the search does not run that attack beside its own (``True`` asks for it)."""
     space = infer_input_space(target) if input_space is None else input_space
     res = search_and_audit(
         target.mechanism, space, epsilon=target.epsilon, delta=target.delta,
         trials=trials or 2 * target.default_trials, search_fraction=search_fraction, seed=seed,
-        confidence=confidence, n_jobs=n_jobs, score=target.score, name=target.name, **kwargs,
+        confidence=confidence, n_jobs=n_jobs, score=target.score, name=target.name,
+        float_audit=False if target.float_safe is not None and float_audit == "auto" else float_audit, **kwargs,
     )
     return replace(res, audit=replace(res.audit, details={**res.audit.details, **target.audit_details()}))

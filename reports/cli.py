@@ -88,9 +88,10 @@ def _add_audit(sub) -> None:
                       help="one-run audit (Steinke, Nasr & Jagielski 2023) with --canaries canaries")
     mode.add_argument("--search", action="store_true",
                       help="search for the most distinguishing neighbouring pair, then audit it on fresh trials")
-    mode.add_argument("--float", action="store_true", dest="float_audit",
-                      help="look for a floating-point leak: the attack portfolio with the floating-point attack "
-                           "(the verdict then says whether the implementation is float-unsafe at its claim)")
+    au.add_argument("--float", action="store_true", dest="float_audit",
+                    help="look for a floating-point leak: the attack portfolio with the floating-point attack "
+                         "(the verdict then says whether the implementation is float-unsafe at its claim); with "
+                         "--search, the floating-point attack also judges the pair the search found")
     au.add_argument("--canaries", type=arguments.positive_int("canaries"), default=None, metavar="M",
                     help="canaries of a one-run audit (default 1000; only with --one-run)")
 
@@ -250,6 +251,8 @@ def _known(name: str, records: list[dict[str, Any]], key: str, what: str, see: s
 def _cmd_audit(args) -> int:
     if args.canaries is not None and not args.one_run:
         raise CLIError("--canaries only applies to a one-run audit: add --one-run, or drop --canaries")
+    if args.one_run and args.float_audit:
+        raise CLIError("--float does not apply to --one-run (the one-run audit has no floating-point attack)")
     if args.one_run and args.trials is not None:
         raise CLIError("--trials does not apply to --one-run (one training run with --canaries canaries)")
     if args.trials != "auto" and (args.max_trials is not None or args.max_seconds is not None):
@@ -277,9 +280,9 @@ def _cmd_audit(args) -> int:
 
         with arguments.dask_backend(args.dask_scheduler):
             found = search_target(target, trials=args.trials, seed=args.seed, confidence=args.confidence,
-                                  n_jobs=n_jobs)
+                                  n_jobs=n_jobs, float_audit=True if args.float_audit else "auto")
         print(json.dumps(found.audit.to_dict(), sort_keys=True) if args.json else found.summary())
-        return _verdict_status(target, found.audit.any_violation)
+        return _verdict_status(target, found.audit.any_violation, expects_violation(target, args.float_audit))
     with arguments.dask_backend(args.dask_scheduler):
         auto = {} if args.trials != "auto" else {
             k: v for k, v in (("max_trials", args.max_trials), ("max_seconds", args.max_seconds)) if v is not None}

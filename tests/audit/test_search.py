@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from privbound.audit.core import audit_mechanism
 from privbound.audit.search import (BoxNeighbours, FiniteNeighbours, RecordDomain, RecordNeighbours,
@@ -121,7 +123,8 @@ def test_search_budget_accounting_and_selection_on_search_outputs():
     assert res.search_trials == 1_200 and res.audit_trials == 4_800
     assert sum(c["trials"] for c in res.candidates) == res.search_trials
     winner = [c for c in res.candidates if c["pair"] == (list(res.d0), list(res.d1))]
-    assert len(winner) == 1 and res.audit.trials == res.audit_trials
+    # the result counts every trial the search spent per side (its "try trials=N" hint is in the search's units)
+    assert len(winner) == 1 and res.audit.trials == res.search_trials + res.audit_trials == 6_000
     n_sel, n_win = res.audit.details["selection_trials"], winner[0]["trials"]
     assert n_sel + res.audit.n_evaluation == n_win + res.audit_trials  # every trial selects or evaluates, once
     if res.audit.details["selection"].startswith("Split"):
@@ -214,3 +217,128 @@ def test_record_domain_arguments_name_themselves():
         RecordDomain(3, 0.0, 1.0, sampler=3)
     d0, d1 = RecordDomain(5, 0, 10, kind="int").random_pair(np.random.default_rng(0))
     assert np.all(d0 == np.round(d0)) and np.all(d1 == np.round(d1)) and np.sum(d0 != d1) <= 1
+
+
+def _in_relation(space, d0, d1):
+    """The relation a RecordDomain declares, written out here independently of the class: n finite records each
+    (integers for int records), inside the bounds unless the guarantee clips, exactly one record changed, by at
+    most the radius (by any amount when the guarantee clips and no radius is given)."""
+    a, b = np.asarray(d0, float), np.asarray(d1, float)
+    if a.shape != (space.n,) or b.shape != (space.n,) or not (np.isfinite(a).all() and np.isfinite(b).all()):
+        return False
+    if space.kind == "int" and not (np.all(a == np.round(a)) and np.all(b == np.round(b))):
+        return False
+    inside = all(space.low <= x.min() and x.max() <= space.high for x in (a, b))
+    changed = np.flatnonzero(a != b)
+    if changed.size != 1 or not (inside or space.clips):
+        return False
+    width = space.high - space.low if space.radius is None else space.radius
+    return (space.clips and space.radius is None) or abs(b[changed[0]] - a[changed[0]]) <= width
+
+
+@settings(max_examples=60, deadline=None, derandomize=True)
+@given(n=st.integers(1, 6), low=st.sampled_from([-2.0 ** 30, -100.0, -1.0, 0.0, 0.4]),
+       width=st.sampled_from([0.7, 1.0, 2.6, 100.0, 2.0 ** 30 + 10, 2.0 ** 31]),
+       kind=st.sampled_from(["float", "int"]), radius=st.sampled_from([None, 0.3, 1.0, 1.6, 50.0]),
+       clips=st.booleans(), seed=st.integers(0, 2 ** 16))
+def test_every_pair_a_record_domain_proposes_is_in_its_relation(n, low, width, kind, radius, clips, seed):
+    # Structured, special, random and local pairs alike: a pair outside the declared relation (a change above
+    # the radius, a record outside the bounds, a second record changed) would be certified as a violation of a
+    # claim that does not cover it.
+    try:
+        space = RecordDomain(n, low, low + width, kind=kind, radius=radius, clips=clips)
+    except ValueError as exc:  # an int domain without two integers a radius apart
+        assert kind == "int" and "two integers" in str(exc)
+        return
+    rng = np.random.default_rng(seed)
+    pairs = space.structured_pairs() + [p for p, _ in space.special_pairs(rng)]
+    pairs += [space.random_pair(rng) for _ in range(10)]
+    for start in list(pairs):
+        pair = start
+        for _ in range(15):  # a walk of local moves, as the hill climbing makes them
+            pair = space.perturb(pair, rng)
+            pairs.append(pair)
+    assert pairs and all(_in_relation(space, *p) for p in pairs)
+    assert all(space.is_neighbouring(*p) == _in_relation(space, *p) for p in pairs)
+
+
+def test_is_neighbouring_refuses_each_way_out_of_the_relation():
+    space = RecordDomain(3, 0.0, 10.0, radius=1.0)
+    ok = (np.zeros(3), np.r_[0.0, 0.0, 1.0])
+    assert space.is_neighbouring(*ok)
+    assert not space.is_neighbouring(np.zeros(3), np.r_[0.0, 0.0, np.nextafter(1.0, 2.0)])  # above the radius
+    assert not space.is_neighbouring(np.zeros(3), np.r_[0.0, 1.0, 1.0])  # two records changed
+    assert not space.is_neighbouring(np.zeros(3), np.zeros(3))  # nothing changed
+    assert not space.is_neighbouring(np.r_[0.0, 0.0, 10.0], np.r_[0.0, 0.0, 10.5])  # outside the bounds
+    assert RecordDomain(3, 0.0, 10.0, radius=1.0, clips=True).is_neighbouring(np.r_[0.0, 0.0, 10.0],
+                                                                              np.r_[0.0, 0.0, 10.5])
+    assert not RecordDomain(3, 0.0, 10.0, kind="int").is_neighbouring(np.zeros(3), np.r_[0.0, 0.0, 0.5])
+    assert not space.is_neighbouring(np.zeros(2), np.r_[0.0, 1.0])  # not n records
+
+
+@pytest.mark.parametrize("domain, seed", [
+    (RecordDomain(3, 0.0, 100.0, radius=1.0), 2),  # doubling both datasets doubled the change
+    (RecordDomain(4, 0.0, 2.0 ** 30 + 10, radius=1.0), 0),  # a float32 midpoint record above the upper bound
+    (RecordDomain(4, 0.0, 10.0, kind="int", radius=1.6), 0),  # int records rounded after the move: a change of 2
+])
+def test_the_search_explores_and_certifies_only_pairs_of_the_declared_relation(domain, seed):
+    # A correct sum with the Laplace noise of the radius: its epsilon is 1 on every pair of the relation, so a
+    # pair outside it (whose change exceeds the radius) is what the search must never certify.
+    def noisy_sum(d, rng):
+        return float(np.sum(d)) + rng.laplace(scale=domain.step)
+
+    res = search_and_audit(noisy_sum, domain, epsilon=1.0, trials=10_000, seed=seed, float_audit=False)
+    assert all(_in_relation(domain, *c["pair"]) for c in res.candidates)
+    assert _in_relation(domain, res.d0, res.d1)
+
+
+def test_a_record_domain_states_what_it_cannot_offer_and_what_its_sampler_must_return():
+    with pytest.raises(ValueError, match="two integers in \\[low, high\\] at most radius apart"):
+        RecordDomain(3, 0.2, 0.4, kind="int")
+    with pytest.raises(ValueError, match="two integers"):
+        RecordDomain(3, 0.0, 1.0, kind="int", radius=0.4)
+    with pytest.raises(TypeError, match="low must be a real number"):
+        RecordDomain(3, "0", 1.0)
+    with pytest.raises(ValueError, match="high - low must be a finite float"):
+        RecordDomain(3, -1e308, 1e308)
+    with pytest.raises(TypeError, match="clips must be a bool"):
+        RecordDomain(3, 0.0, 1.0, clips="yes")
+    rng = np.random.default_rng(0)
+    for bad, what in ((lambda r, n: r.uniform(size=n + 1), "shape \\(4,\\)"),
+                      (lambda r, n: np.full(n, np.nan), "not all finite"),
+                      (lambda r, n: ["a"] * n, "list"),
+                      (lambda r, n: None, "shape \\(\\)")):
+        with pytest.raises(ValueError, match=f"sampler\\(rng, n\\) must return n = 3 finite real records, got .*{what}"):
+            RecordDomain(3, 0.0, 1.0, sampler=bad).random_pair(rng)
+
+
+def test_a_small_budget_explores_one_pair_of_each_special_kind_and_says_what_it_left_out():
+    # 2000 trials leave 6 pairs to explore: the outside pair (the kind that finds a forgotten clipping) comes
+    # before random pairs and hill climbing.
+    res = search_and_audit(UnclampedSum(1.0), RecordDomain(10, 0.0, 1.0, clips=True), epsilon=1.0, trials=2_000,
+                           seed=0)
+    origins = [c["origin"] for c in res.candidates]
+    assert "outside" in origins and "rounding" in origins
+    assert res.kinds == ("structured", "random", "rounding", "outside", "local")
+    text = res.summary()
+    assert "0 random" in text and "not explored        : random" in text
+    # the seed printed is the seed given; the header counts the trials that evaluate the event
+    assert "seed 0" in text and f"({res.audit.n_evaluation} evaluate the event)" in text
+
+
+def test_the_floating_point_attack_judges_the_pair_the_search_found():
+    # The mean of records in [0, 1] with textbook Laplace noise (inverse CDF of a float uniform): its float
+    # outputs leak (Mironov, CCS 2012) on any pair; the search's mathematical verdict holds, its float verdict
+    # does not, and both share the confidence (Bonferroni).
+    def textbook_mean(d, rng):
+        u = rng.random() - 0.5
+        return float(np.mean(np.clip(d, 0.0, 1.0))) - 0.1 * np.sign(u) * np.log(1.0 - 2.0 * abs(u))
+
+    res = search_and_audit(textbook_mean, RecordDomain(10, 0.0, 1.0), epsilon=1.0, trials=10_000, seed=0)
+    fp = res.audit.floating_point
+    assert fp is not None and fp.violation and not res.audit.violation
+    assert res.audit.confidence == pytest.approx(1.0 - 0.05 * 0.8) and fp.confidence == pytest.approx(0.99)
+    assert "FLOAT-UNSAFE" in res.summary()
+    off = search_and_audit(textbook_mean, RecordDomain(10, 0.0, 1.0), epsilon=1.0, trials=10_000, seed=0,
+                           float_audit=False)
+    assert off.audit.floating_point is None and off.audit.confidence == 0.95

@@ -79,10 +79,16 @@ def test_cli_float_audit_exit_status_follows_the_registered_float_safety(capsys)
     assert json.loads(capsys.readouterr().out)["violation"] is False
 
 
-def test_cli_float_is_exclusive_with_one_run_and_search(capsys):
-    for other in ("--one-run", "--search"):
-        assert main(["audit", "laplace-eps1", "--float", other]) == 2
-        assert "not allowed with" in capsys.readouterr().err
+def test_cli_float_is_refused_with_one_run_and_judges_the_pair_a_search_found(capsys):
+    assert main(["audit", "laplace-eps1", "--float", "--one-run"]) == 2
+    assert "--float does not apply to --one-run" in capsys.readouterr().err
+    # a float-unsafe target: the search's floating-point verdict catches it on the pair found (exit 0)
+    assert main(["audit", "laplace-eps1", "--search", "--float", "--trials", "20000", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["violation"] is False and out["floating_point"]["violation"] is True
+    # without --float the target declares its own floating-point audit: the search does not run the attack
+    assert main(["audit", "laplace-eps1", "--search", "--trials", "20000", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["floating_point"] is None
 
 
 def test_a_missing_optional_library_is_one_note_in_the_outputs(tmp_path, monkeypatch):
