@@ -171,9 +171,12 @@ def audit_mechanism(
     if float_est is not None:
         if sequential:  # its evaluation part must lie after every prefix the stopping rule's looks read
             n = len(outs.out0)
-            prefix = max(result.details["sequential"]["selection_trials"],
+            read = result.details["sequential"]
+            prefix = max(read["selection_trials"], read["unconfirmed_read"],
                          int(math.floor(float_est.selection_fraction(outs.out0) * n)))
-            float_est = replace(float_est, strategy=Split.after(prefix, n))
+            # (none left when the time ran out right after an unconfirmed prediction read every output)
+            float_est = None if prefix >= n else replace(float_est, strategy=Split.after(prefix, n))
+    if float_est is not None:
         fp = audit_outputs(outs.out0, outs.out1, epsilon=epsilon, delta=delta,
                            confidence=1.0 - (1.0 - confidence) * FLOAT_SHARE, estimator=float_est, seed=seed,
                            name=name)

@@ -243,8 +243,10 @@ class AuditResult:
         return list(dict.fromkeys([*tried, self.attack]))
 
     def to_dict(self) -> dict[str, Any]:
-        """A JSON-safe dict (non-finite floats become None), with :attr:`status` and :attr:`power`."""
-        return json_safe({**asdict(self), "status": self.status, "power": self.power})
+        """A JSON-safe dict (non-finite floats become None), with :attr:`status` and :attr:`power` (the
+        floating-point verdict's too)."""
+        fp = None if self.floating_point is None else self.floating_point.to_dict()
+        return json_safe({**asdict(self), "floating_point": fp, "status": self.status, "power": self.power})
 
     def to_json(self) -> str:
         return json.dumps(self.to_dict(), sort_keys=True)
@@ -259,7 +261,9 @@ class AuditResult:
         """A readable paragraph, statsmodels-style: the verdict first (holds, VIOLATED or inconclusive)."""
         power = self.power
         if self.float_audit:
-            verdict = "float-unsafe at the claimed epsilon" if self.violation else "no floating-point leak found"
+            verdict = ("float-unsafe at the claimed epsilon" if self.violation else
+                       "inconclusive: too few trials to see a floating-point leak" if self.status == "inconclusive"
+                       else "no floating-point leak found")
         elif self.status == "inconclusive":
             verdict = (f"inconclusive: at {self.trials} trials this audit can certify at most eps_hat = "
                        f"{power['epsilon_certifiable']:.3g} against {power['alternative']}, not above the claim; "
@@ -271,6 +275,7 @@ class AuditResult:
                        f"{verdict}; ABOVE the tight epsilon of what the code runs")
         if self.floating_point is not None and not self.float_audit:
             verdict += ("; FLOAT-UNSAFE in floating point" if self.floating_point.violation else
+                        "; floating point inconclusive" if self.floating_point.status == "inconclusive" else
                         "; no floating-point leak found")
         name = f"{self.name}: " if self.name else ""
         lines = [
@@ -326,6 +331,10 @@ class AuditResult:
         if self.violation:
             return (f"float-unsafe at the claimed epsilon: lower bound {self.epsilon_lower_bound:.4g} > "
                     f"{self.epsilon_claimed:g} at {self.confidence:.1%} confidence (attack {self.attack})")
+        if self.status == "inconclusive":
+            return (f"inconclusive: on {self.n_evaluation} evaluated trials the attack could certify at most "
+                    f"{self.power['epsilon_certifiable']:.3g}, not above the claim (lower bound "
+                    f"{self.epsilon_lower_bound:.4g}; try trials={self.power['trials_needed']} or more)")
         return (f"no floating-point leak found: lower bound {self.epsilon_lower_bound:.4g} at "
                 f"{self.confidence:.1%} confidence (attack {self.attack}, {self.n_evaluation} evaluated)")
 

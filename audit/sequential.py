@@ -45,9 +45,9 @@ kept at every stage; one more stage is placed where the looks first read that wh
 
 When it stops after ``T_k`` trials per side, the result is the ordinary black-box estimate of those trials
 split after the prefix ``m_k`` of its last stage: the same chunks and seeds as ``trials=T_k`` with
-``strategy=Split.after(m_k, T_k)`` (bit-identical to it; to ``trials=T_k`` itself when the caller chose the
-``Split``), so its bound is a fixed-N bound at the trials spent; at the budget ``m_k = f max_trials``, and a run
-to the budget is the default fixed-trials audit there. The growing share trades evaluation trials for decisions: a
+``strategy=Split.after(m_k, T_k)`` at the confidence of its evaluation (below; bit-identical to it, and to
+``trials=T_k`` itself when the caller chose the ``Split``), so its bound is a fixed-N bound at the trials spent;
+at the budget ``m_k = f max_trials``, and a run to the budget is the default fixed-trials audit there. The growing share trades evaluation trials for decisions: a
 look that reads ``s_k T_k`` trials judges the budget's events as well as one reading ``f T`` does at
 ``T = s_k T_k / f``, so a correct mechanism stops after fewer trials, while the bound, evaluated on
 ``(1 - s_k) T_k`` instead of ``(1 - f) T_k`` trials, loses little where it is near its limit (measured against the
@@ -55,18 +55,24 @@ fixed-N bound at the trials spent in ``benchmarks/adaptive.py``).
 
 Validity whatever the stopping rule. The looks read only prefixes ``X_1 .. X_{m_k}`` (``m_k`` non-decreasing
 in k, fixed in advance until an unconfirmed prediction moves it to ``T_k``, a choice that reads only ``X_1 ..
-X_{T_k}``: each ``m_k`` is a stopping time of the trial sequence) of each side's i.i.d. trial sequence, so the
-stage ``tau`` at which the audit stops is a stopping time of the filtration of those prefixes, and so is the
-attack and event chosen on the prefix ``X_1 .. X_{m_tau}``. The evaluation trials ``X_{m_k + 1} .. X_{T_k}`` are
-i.i.d. and independent of the prefix of stage k (the strong Markov property of an i.i.d. sequence); hence
-``P(bound > eps* and tau = k) = E[1{tau = k} P(bound_k > eps* | prefix_k)] <= (1 - confidence) P(tau = k)``
-for the true epsilon ``eps*``, and summing over k, ``P(bound > eps*) <= 1 - confidence``: the one-event
-Clopper--Pearson (or conditional) bound keeps its level with no correction for the looks. This is the
-selection/evaluation split of Jagielski, Ullman & Oprea (NeurIPS 2020) made sequential: the stopping rule
-is part of the selection, which never reads the evaluation data (the same argument as data-dependent
-sample sizes chosen on an internal pilot, Wittes & Brittain, Stat. Med. 1990; optional stopping with
-respect to a filtration the test statistic is independent of, Williams, *Probability with Martingales*,
-1991, Sec. 10.10). One caveat: ``max_seconds`` reads the clock, which counts the time spent sampling whole
+X_{T_k}``: each ``m_k`` is a stopping time of the trial sequence) of each side's i.i.d. trial sequence. An audit
+evaluates (estimates the bound on the trials after the prefix) at most once per stage: where a violation is
+predicted, and where it stops. Whether the j-th evaluation happens, and at which stage, is decided by the prefixes
+and by the earlier evaluations, whose outputs every later prefix contains; so the j-th evaluation's stage is a
+stopping time of the filtration of the prefixes, and so are the attack and event it evaluates. Its evaluation
+trials are i.i.d. and independent of that prefix (the strong Markov property of an i.i.d. sequence), so its
+one-event Clopper--Pearson (or conditional) bound exceeds the true epsilon ``eps*`` with probability at most its
+level ``alpha_j``. The reported bound is one of these evaluations, so ``P(bound > eps*) <= sum_j alpha_j``. The
+stop on a confirmed violation depends on that stage's evaluation, so each evaluation must have its own level: the
+j-th runs at ``alpha_j = alpha (1 - r) r^(j - 1)`` (:func:`evaluation_confidence`, ``r`` =
+:data:`LATER_EVALUATIONS_SHARE`), which sum to ``alpha = 1 - confidence``; an audit that never sees an unconfirmed
+prediction evaluates once, at ``alpha (1 - r)``. This is the selection/evaluation split of Jagielski, Ullman & Oprea
+(NeurIPS 2020) made sequential: the stopping rule is part of the selection, which never reads the evaluation data
+it has not yet spent a level on (data-dependent sample sizes chosen on an internal pilot, Wittes & Brittain, Stat.
+Med. 1990; optional stopping with respect to a filtration the test statistic is independent of, Williams,
+*Probability with Martingales*, 1991, Sec. 10.10; alpha spending over repeated tests, Lan & DeMets, Biometrika
+1983). The result states the audit's ``confidence``; ``details["sequential"]`` the level of its last evaluation.
+One caveat: ``max_seconds`` reads the clock, which counts the time spent sampling whole
 stages; a mechanism whose run time reveals its outputs would let that rule read them (none of privbound's
 mechanisms does, and ``max_seconds=None``, the default, reads no clock).
 
@@ -99,9 +105,10 @@ from privbound.audit.estimators import BlackBox, Estimator
 from privbound.audit.result import AuditResult
 from privbound.audit.statistics import Split, best_event, event_resolution, optimistic_event_bound, wilson_z
 
-__all__ = ["sequential_audit", "stage_schedule", "look_share", "look_prefix", "budget_selection_part",
-           "budget_look_trials", "budget_choice_z", "Look", "look_at_selection", "DEFAULT_MAX_TRIALS",
-           "DEFAULT_FIRST_TRIALS", "DEFAULT_TOLERANCE", "OPTIMISM", "MAX_LOOK_SHARE"]
+__all__ = ["sequential_audit", "evaluation_confidence", "stage_schedule", "look_share", "look_prefix",
+           "budget_selection_part", "budget_look_trials", "budget_choice_z", "next_stage_seconds", "Look",
+           "look_at_selection", "DEFAULT_MAX_TRIALS", "DEFAULT_FIRST_TRIALS", "DEFAULT_TOLERANCE", "OPTIMISM",
+           "MAX_LOOK_SHARE", "LATER_EVALUATIONS_SHARE"]
 
 DEFAULT_MAX_TRIALS = 2_000_000
 DEFAULT_FIRST_TRIALS = 10_000
@@ -116,6 +123,18 @@ STAGE_GROWTH = math.sqrt(2.0)
 MIN_RESOLUTION = 0.02
 # The largest share of a stage's trials its look reads (and the estimate selects on, if the audit stops there).
 MAX_LOOK_SHARE = 0.5
+# Share of 1 - confidence left for the evaluations after the first (each unconfirmed prediction adds one).
+LATER_EVALUATIONS_SHARE = 0.05
+
+
+def evaluation_confidence(confidence: float, evaluation: int) -> float:
+    """The confidence of the ``evaluation``-th evaluation (1, 2, ...) of one sequential audit: its level is
+    ``alpha (1 - r) r^(evaluation - 1)``, ``alpha = 1 - confidence``, ``r =`` :data:`LATER_EVALUATIONS_SHARE`, so the
+    levels of all the evaluations an audit can make sum to ``alpha`` (alpha spending over evaluations, Lan & DeMets,
+    Biometrika 1983, with a geometric spending sequence)."""
+    check_int(evaluation, "evaluation", low=1)
+    alpha = 1.0 - confidence
+    return 1.0 - alpha * (1.0 - LATER_EVALUATIONS_SHARE) * LATER_EVALUATIONS_SHARE ** (evaluation - 1)
 
 
 def look_share(base: float, trials: int, first_trials: int = DEFAULT_FIRST_TRIALS) -> float:
@@ -306,9 +325,16 @@ def _stop_reason(look: Look, epsilon: float, tolerance: float, max_trials: int) 
     if look.reach <= epsilon:
         return f"{headline}: {chosen}"
     if look.reach <= (1.0 + tolerance) * epsilon:
-        return (f"no overspend above {tolerance:.0%} visible to this attack within the budget: {chosen} (a limit "
-                f"of the attack's power, not a proof of privacy)")
+        return (f"no overspend above {100 * tolerance:.3g}% visible to this attack within the budget: {chosen} "
+                f"(a limit of the attack's power, not a proof of privacy)")
     return None
+
+
+def next_stage_seconds(sampling: float, looking: float, previous: int, trials: int, next_trials: int) -> float:
+    """The predicted seconds of the stage from ``trials`` to ``next_trials`` per side, from the one that took
+    ``sampling`` seconds to sample the trials from ``previous`` to ``trials`` (earlier chunks are reused, so a stage
+    samples only its new trials) and ``looking`` seconds to look and estimate (which grow with the trials)."""
+    return sampling * (next_trials - trials) / (trials - previous) + looking * next_trials / trials
 
 
 def sequential_audit(mechanism: Any, d0: Any, d1: Any, estimator: Estimator, *, epsilon: float, delta: float,
@@ -336,17 +362,20 @@ def sequential_audit(mechanism: Any, d0: Any, d1: Any, estimator: Estimator, *, 
     schedule = stage_schedule(max_trials, first_trials, chunk_size, STAGE_GROWTH)
     # a Split the caller chose is kept at every stage; else the share grows (look_share)
     fixed_share = isinstance(estimator.strategy, Split)
-    looks, reason, outs, result, n_sel = [], None, None, None, 0
+    looks, reason, outs, result, evaluated, n_sel = [], None, None, None, None, 0
     read = 0  # the outputs an unconfirmed prediction's evaluation read: every later look selects on them
+    evaluations = 0  # unconfirmed predictions evaluated so far
+    level = evaluation_confidence(confidence, 1)  # the confidence of the next evaluation
 
     def estimate(outs, prefix: int) -> AuditResult:
         at = (estimator if fixed_share and not read else
               replace(estimator, strategy=Split.after(prefix, len(outs.out0))))
-        return at.estimate(outs.out0, outs.out1, epsilon=epsilon, delta=delta, confidence=confidence, seed=seed)
+        return at.estimate(outs.out0, outs.out1, epsilon=epsilon, delta=delta, confidence=level, seed=seed)
 
     for k, t_k in enumerate(schedule):  # the list may gain a later stage after the first (in place)
         stage_start = time.perf_counter()
         outs = run_trials(mechanism, d0, d1, t_k, seed=seed, n_jobs=n_jobs, chunk_size=chunk_size, cache=memory)
+        sampling = time.perf_counter() - stage_start  # for the t_k - t_{k-1} trials per side new at this stage
         base = estimator.selection_fraction(outs.out0)
         if k == 0 and not fixed_share:
             # a stage where the looks first read the budget's whole selection part (not past it)
@@ -362,7 +391,7 @@ def sequential_audit(mechanism: Any, d0: Any, d1: Any, estimator: Estimator, *, 
         look = look_at_selection(outs.out0[:n_sel], outs.out1[:n_sel], estimator.candidates(outs.out0),
                                  n_eval=t_k - n_sel, n_eval_budget=max_trials - budget_selection,
                                  n_select_budget=budget_selection,
-                                 delta=delta, confidence=confidence, trials=t_k,
+                                 delta=delta, confidence=level, trials=t_k,
                                  resolution=max(tolerance, MIN_RESOLUTION) * max(epsilon, 1.0))
         look = replace(look, budget_prefix=n_sel >= budget_selection)
         looks.append(look.as_dict())
@@ -372,15 +401,22 @@ def sequential_audit(mechanism: Any, d0: Any, d1: Any, estimator: Estimator, *, 
             looks[-1]["evaluated_bound"] = result.epsilon_lower_bound
             if result.violation:
                 break
-            # not confirmed: every output so far has been read, so later stages evaluate on fresh ones only
-            read, reason, result = t_k, None, None
+            # not confirmed: every output so far has been read, so later stages evaluate on fresh ones only, and
+            # at the next evaluation's share of the confidence
+            read, reason, evaluated, result = t_k, None, result, None
+            evaluations += 1
+            level = evaluation_confidence(confidence, evaluations + 1)
         elif reason is not None:
             break
         if max_seconds is not None:
             elapsed = time.perf_counter() - start
-            next_stage = (time.perf_counter() - stage_start) * schedule[k + 1] / t_k
+            next_stage = next_stage_seconds(sampling, time.perf_counter() - stage_start - sampling,
+                                            schedule[k - 1] if k else 0, t_k, schedule[k + 1])
             if elapsed + next_stage > max_seconds:
-                reason = f"time budget reached ({max_seconds:g} s; the next stage would take about {next_stage:.0f} s)"
+                reason = (f"time budget reached ({max_seconds:g} s; the next stage would take about "
+                          f"{next_stage:.2g} s)")
+                if read == t_k:  # this stage's outputs were all read: its evaluation is the result
+                    result = evaluated
                 break
     if result is None:
         result = estimate(outs, n_sel)
@@ -392,5 +428,7 @@ def sequential_audit(mechanism: Any, d0: Any, d1: Any, estimator: Estimator, *, 
                                                 "max_seconds": max_seconds, "tolerance": tolerance,
                                                 "optimism": OPTIMISM,
                                                 "selection_trials": n_sel, "unconfirmed_read": read,
+                                                "unconfirmed_evaluations": evaluations,
+                                                "evaluation_confidence": level,
                                                 "selection_share": n_sel / len(outs.out0)}}
-    return replace(result, stop_reason=reason, details=details), outs
+    return replace(result, confidence=confidence, stop_reason=reason, details=details), outs

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import math
 from typing import Callable, Iterator
 
 __all__ = [
@@ -78,15 +79,20 @@ def n_jobs(text: str) -> int:
     return v
 
 
-def wait_seconds(text: str) -> float:
-    """argparse type of ``--wait``: a number of seconds > 0."""
-    try:
-        v = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"--wait takes seconds, got {text!r}") from None
-    if not v > 0:
-        raise argparse.ArgumentTypeError(f"--wait must be > 0 seconds, got {v:g}")
-    return v
+def positive_seconds(option: str):
+    """argparse type of the option ``option`` (named in its errors): a finite number of seconds > 0."""
+    def parse(text: str) -> float:
+        try:
+            v = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{option} takes seconds, got {text!r}") from None
+        if not (v > 0 and math.isfinite(v)):
+            raise argparse.ArgumentTypeError(f"{option} must be a finite number of seconds > 0, got {v:g}")
+        return v
+    return parse
+
+
+wait_seconds = positive_seconds("--wait")
 
 
 _UNITS = {"": 1, "B": 1, "K": 10**3, "KB": 10**3, "M": 10**6, "MB": 10**6, "G": 10**9, "GB": 10**9,

@@ -76,7 +76,7 @@ def _add_audit(sub) -> None:
                          "(default: the target's; not with --one-run)")
     au.add_argument("--max-trials", type=arguments.positive_int("max-trials"), default=None,
                     help="with --trials auto: the most trials per dataset it may spend (default 2000000)")
-    au.add_argument("--max-seconds", type=arguments.wait_seconds, default=None,
+    au.add_argument("--max-seconds", type=arguments.positive_seconds("--max-seconds"), default=None,
                     help="with --trials auto: stop before a stage that would end after this many seconds")
     au.add_argument("--seed", type=arguments.nonneg_int("seed"), default=0)
     au.add_argument("--n-jobs", type=arguments.n_jobs, default=1)

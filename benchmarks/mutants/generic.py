@@ -140,10 +140,15 @@ MUTANTS: list[SourceMutant] = [
                  "trials='auto' estimates with the estimator's own split while its looks read a larger prefix: the "
                  "final bound evaluates on outputs the stopping rule has read"),
     SourceMutant("seq-unconfirmed-reuses-evaluation", "audit/sequential.py",
-                 "            read, reason, result = t_k, None, None",
-                 "            reason, result = None, None",
+                 "            read, reason, evaluated, result = t_k, None, result, None",
+                 "            reason, evaluated, result = None, result, None",
                  "trials='auto' goes on after an unconfirmed violation prediction but evaluates again on the outputs "
                  "that prediction's evaluation read (testing until significant)"),
+    SourceMutant("seq-evaluations-share-no-confidence", "audit/sequential.py",
+                 "            level = evaluation_confidence(confidence, evaluations + 1)",
+                 "            level = evaluation_confidence(confidence, 1)",
+                 "trials='auto' evaluates again after an unconfirmed prediction at the first evaluation's level: every "
+                 "evaluation a test at that level, their false flags add up (no alpha spending)"),
     SourceMutant("seq-stops-on-evaluated-violation", "audit/sequential.py",
                  "        elif reason is not None:\n            break\n",
                  "        elif reason is not None:\n            break\n        else:\n"

@@ -30,6 +30,23 @@ def test_the_readme_example_is_flagged_float_unsafe_beside_its_mathematical_verd
     assert r.to_dict()["floating_point"]["violation"] is True
 
 
+def test_a_float_verdict_that_could_not_have_seen_a_leak_says_inconclusive():
+    # 16 evaluated trials: no event could certify above the claim, so "no leak found" would say what was not seen
+    r = audit_mechanism(textbook_laplace, 0.0, 1.0, epsilon=1.0, trials=20)
+    fp = r.floating_point
+    assert fp.status == "inconclusive" and not fp.violation
+    assert r.summary().splitlines()[0].endswith("; floating point inconclusive")
+    assert fp.float_verdict().startswith("inconclusive: on 16 evaluated trials")
+    assert r.to_dict()["floating_point"]["status"] == "inconclusive"
+    alone = audit_mechanism(textbook_laplace, 0.0, 1.0, epsilon=1.0, trials=20, estimator="floating-point")
+    assert "inconclusive" in alone.summary().splitlines()[0] and "no floating-point leak" not in alone.summary()
+    # with the power to see one, a float-safe primitive's verdict says none was found
+    snapping = M.SnappingLaplaceMechanism(1.0, bound=64.0)
+    safe = audit_mechanism(snapping, 0.0, 1.0, epsilon=snapping.guarantee.epsilon, trials=10_000, float_audit=True)
+    assert safe.floating_point.status == "holds" and not safe.floating_point.violation
+    assert safe.summary().splitlines()[0].endswith("; no floating-point leak found")
+
+
 def test_it_is_off_when_asked_for_another_estimator_or_attack_or_for_integer_outputs():
     kw = dict(epsilon=1.0, trials=2_000)
     assert audit_mechanism(textbook_laplace, 0.0, 1.0, float_audit=False, **kw).floating_point is None

@@ -11,17 +11,21 @@ from scipy import stats
 
 from privbound.audit import audit_mechanism
 from privbound.audit.estimators import BlackBox, WhiteBox
-from privbound.audit.sequential import (MAX_LOOK_SHARE, OPTIMISM, Look, _stop_reason, budget_choice_z,
-                                        budget_look_trials, look_at_selection, look_prefix, look_share,
+from privbound.audit.sequential import (LATER_EVALUATIONS_SHARE, MAX_LOOK_SHARE, OPTIMISM, Look, _stop_reason,
+                                        budget_choice_z, budget_look_trials, evaluation_confidence,
+                                        look_at_selection, look_prefix, look_share, next_stage_seconds,
                                         sequential_audit, stage_schedule)
 from privbound.audit.statistics import Split, joint_optimism, optimistic_rates_bound
-from privbound.learners.mechanisms import GaussianMechanism, LaplaceMechanism, RandomizedResponse
+from privbound.learners.mechanisms import (DiscreteLaplaceMechanism, GaussianMechanism, LaplaceMechanism,
+                                           RandomizedResponse)
 
 RUNS = 300
 # P(Binomial(300, 0.05) > 27) < 1e-3: a sound bound fails this test with probability below 1e-3.
 MAX_MISSES = 27
 
 
+# The confidence of a sequential audit's first evaluation at the default 0.95 (alpha spending over evaluations).
+FIRST_EVALUATION = evaluation_confidence(0.95, 1)
 FIELDS = ("epsilon_lower_bound", "event", "attack", "tpr", "fpr", "p_value", "violation", "n_evaluation")
 
 
@@ -30,8 +34,11 @@ def test_auto_is_the_fixed_trials_audit_at_the_trials_it_spent_and_the_share_its
     prefix = auto.details["sequential"]["selection_trials"]
     assert auto.trials < 2_000_000 and auto.stop_reason
     assert prefix == look_prefix(0.2, auto.trials, 2_000_000) > 0.2 * auto.trials
+    # (at the confidence of its one evaluation: no prediction went unconfirmed)
+    assert auto.details["sequential"]["unconfirmed_evaluations"] == 0
     fixed = audit_mechanism(LaplaceMechanism(1.0), 0.0, 1.0, epsilon=1.0, trials=auto.trials, seed=3,
-                            estimator=BlackBox(strategy=Split.after(prefix, auto.trials)), float_audit=False)
+                            estimator=BlackBox(strategy=Split.after(prefix, auto.trials)), float_audit=False,
+                            confidence=FIRST_EVALUATION)
     for field in FIELDS:
         assert getattr(auto, field) == getattr(fixed, field), field
     assert auto.tradeoff == fixed.tradeoff
@@ -42,7 +49,7 @@ def test_an_audit_run_to_its_budget_is_the_default_fixed_trials_audit_at_the_bud
     kw = dict(epsilon=0.1, seed=2, float_audit=False)
     # (tolerance 0: its exact epsilon is the claim, so no look can rule out every overspend)
     auto = audit_mechanism(LaplaceMechanism(0.1), 0.0, 1.0, trials="auto", max_trials=80_000, tolerance=0.0, **kw)
-    fixed = audit_mechanism(LaplaceMechanism(0.1), 0.0, 1.0, trials=80_000, **kw)
+    fixed = audit_mechanism(LaplaceMechanism(0.1), 0.0, 1.0, trials=80_000, confidence=FIRST_EVALUATION, **kw)
     looks = auto.details["sequential"]["looks"]
     assert auto.stop_reason.startswith("trial budget reached") and len(looks) >= 4
     assert max(look["selection_trials"] for look in looks) == 16_000 == auto.trials - auto.n_evaluation
@@ -52,6 +59,31 @@ def test_an_audit_run_to_its_budget_is_the_default_fixed_trials_audit_at_the_bud
     assert first in auto.details["sequential"]["schedule"] and first not in stage_schedule(80_000, growth=2 ** 0.5)
     for field in FIELDS:
         assert getattr(auto, field) == getattr(fixed, field), field
+
+
+def test_each_evaluation_has_its_own_share_of_the_confidence():
+    # At confidence 0.5 a correct mechanism at its exact epsilon (the discrete Laplace, 1-DP on 0 / 1) is often
+    # predicted to violate and the prediction not confirmed; each evaluation is a test at its own level, so
+    # without alpha spending the false flags add up (70 of these 100 audits flagged, against at most half).
+    # P(Binomial(100, 0.5) > 62) = 0.006: a sound audit fails this test with probability below 0.006.
+    flagged, evaluations = 0, 0
+    for seed in range(100):
+        res = audit_mechanism(DiscreteLaplaceMechanism(1.0), 0, 1, epsilon=1.0, trials="auto", max_trials=100_000,
+                              confidence=0.5, seed=seed, float_audit=False)
+        flagged += res.violation
+        evaluations += res.details["sequential"]["unconfirmed_evaluations"]
+        assert res.confidence == 0.5
+    assert evaluations > 20  # the case this guards: predictions that the evaluation did not confirm
+    assert flagged <= 62
+    levels = [1.0 - evaluation_confidence(0.5, j) for j in range(1, 40)]
+    assert levels[0] == pytest.approx(0.5 * (1.0 - LATER_EVALUATIONS_SHARE)) and sum(levels) == pytest.approx(0.5)
+
+
+def test_the_next_stage_is_timed_by_its_new_trials_and_its_look():
+    # The first stage sampled 10000 new trials per side in 2 s and looked in 0.5 s; the second (to 15000) samples
+    # 5000 new ones (the first 10000 are reused): 1 s, and a look on 1.5x the trials: 0.75 s.
+    assert next_stage_seconds(2.0, 0.5, 0, 10_000, 15_000) == pytest.approx(1.75)
+    assert next_stage_seconds(1.0, 0.0, 10_000, 15_000, 20_000) == pytest.approx(1.0)
 
 
 def test_a_split_after_a_prefix_selects_exactly_that_prefix():
@@ -68,7 +100,7 @@ def test_a_split_the_caller_chose_is_kept_at_every_stage():
     auto = audit_mechanism(LaplaceMechanism(1.0), 0.0, 1.0, epsilon=1.0, trials="auto", seed=3, estimator=est,
                            float_audit=False)
     fixed = audit_mechanism(LaplaceMechanism(1.0), 0.0, 1.0, epsilon=1.0, trials=auto.trials, seed=3,
-                            estimator=est, float_audit=False)
+                            estimator=est, float_audit=False, confidence=FIRST_EVALUATION)
     assert auto.details["sequential"]["selection_share"] == 0.2 and len(auto.details["sequential"]["looks"]) >= 2
     assert all(look["selection_trials"] == int(0.2 * look["trials"]) for look in auto.details["sequential"]["looks"])
     for field in FIELDS:
@@ -327,6 +359,8 @@ def test_a_stop_before_the_budgets_selection_part_states_its_reach_as_a_predicti
     assert "on the 600000 outputs per dataset the audit at 2000000 trials per dataset would select on" in own
     within = _stop_reason(replace(look, reach=1.05), 1.0, 0.1, 2_000_000)
     assert within.startswith("no overspend above 10% visible") and "may choose a rarer event" in within
+    small = _stop_reason(replace(look, reach=1.003), 1.0, 0.004, 100_000)  # a tolerance below one percent
+    assert small.startswith("no overspend above 0.4% visible")
 
 
 def test_a_look_at_the_budgets_own_selection_part_judges_its_events_resolved_or_not():

@@ -32,10 +32,20 @@ def test_values_in_range_parse(parse, text, value):
     (arguments.confidence, "high", "confidence must be a number in (0, 1), got 'high'"),
     (arguments.n_jobs, "0", "n-jobs must be >= 1 or -1 (all cores), got 0"),
     (arguments.n_jobs, "-2", "n-jobs must be >= 1 or -1 (all cores), got -2"),
-    (arguments.wait_seconds, "0", "--wait must be > 0 seconds, got 0"),
+    (arguments.wait_seconds, "0", "--wait must be a finite number of seconds > 0, got 0"),
+    (arguments.positive_seconds("--max-seconds"), "-1", "--max-seconds must be a finite number of seconds > 0, got -1"),
+    (arguments.positive_seconds("--max-seconds"), "inf", "--max-seconds must be a finite number of seconds > 0, got inf"),
+    (arguments.positive_seconds("--max-seconds"), "soon", "--max-seconds takes seconds, got 'soon'"),
 ])
 def test_values_out_of_range_name_the_option(parse, text, message):
     with pytest.raises(argparse.ArgumentTypeError) as err:
         parse(text)
     assert str(err.value) == message
 
+
+
+def test_the_audit_commands_max_seconds_names_itself(capsys):
+    from privbound.reports.cli import main
+
+    assert main(["audit", "laplace-eps1", "--trials", "auto", "--max-seconds", "0"]) == 2
+    assert "argument --max-seconds: --max-seconds must be a finite number of seconds > 0" in capsys.readouterr().err
