@@ -163,7 +163,10 @@ class AuditResult:
     power : dict or None
         (property) For a count-based audit: ``epsilon_certifiable`` (:func:`certifiable_epsilon` at its
         evaluation trials), the ``alternative`` it is computed against and, when inconclusive,
-        ``trials_needed`` -- the trials per dataset at which it would exceed the claim.
+        ``trials_needed`` -- the trials per dataset at which it would exceed the claim; ``basis`` names the
+        argument to raise (``"trials"``, or ``"max_trials"`` for a ``trials="auto"`` audit); ``at_budget`` is true
+        for a ``trials="auto"`` audit that stopped by its own rule: it would have sampled on to its budget against
+        a larger overspend, so its power is the budget's evaluation part's.
     """
 
     epsilon_claimed: float
@@ -203,12 +206,20 @@ class AuditResult:
         if self.estimator not in COUNT_BASED or self.epsilon_claimed <= 0:
             return None
         n, conf, eps, delta = self.n_evaluation, self.confidence, self.epsilon_claimed, self.delta
+        sequential = self.details.get("sequential") or {}
+        trials, basis, own_rule = self.trials, "max_trials" if sequential else "trials", False
+        if "budget_evaluation" in sequential and not (self.stop_reason or "").startswith(("time budget",
+                                                                                           "trial budget")):
+            # stopped by its own rule: it would have gone on to its budget against a larger overspend, so the
+            # audit's power is the budget's evaluation part's
+            n, trials, own_rule = sequential["budget_evaluation"], sequential["max_trials"], True
         kind = "Gaussian" if delta > 0 else "Laplace"
         power = {"epsilon_certifiable": certifiable_epsilon(n, conf, eps, delta), "overspend": OVERSPEND,
                  "alternative": f"a {kind} mechanism at epsilon {OVERSPEND * eps:.3g}" + (
-                     f" (delta {delta:g})" if delta > 0 else ""), "trials_needed": None}
+                     f" (delta {delta:g})" if delta > 0 else ""), "trials_needed": None, "basis": basis,
+                 "at_budget": own_rule}
         if power["epsilon_certifiable"] <= eps:
-            share = n / max(self.trials, 1)  # the evaluation part of each dataset's trials
+            share = n / max(trials, 1)  # the evaluation part of each dataset's trials
             hi = max(2 * n, 16)
             while certifiable_epsilon(hi, conf, eps, delta) <= eps and hi < 2**40:
                 hi *= 2
@@ -265,9 +276,11 @@ class AuditResult:
                        "inconclusive: too few trials to see a floating-point leak" if self.status == "inconclusive"
                        else "no floating-point leak found")
         elif self.status == "inconclusive":
-            verdict = (f"inconclusive: at {self.trials} trials this audit can certify at most eps_hat = "
+            at = (f"up to its budget of {self.details['sequential']['max_trials']} trials" if power["at_budget"]
+                  else f"at {self.trials} trials")
+            verdict = (f"inconclusive: {at} this audit can certify at most eps_hat = "
                        f"{power['epsilon_certifiable']:.3g} against {power['alternative']}, not above the claim; "
-                       f"try trials={power['trials_needed']} or more")
+                       f"try {power['basis']}={power['trials_needed']} or more")
         else:
             verdict = "VIOLATED" if self.violation else "holds"
         if self.tight_violation and not self.violation and not self.float_audit:
@@ -283,8 +296,9 @@ class AuditResult:
             f"  claimed             : ({self.epsilon_claimed:g}, {self.delta:g})-DP",
         ]
         if power is not None and self.status != "inconclusive":
+            at = "its trial budget (it stopped by its own rule)" if power["at_budget"] else "these trials"
             lines.append(f"  power               : at most eps_hat = {power['epsilon_certifiable']:.3g} certifiable at "
-                         f"these trials against {power['alternative']} (twice the claim)")
+                         f"{at} against {power['alternative']} (twice the claim)")
         floating = ("the floating-point attack ran" if self.float_audit or getattr(self, "floating_point", None)
                     else "the floating-point attack did not run (estimator=\"floating-point\"; CLI: --float)")
         lines.append(f"  attacks             : {', '.join(self.attacks_run())}; {floating}")
@@ -334,7 +348,7 @@ class AuditResult:
         if self.status == "inconclusive":
             return (f"inconclusive: on {self.n_evaluation} evaluated trials the attack could certify at most "
                     f"{self.power['epsilon_certifiable']:.3g}, not above the claim (lower bound "
-                    f"{self.epsilon_lower_bound:.4g}; try trials={self.power['trials_needed']} or more)")
+                    f"{self.epsilon_lower_bound:.4g}; try {self.power['basis']}={self.power['trials_needed']} or more)")
         return (f"no floating-point leak found: lower bound {self.epsilon_lower_bound:.4g} at "
                 f"{self.confidence:.1%} confidence (attack {self.attack}, {self.n_evaluation} evaluated)")
 

@@ -429,6 +429,8 @@ def sequential_audit(mechanism: Any, d0: Any, d1: Any, estimator: Estimator, *, 
                                                 "optimism": OPTIMISM,
                                                 "selection_trials": n_sel, "unconfirmed_read": read,
                                                 "unconfirmed_evaluations": evaluations,
+                                                "budget_evaluation": max_trials - budget_selection_part(base,
+                                                                                                        max_trials),
                                                 "evaluation_confidence": level,
                                                 "selection_share": n_sel / len(outs.out0)}}
     return replace(result, confidence=confidence, stop_reason=reason, details=details), outs

@@ -79,6 +79,21 @@ def test_each_evaluation_has_its_own_share_of_the_confidence():
     assert levels[0] == pytest.approx(0.5 * (1.0 - LATER_EVALUATIONS_SHARE)) and sum(levels) == pytest.approx(0.5)
 
 
+def test_an_audit_that_stopped_by_its_own_rule_has_the_power_of_its_budget():
+    # A correct Gaussian stopped for futility at 40000 trials: against twice the claim it would have sampled on to
+    # its budget, so the audit could have seen that overspend and holds; it was "inconclusive: try trials=80000".
+    r = audit_mechanism(GaussianMechanism(0.3, 1e-5), 0.0, 1.0, epsilon=0.3, delta=1e-5, trials="auto", seed=2,
+                        float_audit=False)
+    assert r.trials < 100_000 and "out of reach" in r.stop_reason
+    assert r.status == "holds" and r.power["at_budget"] and r.power["epsilon_certifiable"] > 0.3
+    assert "certifiable at its trial budget (it stopped by its own rule)" in r.summary()
+    # stopped by the budget itself: its power is that of the trials spent, and the knob to raise is max_trials
+    small = audit_mechanism(LaplaceMechanism(1.0), 0.0, 1.0, epsilon=1.0, trials="auto", max_trials=50,
+                            float_audit=False)
+    assert small.status == "inconclusive" and not small.power["at_budget"]
+    assert small.summary().splitlines()[0].endswith(f"try max_trials={small.power['trials_needed']} or more")
+
+
 def test_the_next_stage_is_timed_by_its_new_trials_and_its_look():
     # The first stage sampled 10000 new trials per side in 2 s and looked in 0.5 s; the second (to 15000) samples
     # 5000 new ones (the first 10000 are reused): 1 s, and a look on 1.5x the trials: 0.75 s.
