@@ -59,8 +59,13 @@ class _Parser(argparse.ArgumentParser):
 
 
 def _trials(text: str) -> int | str:
-    """argparse type: a positive number of trials per dataset, or ``auto``."""
-    return "auto" if text == "auto" else arguments.positive_int("trials")(text)
+    """argparse type: a number of trials per dataset (at least 10), or ``auto``."""
+    if text == "auto":
+        return "auto"
+    try:
+        return arguments.int_at_least("trials", 10)(text)
+    except argparse.ArgumentTypeError as exc:
+        raise argparse.ArgumentTypeError(f"{exc} (or 'auto')") from None
 
 
 def _add_list(sub) -> None:
@@ -74,7 +79,7 @@ def _add_audit(sub) -> None:
     au.add_argument("--trials", type=_trials, default=None,
                     help="trials per dataset, or 'auto': sample in stages and stop when the bound is decided "
                          "(default: the target's; not with --one-run)")
-    au.add_argument("--max-trials", type=arguments.positive_int("max-trials"), default=None,
+    au.add_argument("--max-trials", type=arguments.int_at_least("max-trials", 20), default=None,
                     help="with --trials auto: the most trials per dataset it may spend (default 2000000)")
     au.add_argument("--max-seconds", type=arguments.positive_seconds("--max-seconds"), default=None,
                     help="with --trials auto: stop before a stage that would end after this many seconds")
@@ -292,7 +297,7 @@ def _cmd_audit(args) -> int:
         except ValueError as exc:
             if args.trials != "auto":
                 raise
-            raise CLIError(f"--trials auto: {exc}") from None
+            raise CLIError(f"--trials auto: {str(exc).replace('pass trials=<int>', 'give --trials N')}") from None
     expect_violation = expects_violation(target, args.float_audit)
     if args.json:
         print(json.dumps(result.to_dict(), sort_keys=True))

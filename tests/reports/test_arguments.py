@@ -49,3 +49,23 @@ def test_the_audit_commands_max_seconds_names_itself(capsys):
 
     assert main(["audit", "laplace-eps1", "--trials", "auto", "--max-seconds", "0"]) == 2
     assert "argument --max-seconds: --max-seconds must be a finite number of seconds > 0" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--trials", "AUTO"], "argument --trials: trials must be an integer, got 'AUTO' (or 'auto')"),
+    (["--trials", "5"], "argument --trials: trials must be >= 10, got 5 (or 'auto')"),
+    (["--trials", "auto", "--max-trials", "5"], "argument --max-trials: max-trials must be >= 20, got 5"),
+])
+def test_the_audit_commands_trial_options_name_themselves_and_their_ranges(capsys, argv, message):
+    from privbound.reports.cli import main
+
+    assert main(["audit", "laplace-eps1", *argv]) == 2
+    assert message in capsys.readouterr().err
+
+
+def test_trials_auto_on_a_target_without_a_selection_part_says_what_to_type(capsys):
+    from privbound.reports.cli import main
+
+    assert main(["audit", "randomized-response", "--trials", "auto"]) == 2
+    err = capsys.readouterr().err
+    assert "give --trials N" in err and "trials=<int>" not in err

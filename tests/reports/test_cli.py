@@ -48,7 +48,7 @@ def test_audit_of_a_planted_bug_exits_0_when_caught(capsys):
     "argv, needle",
     [
         (["audit", "no-such-target"], "no target named"),
-        (["audit", "laplace-eps1", "--trials", "0"], "trials must be >= 1"),
+        (["audit", "laplace-eps1", "--trials", "0"], "trials must be >= 10, got 0"),
         (["audit", "laplace-eps1", "--confidence", "1.5"], "confidence must be in (0, 1)"),
         (["audit", "laplace-eps1", "--seed", "-1"], "seed must be >= 0"),
         (["nightly", "--profile", "huge"], "invalid choice"),

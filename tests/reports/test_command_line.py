@@ -75,7 +75,7 @@ def test_version_names_the_commit_of_a_checkout():
 @pytest.mark.parametrize("argv, needle", [
     (["nightly", "--out", "/proc/nope/run", "--history", "/tmp"], "--history /tmp: is a directory"),
     (["nightly", "--cache-max", "lots"], "cache-max must be a size"),
-    (["audit", "laplace-eps1", "--trials", "0"], "trials must be >= 1"),
+    (["audit", "laplace-eps1", "--trials", "0"], "trials must be >= 10, got 0"),
     (["audit", "laplace-eps1", "--canaries", "5"], "--canaries only applies to a one-run audit"),
     (["bounds", "eval", "decision-lists-winnow/lemma-9", "d=abc"], "must be a number"),
 ])
