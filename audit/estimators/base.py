@@ -115,6 +115,14 @@ def roc_of_family(s_in: np.ndarray, s_out: np.ndarray, event, points: int = 101)
     return {"fpr": [float(v) for v in fpr[order]], "tpr": [float(v) for v in tpr[order]]}
 
 
+def family_auroc(s_in: np.ndarray, s_out: np.ndarray, event) -> float:
+    """The area under :func:`roc_of_family`'s curve: the AUROC of the scores in the direction of the chosen event's
+    family ({s >= t} or {s < t}, d1 or d0 on top), so that it does not depend on which dataset is called d0."""
+    area = auroc(s_in, s_out)
+    side, top = ("ge", 1) if event is None else (event.side, event.top)
+    return area if (side == "ge") == (top == 1) else 1.0 - area
+
+
 def density_values(fn, outputs, name: str, ndim: int) -> np.ndarray:
     """``fn(outputs)`` checked: one value per output (``ndim`` 1) or one row of per-step values (``ndim`` 2)."""
     k = len(outputs)

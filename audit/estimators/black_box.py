@@ -15,7 +15,7 @@ import numpy as np
 from privbound.audit.attacks.choice import attack_scores, candidate_attacks, choose_on_selection
 from privbound.audit.attacks.floating import FloatingPointAttack
 from privbound.audit.attacks.library import Attack, ThresholdAttack
-from privbound.audit.estimators.base import Estimator, result_from_estimate, roc_of_family
+from privbound.audit.estimators.base import Estimator, family_auroc, result_from_estimate, roc_of_family
 from privbound.audit.features import is_scalar_numeric
 from privbound.audit.result import AuditResult
 from privbound.audit.tradeoff import TradeOffCurve, curve_of_event_family
@@ -23,7 +23,6 @@ from privbound.audit.statistics import (
     AllThresholds,
     Explicit,
     Split,
-    auroc,
     estimate_epsilon,
     label_event,
     evaluate_event,
@@ -127,12 +126,14 @@ class BlackBox(Estimator):
                                  confidence=confidence, coins_in=coins[0], coins_out=coins[1], test=choice.test)
             if not choice.predicted > 0.0 and not est.epsilon_lower_bound > 0.0:
                 est = null_estimate(e_in.size, e_out.size, delta=delta, confidence=confidence, method=method)
-        details = {"roc": roc_of_family(e_in, e_out, est.event), "attack_selection": choice.table,
+        # the chosen event's family, as the trade-off curve's (kept when the estimate falls back to no event)
+        details = {"roc": roc_of_family(e_in, e_out, event), "attack_selection": choice.table,
                    "selection_trials": min(n_sel0, n_sel1)}
         curve = _family_curve(choice.attack, sel0, sel1, e_in, e_out, event, confidence)  # chosen on selection
         return result_from_estimate(est, estimator=self.name, epsilon=epsilon, confidence=confidence,
                                     trials=min(len(out0), len(out1)), attack=choice.attack.name, seed=seed,
-                                    details=details, auc=auroc(e_in, e_out), float_audit=self.float_audit,
+                                    details=details, auc=family_auroc(e_in, e_out, event),
+                                    float_audit=self.float_audit,
                                     tradeoff=curve)
 
     def _all_trials(self, out0, out1, candidates, *, epsilon, delta, confidence, seed) -> AuditResult:
@@ -149,7 +150,8 @@ class BlackBox(Estimator):
         est = estimate_epsilon(s1, s0, delta=delta, confidence=confidence, strategy=self.strategy, seed=seed)
         return result_from_estimate(est, estimator=self.name, epsilon=epsilon, confidence=confidence,
                                     trials=min(len(out0), len(out1)), attack=atk.name, seed=seed,
-                                    details={"roc": roc_of_family(s1, s0, est.event)}, auc=auroc(s1, s0),
+                                    details={"roc": roc_of_family(s1, s0, est.event)},
+                                    auc=family_auroc(s1, s0, est.event),
                                     float_audit=self.float_audit)
 
 

@@ -149,3 +149,26 @@ def test_the_curves_family_is_the_one_chosen_on_the_selection_part(monkeypatch):
         nulls += r.event is None
         assert seen["choice"].event is not None and seen["event"] == seen["choice"].event
     assert nulls >= 3  # the case that matters: nothing certified on the evaluation part
+
+
+def _area(x, y):
+    order = np.argsort(x, kind="stable")
+    return float(np.trapezoid(np.asarray(y, float)[order], np.asarray(x, float)[order]))
+
+
+def test_the_roc_its_auroc_and_the_trade_off_curve_describe_one_test_family_whichever_dataset_is_d0():
+    areas = []
+    for d0, d1 in ((0.0, 1.0), (1.0, 0.0)):
+        r = audit_mechanism(lambda x, rng: x + rng.laplace(scale=0.5), d0, d1, epsilon=1.0, trials=5_000, seed=0,
+                            float_audit=False)
+        roc, curve = r.details["roc"], r.tradeoff
+        assert _area(roc["fpr"], roc["tpr"]) == pytest.approx(r.auroc, abs=0.01)
+        assert _area(curve["alpha"], 1.0 - np.asarray(curve["beta"])) == pytest.approx(r.auroc, abs=0.03)
+        areas.append(r.auroc)
+    assert min(areas) > 0.8 and abs(areas[0] - areas[1]) < 0.03  # it read 0.87 one way and 0.13 the other
+    # a weak signal whose event the estimate drops: the ROC keeps the chosen family, as the curve does
+    weak = audit_mechanism(lambda x, rng: x + rng.laplace(scale=1 / 0.15), 1.0, 0.0, epsilon=1.0, trials=2_000,
+                           seed=4, float_audit=False)
+    roc_area = _area(weak.details["roc"]["fpr"], weak.details["roc"]["tpr"])
+    curve_area = _area(weak.tradeoff["alpha"], 1.0 - np.asarray(weak.tradeoff["beta"]))
+    assert weak.event is None and (roc_area - 0.5) * (curve_area - 0.5) > 0
