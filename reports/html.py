@@ -28,10 +28,20 @@ from privbound.reports import plots
 from privbound.reports.schema import AuditRecord, LearnerMutantRecord, NightlyResults, wall_text
 
 __all__ = ["render_html", "PAPER_TITLES", "SECTIONS", "check_meaning", "mutants_section", "learner_mutants_section",
-           "tight_columns", "report_parts", "relation_words", "loose_claim", "LOOSE_FACTOR"]
+           "tight_columns", "mu_column", "roc_arguments", "report_parts", "relation_words", "loose_claim",
+           "LOOSE_FACTOR", "ROC_PANEL_NOTE"]
 
 LOOSE_FACTOR = 10.0
 """A claim this many times above the tight epsilon (or, without one, above the audit's bound) is marked loose."""
+
+ROC_PANEL_NOTE = (
+    "ROC panels, log-log: the solid curve is the certified ROC, the edge of the confidence band (the mechanism has "
+    "tests at least this good); if the mechanism meets its claim, it stays out of the red region with at least the "
+    "confidence in its label. The light dots are point estimates: where the true curve runs along the boundary (a "
+    "correct, tight claim) about half of them lie above it by sampling noise alone. A rate of 0 is drawn hollow at "
+    "the edge, 1/(2n) for n evaluation outputs. The dashed curve is Gaussian DP at the certified &mu;. A white-box "
+    "or composition panel drawn with the datasets swapped says so in its legend: its tests leak further that way.")
+"""The paragraph above each paper's ROC panels: how to read them."""
 
 PAPER_TITLES = {
     None: "Reference mechanisms",
@@ -151,9 +161,12 @@ def tight_columns(record: AuditRecord | LearnerMutantRecord) -> tuple[str, str, 
 
 def _audit_table(audits: list[AuditRecord]) -> str:
     """Per audit: the claim, the tight epsilon (its source as the cell's tooltip), the bound, bound / tight, the
-    tight verdict (why there is none as a tooltip), the claim verdict, then how the audit ran."""
+    Gaussian-DP mu lower bound, the tight verdict (why there is none as a tooltip), the claim verdict, then how the
+    audit ran."""
     rows = ["<table><tr><th>target</th><th>family</th><th>claim (&epsilon;, &delta;)</th><th>tight &epsilon;</th>"
-            "<th>&epsilon; lower bound</th><th>bound / tight</th><th>tight verdict</th><th>claim verdict</th>"
+            "<th>&epsilon; lower bound</th><th>bound / tight</th><th title=\"the mechanism is not &mu;-GDP for any "
+            "smaller &mu; (from the certified trade-off curve, at its own confidence)\">GDP &mu; lower bound</th>"
+            "<th>tight verdict</th><th>claim verdict</th>"
             "<th>power</th><th>p-value (claim)</th><th>trials</th><th>audit</th><th>attack</th>"
             "<th>accountant &epsilon;</th></tr>"]
     for a in audits:
@@ -172,7 +185,8 @@ def _audit_table(audits: list[AuditRecord]) -> str:
         verdict = (f"<td class=\"{a.tight_status}\">{a.tight_status}</td>" if a.tight_status else
                    f"<td class=\"small\" title=\"{html.escape(a.tight_reason or '')}\">-</td>")
         rows.append(f"<tr><td>{html.escape(a.target)}</td><td>{html.escape(a.family)}</td><td>{claim}</td>"
-                    f"{tight_cell}<td class=\"num\">{bound}</td><td class=\"num\">{ratio}</td>{verdict}"
+                    f"{tight_cell}<td class=\"num\">{bound}</td><td class=\"num\">{ratio}</td>"
+                    f"<td class=\"num\">{mu_column(a)}</td>{verdict}"
                     f"<td class=\"{a.status}\">{html.escape(status)}</td>{_power_cell(r)}"
                     f"<td class=\"num\">{_fmt(r.get('p_value'), 3)}</td>"
                     f"<td class=\"num\">{_fmt(r.get('trials'))}</td><td>{html.escape(a.audit)}</td>"
@@ -235,6 +249,33 @@ def _band(r: dict[str, Any]) -> dict[str, list[float]] | None:
             "tpr_lower": [1 - b for b in t["beta_upper"]], "tpr_upper": [1 - b for b in t["beta_lower"]]}
 
 
+def roc_arguments(r: dict[str, Any]) -> dict[str, Any]:
+    """What an audit's ROC panel (:func:`privbound.reports.plots.roc_figure`) draws besides the ROC and the claim,
+    read from its result as in results.json: the chosen test's estimate and Clopper--Pearson corner, the trade-off
+    curve's band, confidence and datasets, the certified Gaussian-DP mu, and the evaluation outputs per dataset
+    (the larger side), which set the resolution of a rate of 0. A result with a chosen event is drawn in that event's
+    direction (its estimator weighed both); one without (white-box, composition: tests that say d1 when the privacy
+    loss is low) in the direction in which it leaks further."""
+    t = r.get("tradeoff") or {}
+    sizes = [int(v) for v in (r.get("n_evaluation"), t.get("n_null"), t.get("n_alternative")) if v]
+    band = _band(r)
+    estimated = r.get("fpr") is not None and r.get("tpr") is not None
+    bounded = estimated and r.get("fpr_upper") is not None and r.get("tpr_lower") is not None
+    return {"point": (r.get("fpr"), r.get("tpr")) if estimated else None, "band": band,
+            "certified_point": (r.get("fpr_upper"), r.get("tpr_lower")) if bounded else None,
+            "n": max(sizes) if sizes else int(r.get("trials") or 1), "mu": r.get("mu_lower_bound"),
+            "confidence": t.get("confidence") if band else None,
+            "datasets": (t["null"], t["alternative"]) if t.get("null") and t.get("alternative") else None,
+            "direction": "traced" if r.get("event") else "leakier"}
+
+
+def mu_column(record: AuditRecord | LearnerMutantRecord) -> str:
+    """The Gaussian-DP ``mu_lower_bound`` of an audit, formatted (``-`` when it carries none): the mechanism is not
+    mu-GDP for any smaller mu, at its trade-off curve's confidence."""
+    mu = (record.result or {}).get("mu_lower_bound")
+    return "-" if mu is None else f"{mu:.3f}"
+
+
 def _paper_problems(audits: list[AuditRecord], checks: list[dict]) -> int:
     return (sum(1 for a in audits if a.status in ("violated", "missed", "error") or a.tight_status == "violated")
             + sum(1 for c in checks if c["status"] == "fail" and not c.get("expected")))
@@ -255,9 +296,10 @@ def _paper_section(paper: str | None, audits: list[AuditRecord], checks: list[di
             r = a.result or {}
             roc = (r.get("details") or {}).get("roc")
             if roc:
-                figs.append(_img(plots.roc_plot(a.target, roc, r["epsilon_claimed"], r["delta"],
-                                                (r.get("fpr"), r.get("tpr")), band=_band(r)), f"ROC {a.target}"))
+                figs.append(_img(plots.roc_plot(a.target, roc, r["epsilon_claimed"], r["delta"], **roc_arguments(r)),
+                                 f"ROC {a.target}"))
         if figs:
+            parts.append(f"<p class=\"small\">{ROC_PANEL_NOTE}</p>")
             parts.append('<div class="figs">' + "".join(figs) + "</div>")
     if checks:
         descriptions = {f"{ci['id']}:{name}": text for ci in claims_info

@@ -445,7 +445,7 @@ def comparison_lines(results: NightlyResults) -> list[str]:
 
 def render_summary(results: NightlyResults) -> str:
     """``summary.md``: headline counts, comparison and changes, then the audits and the checks as tables."""
-    from privbound.reports.html import check_meaning, tight_columns
+    from privbound.reports.html import check_meaning, mu_column, tight_columns
 
     c = results.counts
     lines = [
@@ -501,18 +501,21 @@ def render_summary(results: NightlyResults) -> str:
         "half), the *claim verdict* against the paper's claim (or, for a planted bug, whether it was caught).",
         "",
         "The *power* column is the audit's own status (`AuditResult.status`): inconclusive when, at its trials, it "
-        "could not have certified a violation by a mechanism spending twice the claim.",
+        "could not have certified a violation by a mechanism spending twice the claim. *GDP mu lower bound*: the "
+        "mechanism is not mu-Gaussian-DP for any smaller mu (`mu_lower_bound`, from the certified trade-off curve, "
+        "at its own confidence).",
         "",
-        "| target | family | claim (eps, delta) | tight eps | eps lower bound | bound / tight | tight verdict | "
-        "claim verdict | power | trials | audit | attack |",
-        "|---|---|---|---|---|---|---|---|---|---|---|---|",
+        "| target | family | claim (eps, delta) | tight eps | eps lower bound | bound / tight | GDP mu lower bound | "
+        "tight verdict | claim verdict | power | trials | audit | attack |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for a in results.audits:
         r = a.result or {}
         claim = f"({r.get('epsilon_claimed', float('nan')):g}, {r.get('delta', 0):g})" if r else "-"
         status = a.status + (f" ({a.error})" if a.error else "")
         tight_eps, lb, ratio = tight_columns(a)
-        lines.append(f"| {a.target} | {a.family} | {claim} | {tight_eps} | {lb} | {ratio} | {a.tight_status or '-'} | "
+        lines.append(f"| {a.target} | {a.family} | {claim} | {tight_eps} | {lb} | {ratio} | {mu_column(a)} | "
+                     f"{a.tight_status or '-'} | "
                      f"{status} | {r.get('status') or '-'} | {r.get('trials', '-')} | {a.audit} | "
                      f"{r.get('attack', '-')} |")
     lines += ["", "## Bound checks", "",

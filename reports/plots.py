@@ -1,9 +1,12 @@
 """Plots of a nightly run (matplotlib, Agg backend), returned as PNG bytes.
 
-* :func:`roc_plot` -- an audit's ROC curve on log-log axes with the boundary of the (epsilon, delta)
+* :func:`roc_plot` -- an audit's tests on log-log axes with the boundary of the (epsilon, delta)
   privacy region: every test against an (epsilon, delta)-DP mechanism satisfies
   TPR <= e^eps FPR + delta and TPR <= 1 - e^-eps (1 - delta - FPR)
-  (Kairouz, Oh & Viswanath 2015), and the confidence band the result carries.
+  (Kairouz, Oh & Viswanath 2015); the certified ROC (the conservative edge of the confidence band
+  the result carries) as the statement, the empirical ROC as point estimates, the Gaussian-DP curve
+  at the certified mu; a family of tests without a chosen one is drawn in the direction
+  (:func:`reversed_tests`) in which it leaks further.
 * :func:`epsilon_plot` -- each target's empirical epsilon lower bound beside its claim, one
   row per target on a log axis, so that no single large claim squashes the others.
 * :func:`bound_ratio_plot` -- observed / bound of the bound checks on a log axis, each
@@ -30,8 +33,9 @@ import numpy as np  # noqa: E402
 from matplotlib.ticker import (FixedLocator, FuncFormatter, LogFormatterSciNotation, LogLocator,  # noqa: E402
                                MaxNLocator, NullFormatter)
 
-__all__ = ["privacy_region_boundary", "roc_plot", "epsilon_plot", "bound_ratio_plot", "scaling_plot", "roc_figure",
-           "epsilon_figure", "bound_ratio_figure", "scaling_figure", "log_ticks", "overlapping_tick_labels", "DPI"]
+__all__ = ["privacy_region_boundary", "reversed_tests", "reversed_band", "leakage", "gdp_roc", "percent", "roc_plot",
+           "epsilon_plot", "bound_ratio_plot", "scaling_plot", "roc_figure", "epsilon_figure", "bound_ratio_figure",
+           "scaling_figure", "log_ticks", "overlapping_tick_labels", "DPI"]
 
 DPI = 100
 FONT = 9  # points: 12.5 px at DPI
@@ -114,40 +118,156 @@ def privacy_region_boundary(epsilon: float, delta: float, fpr: np.ndarray) -> np
 
 # ------------------------------------------------------------------------- ROC
 
+LIGHT_BLUE, GDP_COLOUR = "#4f86cc", "#7b3f9e"
+
+
+def reversed_tests(fpr, tpr) -> tuple[np.ndarray, np.ndarray]:
+    """The tests ``(FPR, TPR)`` with the datasets' roles swapped: ``(1 - TPR, 1 - FPR)``, in reverse order.
+
+    A test E with FPR ``P_a(E)`` and TPR ``P_b(E)`` gives the test "say a when E does not occur", whose FPR is
+    ``P_b(not E) = 1 - TPR`` and TPR ``P_a(not E) = 1 - FPR``. The (epsilon, delta) region and every Gaussian-DP
+    curve are symmetric under this map; on log axes it moves a leak near (1, 1), where the axes squash it, to
+    the lower left, where they show it. A confidence box maps to a confidence box (its corners swap).
+    """
+    return 1.0 - np.asarray(tpr, dtype=float)[::-1], 1.0 - np.asarray(fpr, dtype=float)[::-1]
+
+
+def reversed_band(band: dict[str, list[float]]) -> dict[str, np.ndarray]:
+    """A simultaneous band (``fpr_lower``, ``fpr_upper``, ``tpr_lower``, ``tpr_upper`` per test) after
+    :func:`reversed_tests`: each test's box ``[fl, fu] x [tl, tu]`` becomes ``[1 - tu, 1 - tl] x [1 - fu, 1 - fl]``."""
+    fpr_lower, tpr_upper = reversed_tests(band["fpr_lower"], band["tpr_upper"])
+    fpr_upper, tpr_lower = reversed_tests(band["fpr_upper"], band["tpr_lower"])
+    return {"fpr_lower": fpr_lower, "fpr_upper": fpr_upper, "tpr_lower": tpr_lower, "tpr_upper": tpr_upper}
+
+
+def leakage(fpr, tpr, delta: float, floor: float) -> float:
+    """How far above the diagonal the tests reach on log axes: the largest ``ln((TPR - delta) / FPR)``, an FPR
+    below ``floor`` counted at ``floor``; ``-inf`` when no TPR exceeds delta."""
+    fpr = np.maximum(np.asarray(fpr, dtype=float), floor)
+    excess = np.asarray(tpr, dtype=float) - delta
+    ok = excess > 0
+    return float(np.max(np.log(excess[ok]) - np.log(fpr[ok]))) if ok.any() else -math.inf
+
+
+def gdp_roc(fpr, mu: float) -> np.ndarray:
+    """The ROC of mu-Gaussian DP: ``TPR = 1 - G_mu(FPR)`` (:func:`privbound.audit.tradeoff.gaussian_tradeoff`)."""
+    from privbound.audit.tradeoff import gaussian_tradeoff
+
+    return 1.0 - gaussian_tradeoff(fpr, mu)
+
+
+def _drawable(point: tuple | None) -> bool:
+    """``point`` is an (FPR, TPR) pair of finite rates."""
+    return point is not None and all(v is not None and math.isfinite(v) for v in point)
+
+
+def _reversed_point(point: tuple | None) -> tuple | None:
+    """One (FPR, TPR) pair through :func:`reversed_tests`; None when it is not :func:`_drawable`."""
+    return (1.0 - point[1], 1.0 - point[0]) if _drawable(point) else None
+
+
+def _shown(floor: float, v) -> np.ndarray:
+    """Rates as drawn: a rate below ``floor`` (a 0) at the axis' edge."""
+    return np.clip(np.asarray(v, dtype=float), floor, 1.0)
+
+
+def percent(confidence: float) -> str:
+    """A confidence as a percentage with the digits that tell it from 100%: ``95%``, ``99.959%``."""
+    miss = 100.0 * (1.0 - confidence)
+    digits = max(0, 1 - math.floor(math.log10(miss))) if miss > 0 else 0
+    text = f"{100.0 * confidence:.{digits}f}"
+    return (text.rstrip("0").rstrip(".") if "." in text else text) + "%"
+
+
+def _chords(x, y, per: int = 16) -> tuple[np.ndarray, np.ndarray]:
+    """The polyline through ``(x, y)`` with about ``2 per`` points on each segment, spaced geometrically towards
+    both of its ends, so that log axes draw its straight (linear-scale) segments down to rates near 0: the
+    randomised mixtures of neighbouring tests."""
+    x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
+    if x.size < 2:
+        return x, y
+    ends = np.geomspace(1e-6, 0.5, per)
+    s = np.unique(np.concatenate([[0.0], ends, 1.0 - ends]))
+    xs = np.concatenate([x[:-1, None] + s * np.diff(x)[:, None], x[-1:, None]], axis=None)
+    ys = np.concatenate([y[:-1, None] + s * np.diff(y)[:, None], y[-1:, None]], axis=None)
+    return xs, ys
+
 
 def roc_figure(name: str, roc: dict[str, list[float]], epsilon: float, delta: float, point: tuple | None = None,
-               band: dict[str, list[float]] | None = None):
-    """The attack's ROC on log-log axes beside the (epsilon, delta) region's boundary.
+               band: dict[str, list[float]] | None = None, *, n: int, certified_point: tuple | None = None,
+               mu: float | None = None, confidence: float | None = None, datasets: tuple[str, str] | None = None,
+               direction: str = "leakier"):
+    """An audit's tests on log-log axes beside the (epsilon, delta) region's boundary.
 
-    On log axes the boundary TPR = e^eps FPR + delta is a line above the diagonal by eps (in natural-log
-    units), so a correct target's curve sits visibly below it whatever epsilon is -- on linear axes a boundary
-    at eps >= 3 hugs the axes and a correct curve looks as if it touched it. FPR and TPR of 0 are drawn at the
-    lower edge (hollow markers), the smallest rate the trials can show being about 1/n. ``band`` (``fpr_lower``,
-    ``fpr_upper``, ``tpr_lower``, ``tpr_upper``: a simultaneous confidence band the result carries) is shaded.
+    On log axes the boundary TPR = e^eps FPR + delta is a line above the diagonal by eps (in natural-log units),
+    so a test inside the region sits visibly below it whatever epsilon is. What is drawn:
+
+    * ``band`` (``fpr_lower``, ``fpr_upper``, ``tpr_lower``, ``tpr_upper`` per test: a simultaneous band at
+      ``confidence``) shaded, and its conservative edge ``(fpr_upper, tpr_lower)`` as the certified ROC -- the
+      statement: the mechanism has tests (randomised mixtures between the points) at least this good. If the
+      mechanism is (epsilon, delta)-DP, it stays out of the "impossible if DP" region with probability at
+      least ``confidence`` (the region is convex, so the segments between the points do too).
+    * ``roc`` (``fpr``, ``tpr``: the family's empirical rates) lighter, as point estimates: where the true curve
+      runs along the boundary (a correct, tight claim) about half of them lie above it by sampling noise alone.
+    * ``point``, the chosen test's empirical (FPR, TPR), and ``certified_point``, its Clopper--Pearson
+      corner (upper FPR, lower TPR).
+    * ``mu`` > 0: the ROC of mu-Gaussian DP, which the certified curve touches (no smaller mu holds).
+
+    ``n`` is the number of evaluation outputs per dataset (the larger side): rates of 0 are drawn hollow at
+    the left or lower edge ``1 / (2 n)``, below the smallest positive rate ``1 / n`` the outputs can show.
+    ``datasets`` (FPR's, TPR's) names the datasets the rates are measured on. ``direction="leakier"``: when the
+    tests with the datasets' roles swapped (:func:`reversed_tests`) reach further above the diagonal -- the
+    certified ones when there is a band, else the estimates -- everything is drawn swapped, and the legend's
+    title says so; ``"traced"``: as given (the direction of a chosen test, which its estimator picked).
     """
-    fpr = np.asarray(roc["fpr"], dtype=float)
-    tpr = np.asarray(roc["tpr"], dtype=float)
+    if direction not in ("leakier", "traced"):
+        raise ValueError(f"direction must be 'leakier' or 'traced', got {direction!r}")
+    fpr, tpr = np.asarray(roc["fpr"], dtype=float), np.asarray(roc["tpr"], dtype=float)
     positive = np.concatenate([fpr[fpr > 0], tpr[tpr > 0]])
-    floor = max(min(float(positive.min()) / 2 if positive.size else 1e-3, 1e-2), 1e-6)
-    fig, ax = plt.subplots(figsize=(4.2, 4.0))
+    floor = min(0.5 / max(int(n), 1), float(positive.min()) / 2 if positive.size else 1.0)
+    cert_f = cert_t = None
+    if band is not None:
+        cert_f, cert_t = np.asarray(band["fpr_upper"], float), np.asarray(band["tpr_lower"], float)
+    judged = (cert_f, cert_t) if band is not None else (fpr, tpr)
+    swap = direction == "leakier" and leakage(*reversed_tests(*judged), delta, floor) > leakage(*judged, delta, floor)
+    if swap:
+        fpr, tpr = reversed_tests(fpr, tpr)
+        if band is not None:
+            band = reversed_band(band)
+            cert_f, cert_t = band["fpr_upper"], band["tpr_lower"]
+        point, certified_point = _reversed_point(point), _reversed_point(certified_point)
+        datasets = None if datasets is None else datasets[::-1]
+    level = "" if confidence is None else f" ({percent(confidence)})"
+
+    fig, ax = plt.subplots(figsize=(4.0, 3.8))  # three panels to a row of report.html
     grid = np.geomspace(floor, 1.0, 400)
     boundary = np.maximum(privacy_region_boundary(epsilon, delta, grid), floor)
     ax.fill_between(grid, boundary, 1, color="#f4cccc", label="impossible if DP")
     ax.plot(grid, boundary, color=RED, lw=1, label=f"({epsilon:.3g}, {delta:g}) boundary")
+    if mu is not None and mu > 0 and math.isfinite(mu):
+        ax.plot(grid, _shown(floor, gdp_roc(grid, mu)), color=GDP_COLOUR, lw=1, ls="--",
+                label=f"Gaussian DP at the mu lower bound {mu:.3g}")
     if band is not None:
-        up = np.clip(np.asarray(band["tpr_upper"], float), floor, 1)
-        lo = np.clip(np.asarray(band["tpr_lower"], float), floor, 1)
-        fx_lo = np.clip(np.asarray(band["fpr_lower"], float), floor, 1)
-        fx_hi = np.clip(np.asarray(band["fpr_upper"], float), floor, 1)
-        ax.fill(np.concatenate([fx_lo, fx_hi[::-1]]), np.concatenate([up, lo[::-1]]), color=BLUE, alpha=0.15, lw=0,
-                label="confidence band")
-    shown_f, shown_t = np.maximum(fpr, floor), np.maximum(tpr, floor)
-    ax.plot(shown_f, shown_t, color=BLUE, lw=1.5, label="attack ROC")
-    at_edge = (fpr <= 0) | (tpr <= 0)
+        ax.fill(np.concatenate([_shown(floor, band["fpr_lower"]), _shown(floor, band["fpr_upper"])[::-1]]),
+                np.concatenate([_shown(floor, band["tpr_upper"]), _shown(floor, band["tpr_lower"])[::-1]]),
+                color=BLUE, alpha=0.12, lw=0, label="confidence band")
+    ax.plot(_shown(floor, fpr), _shown(floor, tpr), color=LIGHT_BLUE, lw=0.6, marker=".", ms=4, alpha=0.6,
+            label="ROC point estimates (not a bound)")
+    at_edge = (fpr < floor) | (tpr < floor)
     if at_edge.any():
-        ax.plot(shown_f[at_edge], shown_t[at_edge], "o", mfc="white", mec=BLUE, ms=4)
-    if point is not None and all(v is not None and math.isfinite(v) for v in point):
-        ax.plot([max(point[0], floor)], [max(point[1], floor)], "o", color="black", ms=5, label="chosen test")
+        ax.plot(_shown(floor, fpr[at_edge]), _shown(floor, tpr[at_edge]), "o", mfc="white", mec=LIGHT_BLUE, ms=4,
+                alpha=0.6)
+    if band is not None:
+        xs, ys = _chords(cert_f, cert_t)  # a segment to a rate below the floor leaves the axes where it crosses them
+        ax.plot(np.where(xs > 0, xs, np.nan), np.where(ys > 0, ys, np.nan), color=BLUE, lw=1.8, alpha=1.0,
+                label=f"certified ROC{level}")
+    if _drawable(point):
+        hollow = point[0] < floor or point[1] < floor
+        ax.plot(_shown(floor, [point[0]]), _shown(floor, [point[1]]), "o", mfc="white" if hollow else GREY,
+                mec=GREY, ms=5, alpha=0.6, label="chosen test, estimate")
+    if _drawable(certified_point):
+        ax.plot(_shown(floor, [certified_point[0]]), _shown(floor, [certified_point[1]]), "o", color="black", ms=5,
+                alpha=1.0, label="chosen test, certified")
     ax.plot([floor, 1], [floor, 1], color="grey", lw=0.5, ls=":")
     ax.set_xscale("log")
     ax.set_yscale("log")
@@ -156,17 +276,24 @@ def roc_figure(name: str, roc: dict[str, list[float]], epsilon: float, delta: fl
     log_ticks(ax.xaxis, floor, 1)
     log_ticks(ax.yaxis, floor, 1)
     ax.minorticks_off()  # one panel per audit: the decades are enough, and unlabelled minor ticks cost half its time
-    ax.set_xlabel("FPR (log scale)", fontsize=FONT)
-    ax.set_ylabel("TPR (log scale)", fontsize=FONT)
+    neg, pos = datasets if datasets is not None else ("", "")
+    ax.set_xlabel(f"FPR{f' on {neg}' if neg else ''} (log scale)", fontsize=FONT)
+    ax.set_ylabel(f"TPR{f' on {pos}' if pos else ''} (log scale)", fontsize=FONT)
     ax.tick_params(labelsize=SMALL, which="both")
     ax.set_title(name, fontsize=FONT)
-    ax.legend(fontsize=SMALL, loc="lower right", framealpha=0.9)
+    title = None
+    if swap:
+        title = (f"drawn reversed: tests saying {pos}" if pos else "drawn reversed: the datasets swapped") + \
+            ", the leakier way"
+    ax.legend(fontsize=SMALL, loc="upper center", bbox_to_anchor=(0.5, -0.14), framealpha=0.9, title=title,
+              title_fontsize=SMALL)  # below the axes, where it hides no test
     return fig
 
 
 def roc_plot(name: str, roc: dict[str, list[float]], epsilon: float, delta: float, point: tuple | None = None,
-             band: dict[str, list[float]] | None = None) -> bytes:
-    return _png(roc_figure(name, roc, epsilon, delta, point, band))
+             band: dict[str, list[float]] | None = None, **kw) -> bytes:
+    """:func:`roc_figure` as PNG bytes."""
+    return _png(roc_figure(name, roc, epsilon, delta, point, band, **kw))
 
 
 # -------------------------------------------------------------- epsilon vs claim

@@ -55,7 +55,11 @@ FIGURES = {
     "scaling, 1 decade": lambda: plots.scaling_figure(_scaling([10, 20, 40, 80], [300, 1200, 3200, 12000], 1.8)),
     "scaling, 5 decades": lambda: plots.scaling_figure(_scaling(np.geomspace(10, 1e6, 6), np.geomspace(1e-3, 1e4, 6))),
     "scaling, narrow y": lambda: plots.scaling_figure(_scaling([256, 512, 1024], [238, 254, 473], 0.5, 0.5)),
-    "roc": lambda: plots.roc_figure("x", {"fpr": [0, 0.3, 1], "tpr": [0, 0.7, 1]}, 1.0, 1e-5, (0.3, 0.7)),
+    "roc": lambda: plots.roc_figure("x", {"fpr": [0, 0.3, 1], "tpr": [0, 0.7, 1]}, 1.0, 1e-5, (0.3, 0.7), n=1000),
+    "roc, 10^6 outputs, band and mu": lambda: plots.roc_figure(
+        "x", {"fpr": [0, 1e-6, 0.3, 1], "tpr": [0, 0.01, 0.7, 1]}, 1.0, 1e-5, (0.3, 0.7), n=10 ** 6,
+        band={"fpr_lower": [0.2, 0.9], "fpr_upper": [0.4, 1.0], "tpr_lower": [0.6, 0.95], "tpr_upper": [0.8, 1.0]},
+        certified_point=(0.4, 0.6), mu=0.8, confidence=0.95, datasets=("d0", "d1")),
     "membership roc, log-log": lambda: roc_loglog_figure("digits-logreg", [
         {"attack": a, "roc_fpr": list(np.geomspace(3e-4, 1, 50)), "roc_tpr": list(np.geomspace(3e-4, 1, 50) ** 0.5)}
         for a in ("lira-online", "lira-offline", "rmia-online", "rmia-offline", "loss")]),
@@ -112,7 +116,7 @@ def test_a_huge_claim_does_not_squash_the_others():
 
 
 def test_legends_are_readable_at_1400_px():
-    fig = plots.roc_figure("x", {"fpr": [0, 1], "tpr": [0, 1]}, 1.0, 0.0)
+    fig = plots.roc_figure("x", {"fpr": [0, 1], "tpr": [0, 1]}, 1.0, 0.0, n=100)
     try:
         fig.canvas.draw()
         legend = fig.axes[0].get_legend()
@@ -142,3 +146,21 @@ def test_experiment_figure1_has_no_overlapping_tick_labels(monkeypatch):
             ["0.25", "0.5", "1", "2", "4", "8"]
     finally:
         plt.close(fig)
+
+
+@pytest.mark.parametrize("confidence, text", [(0.95, "95%"), (0.5, "50%"), (0.975, "97.5%"), (0.99959, "99.959%"),
+                                              (1.0, "100%")])
+def test_a_confidence_label_tells_the_level_from_100_percent(confidence, text):
+    assert plots.percent(confidence) == text
+
+
+def test_reversing_the_tests_keeps_the_privacy_region_and_undoes_itself():
+    rng = np.random.default_rng(0)
+    fpr = np.sort(rng.uniform(0, 1, 200))
+    tpr = np.sort(rng.uniform(0, 1, 200))
+    eps, delta = 0.7, 1e-3
+    inside = tpr <= plots.privacy_region_boundary(eps, delta, fpr)
+    rf, rt = plots.reversed_tests(fpr, tpr)
+    assert ((rt <= plots.privacy_region_boundary(eps, delta, rf) + 1e-12) == inside[::-1]).all()
+    back = plots.reversed_tests(rf, rt)
+    assert np.allclose(back[0], fpr) and np.allclose(back[1], tpr)

@@ -84,7 +84,7 @@ def test_roc_panels_are_log_log_so_a_correct_curve_at_large_epsilon_is_not_on_th
     eps = 5.0  # randomized response at eps: TPR = e^eps / (1 + e^eps) at FPR = 1 / (1 + e^eps) = 0.0067
     p = 1 / (1 + np.exp(eps))
     roc = {"fpr": [0.0, 1e-3, p, 1.0], "tpr": [0.0, 1e-3 * np.exp(eps) * 0.5, 1 - p, 1.0]}
-    fig = plots.roc_figure("rr", roc, eps, 0.0, (p, 1 - p))
+    fig = plots.roc_figure("rr", roc, eps, 0.0, (p, 1 - p), n=10_000)
     ax = fig.axes[0]
     assert ax.get_xscale() == "log" and ax.get_yscale() == "log"
     fig.canvas.draw()
@@ -100,8 +100,8 @@ def test_roc_panels_are_log_log_so_a_correct_curve_at_large_epsilon_is_not_on_th
 def test_roc_panels_shade_the_confidence_band_a_result_carries():
     roc = {"fpr": [0.0, 0.1, 1.0], "tpr": [0.0, 0.2, 1.0]}
     band = {"fpr_lower": [0.05, 0.5], "fpr_upper": [0.15, 0.7], "tpr_lower": [0.1, 0.6], "tpr_upper": [0.3, 0.8]}
-    with_band = plots.roc_figure("x", roc, 1.0, 0.0, band=band)
-    without = plots.roc_figure("x", roc, 1.0, 0.0)
+    with_band = plots.roc_figure("x", roc, 1.0, 0.0, band=band, n=1000)
+    without = plots.roc_figure("x", roc, 1.0, 0.0, n=1000)
     labels = [t.get_text() for t in with_band.axes[0].get_legend().get_texts()]
     assert "confidence band" in labels
     assert "confidence band" not in [t.get_text() for t in without.axes[0].get_legend().get_texts()]

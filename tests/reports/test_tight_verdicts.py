@@ -78,7 +78,8 @@ def test_the_night_records_counts_and_reports_the_tight_verdict(tmp_path, laplac
     assert f"{verdict} **1**" in summary[headline:summary.index("\n", headline)]
     ratio = rec.result["epsilon_lower_bound"] / tight
     assert f"| {name} | fixture-laplace | (2, 0) | {tight:.3g} | " in summary
-    assert re.search(rf" \| {ratio:.2f} \| {verdict} \| holds \| (holds|inconclusive) \| 2000 \|", summary)
+    mu = f"{rec.result['mu_lower_bound']:.3f}"
+    assert re.search(rf" \| {ratio:.2f} \| {mu} \| {verdict} \| holds \| (holds|inconclusive) \| 2000 \|", summary)
     page = (out / "report.html").read_text()
     assert f'<td class="{verdict}">{verdict}</td><td class="holds">holds</td>' in page
     assert 'title="Laplace scale 1, sensitivity 1"' in page  # the tight epsilon's source
