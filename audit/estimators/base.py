@@ -157,15 +157,25 @@ def result_from_privacy_losses(bound: Any, l0: np.ndarray, l1: np.ndarray, *, es
     )
 
 
-# Share of each side's outputs (the first, in trial order) that places the thresholds of a privacy-loss curve.
+# Share of each side's outputs (the first, in trial order) that places the thresholds of a curve traced on all
+# of an audit's trials (a privacy-loss curve, a black-box audit without a selection split).
 CURVE_PILOT_SHARE = 0.1
 
 
-def privacy_loss_curve(s1: np.ndarray, s0: np.ndarray, confidence: float) -> TradeOffCurve | None:
-    """The trade-off curve of the likelihood-ratio tests ``{-L >= t}`` (say "d1" when the privacy loss is low):
-    thresholds from the first :data:`CURVE_PILOT_SHARE` of each side's scores, errors on the others; ``None``
-    with fewer than 10 outputs per side to evaluate."""
+def pilot_curve(s1: np.ndarray, s0: np.ndarray, confidence: float, side: str | None = None) -> TradeOffCurve | None:
+    """The trade-off curve of the threshold tests on scores ``s1`` (d1) and ``s0`` (d0): thresholds and, unless
+    ``side`` is given, the direction ({s >= t} when d1's pilot scores rank higher, else {s < t}) from the first
+    :data:`CURVE_PILOT_SHARE` of each side's scores, errors on the others; ``None`` with fewer than 10 outputs per
+    side to evaluate."""
     k1, k0 = int(CURVE_PILOT_SHARE * len(s1)), int(CURVE_PILOT_SHARE * len(s0))
     if min(k1, k0) < 1 or min(len(s1) - k1, len(s0) - k0) < 10:
         return None
-    return curve_of_event_family(s1[:k1], s0[:k0], s1[k1:], s0[k0:], side="ge", top=1, confidence=confidence)
+    if side is None:
+        side = "ge" if auroc(s1[:k1], s0[:k0]) >= 0.5 else "lt"
+    return curve_of_event_family(s1[:k1], s0[:k0], s1[k1:], s0[k0:], side=side, top=1, confidence=confidence)
+
+
+def privacy_loss_curve(s1: np.ndarray, s0: np.ndarray, confidence: float) -> TradeOffCurve | None:
+    """The trade-off curve of the likelihood-ratio tests ``{-L >= t}`` (say "d1" when the privacy loss is low),
+    traced by :func:`pilot_curve`."""
+    return pilot_curve(s1, s0, confidence, side="ge")

@@ -15,7 +15,8 @@ import numpy as np
 from privbound.audit.attacks.choice import attack_scores, candidate_attacks, choose_on_selection
 from privbound.audit.attacks.floating import FloatingPointAttack
 from privbound.audit.attacks.library import Attack, ThresholdAttack
-from privbound.audit.estimators.base import Estimator, family_auroc, result_from_estimate, roc_of_family
+from privbound.audit.estimators.base import (Estimator, family_auroc, pilot_curve, result_from_estimate,
+                                             roc_of_family)
 from privbound.audit.features import is_scalar_numeric
 from privbound.audit.result import AuditResult
 from privbound.audit.tradeoff import TradeOffCurve, curve_of_event_family
@@ -148,11 +149,12 @@ class BlackBox(Estimator):
             raise ValueError(f"attack {atk.name!r} learns from data and needs a Split strategy, got {self.strategy!r}")
         s0, s1 = attack_scores(atk, out0), attack_scores(atk, out1)
         est = estimate_epsilon(s1, s0, delta=delta, confidence=confidence, strategy=self.strategy, seed=seed)
+        # no selection part to choose a test family on: the curve's thresholds and direction from a pilot share
         return result_from_estimate(est, estimator=self.name, epsilon=epsilon, confidence=confidence,
                                     trials=min(len(out0), len(out1)), attack=atk.name, seed=seed,
                                     details={"roc": roc_of_family(s1, s0, est.event)},
                                     auc=family_auroc(s1, s0, est.event),
-                                    float_audit=self.float_audit)
+                                    float_audit=self.float_audit, tradeoff=pilot_curve(s1, s0, confidence))
 
 
 @dataclass(frozen=True)

@@ -172,3 +172,16 @@ def test_the_roc_its_auroc_and_the_trade_off_curve_describe_one_test_family_whic
     roc_area = _area(weak.details["roc"]["fpr"], weak.details["roc"]["tpr"])
     curve_area = _area(weak.tradeoff["alpha"], 1.0 - np.asarray(weak.tradeoff["beta"]))
     assert weak.event is None and (roc_area - 0.5) * (curve_area - 0.5) > 0
+
+
+def test_a_black_box_audit_without_a_selection_split_carries_a_curve_too():
+    # AllThresholds evaluates on every trial: the curve's thresholds and direction come from a pilot share, so
+    # it is traced whichever dataset is d0 (Laplace of scale 1 at epsilon 1: true mu about 1.03)
+    from privbound.audit.estimators import BlackBox
+    from privbound.audit.statistics import AllThresholds
+
+    for d0, d1 in ((0.0, 1.0), (1.0, 0.0)):
+        r = audit_mechanism(lambda x, rng: x + rng.laplace(scale=1.0), d0, d1, epsilon=1.0, trials=10_000, seed=0,
+                            estimator=BlackBox(attack="threshold", strategy=AllThresholds()), float_audit=False)
+        assert r.tradeoff is not None and 0.8 < r.mu_lower_bound < 1.03
+        assert "Gaussian-DP mu      : >= " in r.summary()
