@@ -427,7 +427,7 @@ def run_part_s(seeds, quick: bool, search_fraction: float = 0.2, trials_scale: f
             hand = audit_mechanism(mech, d0, d1, epsilon=eps, trials=trials, seed=seed, float_audit=False)
             start = time.perf_counter()
             found = search_and_audit(mech, space, epsilon=eps, trials=search_total, seed=seed,
-                                     search_fraction=search_fraction)
+                                     search_fraction=search_fraction, float_audit=False)
             seconds = time.perf_counter() - start
             found_pair = audit_mechanism(mech, found.d0, found.d1, epsilon=eps, trials=trials, seed=seed,
                                          float_audit=False)
