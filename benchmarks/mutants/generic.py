@@ -128,6 +128,12 @@ MUTANTS: list[SourceMutant] = [
     SourceMutant("discrete-laplace-scale-halved", _M,
                  "y = (u + t * v) // s", "y = (u + t * v) // (2 * s)",
                  "exact discrete Laplace sampler drawing at half its scale"),
+    # the neighbour search's relation
+    SourceMutant("search-relation-ignores-radius", "audit/search.py",
+                 "        return (self.clips and self.radius is None) or abs(b[i] - a[i]) <= self.step",
+                 "        return True",
+                 "the record domain's relation accepts a change of any size: the search may certify a pair its claim "
+                 "does not cover"),
     # the sequential audit's stopping rule
     SourceMutant("seq-looks-read-evaluation", "audit/sequential.py",
                  "look = look_at_selection(outs.out0[:n_sel], outs.out1[:n_sel], estimator.candidates(outs.out0),",
