@@ -308,7 +308,8 @@ def test_a_record_domain_states_what_it_cannot_offer_and_what_its_sampler_must_r
                       (lambda r, n: np.full(n, np.nan), "not all finite"),
                       (lambda r, n: ["a"] * n, "list"),
                       (lambda r, n: None, "shape \\(\\)")):
-        with pytest.raises(ValueError, match=f"sampler\\(rng, n\\) must return n = 3 finite real records, got .*{what}"):
+        expected = f"sampler\\(rng, n\\) must return n = 3 finite real records, got .*{what}"
+        with pytest.raises(ValueError, match=expected):
             RecordDomain(3, 0.0, 1.0, sampler=bad).random_pair(rng)
 
 
