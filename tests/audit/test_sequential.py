@@ -94,6 +94,17 @@ def test_an_audit_that_stopped_by_its_own_rule_has_the_power_of_its_budget():
     assert small.summary().splitlines()[0].endswith(f"try max_trials={small.power['trials_needed']} or more")
 
 
+def test_a_time_stop_right_after_an_unconfirmed_prediction_reports_that_evaluation():
+    # max_seconds=1e-9 stops after the first stage whatever the clock reads; at confidence 0.5 seed 4 predicts a
+    # violation there that its evaluation does not confirm, so every output has been read: the result is that
+    # evaluation, and no floating-point verdict is drawn from outputs the rule read
+    r = audit_mechanism(LaplaceMechanism(1.0), 0.0, 1.0, epsilon=1.0, trials="auto", confidence=0.5,
+                        max_seconds=1e-9, seed=4)
+    seq = r.details["sequential"]
+    assert r.stop_reason.startswith("time budget reached") and seq["unconfirmed_read"] == r.trials == 10_000
+    assert r.epsilon_lower_bound == seq["looks"][0]["evaluated_bound"] and r.floating_point is None
+
+
 def test_the_next_stage_is_timed_by_its_new_trials_and_its_look():
     # The first stage sampled 10000 new trials per side in 2 s and looked in 0.5 s; the second (to 15000) samples
     # 5000 new ones (the first 10000 are reused): 1 s, and a look on 1.5x the trials: 0.75 s.
