@@ -208,8 +208,7 @@ class AuditResult:
         n, conf, eps, delta = self.n_evaluation, self.confidence, self.epsilon_claimed, self.delta
         sequential = self.details.get("sequential") or {}
         trials, basis, own_rule = self.trials, "max_trials" if sequential else "trials", False
-        if "budget_evaluation" in sequential and not (self.stop_reason or "").startswith(("time budget",
-                                                                                           "trial budget")):
+        if sequential.get("stopped_by_rule"):
             # stopped by its own rule: it would have gone on to its budget against a larger overspend, so the
             # audit's power is the budget's evaluation part's
             n, trials, own_rule = sequential["budget_evaluation"], sequential["max_trials"], True

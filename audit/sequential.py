@@ -348,7 +348,10 @@ def sequential_audit(mechanism: Any, d0: Any, d1: Any, estimator: Estimator, *, 
     many trials per dataset it spent. ``details["sequential"]`` holds ``looks`` (each :class:`Look` as a dict, with
     ``evaluated_bound`` where a predicted violation was evaluated), ``schedule``, ``max_trials``, ``max_seconds``,
     ``tolerance``, ``optimism``, ``selection_trials`` (the prefix the estimate selected on), ``selection_share``
-    (that prefix over the trials) and ``unconfirmed_read`` (the trials an unconfirmed prediction read, else 0)."""
+    (that prefix over the trials), ``unconfirmed_read`` (the trials an unconfirmed prediction read, else 0),
+    ``unconfirmed_evaluations``, ``evaluation_confidence`` (the level of the last evaluation),
+    ``stopped_by_rule`` (false when the trial or time budget stopped it) and ``budget_evaluation`` (the evaluation
+    part of the budget's own audit)."""
     if not isinstance(estimator, BlackBox):
         raise ValueError(f"trials='auto' needs an estimator with a selection part (black-box or floating-point), "
                          f"got {estimator.name!r}; pass trials=<int>")
@@ -364,6 +367,7 @@ def sequential_audit(mechanism: Any, d0: Any, d1: Any, estimator: Estimator, *, 
     # a Split the caller chose is kept at every stage; else the share grows (look_share)
     fixed_share = isinstance(estimator.strategy, Split)
     looks, reason, outs, result, evaluated, n_sel = [], None, None, None, None, 0
+    by_rule = True  # stopped by the rule's own decision, not by the trial or time budget
     read = 0  # the outputs an unconfirmed prediction's evaluation read: every later look selects on them
     evaluations = 0  # unconfirmed predictions evaluated so far
     level = evaluation_confidence(confidence, 1)  # the confidence of the next evaluation
@@ -384,7 +388,7 @@ def sequential_audit(mechanism: Any, d0: Any, d1: Any, estimator: Estimator, *, 
         n_sel = max(read, int(math.floor(base * t_k)) if fixed_share else
                     look_prefix(base, t_k, max_trials, first_trials))
         if t_k == schedule[-1]:
-            reason = f"trial budget reached ({max_trials} trials per dataset)"
+            reason, by_rule = f"trial budget reached ({max_trials} trials per dataset)", False
             break
         # the prefix the estimate at max_trials would select on; once the look reads it, it judges the budget's own
         # candidates and events
@@ -414,6 +418,7 @@ def sequential_audit(mechanism: Any, d0: Any, d1: Any, estimator: Estimator, *, 
             next_stage = next_stage_seconds(sampling, time.perf_counter() - stage_start - sampling,
                                             schedule[k - 1] if k else 0, t_k, schedule[k + 1])
             if elapsed + next_stage > max_seconds:
+                by_rule = False
                 reason = (f"time budget reached ({max_seconds:g} s; the next stage would take about "
                           f"{next_stage:.2g} s)")
                 if read == t_k:  # this stage's outputs were all read: its evaluation is the result
@@ -430,6 +435,7 @@ def sequential_audit(mechanism: Any, d0: Any, d1: Any, estimator: Estimator, *, 
                                                 "optimism": OPTIMISM,
                                                 "selection_trials": n_sel, "unconfirmed_read": read,
                                                 "unconfirmed_evaluations": evaluations,
+                                                "stopped_by_rule": by_rule,
                                                 "budget_evaluation": max_trials - budget_selection_part(base,
                                                                                                         max_trials),
                                                 "evaluation_confidence": level,
