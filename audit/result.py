@@ -332,6 +332,9 @@ class AuditResult:
             lines.append(f"  Gaussian-DP mu      : >= {self.mu_lower_bound:.4f} at {conf:.1%} confidence "
                          f"(from the certified trade-off curve; with the epsilon lower bound "
                          f"{self.epsilon_lower_bound:.4g}, both at {joint_confidence(self.confidence, conf):.1%})")
+        elif "roc" in self.details:  # a traced test family whose curve had too few outputs to be measured on
+            lines.append("  Gaussian-DP mu      : - (no trade-off curve: too few outputs per dataset past the share "
+                         "that places its thresholds)")
         if self.stop_reason is not None:
             lines.append(f"  stopped             : after {self.trials} trials per dataset -- {self.stop_reason}")
         if self.floating_point is not None:

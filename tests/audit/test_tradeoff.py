@@ -185,3 +185,67 @@ def test_a_black_box_audit_without_a_selection_split_carries_a_curve_too():
                             estimator=BlackBox(attack="threshold", strategy=AllThresholds()), float_audit=False)
         assert r.tradeoff is not None and 0.8 < r.mu_lower_bound < 1.03
         assert "Gaussian-DP mu      : >= " in r.summary()
+
+
+def _rr_mu(epsilon: float) -> float:
+    """The smallest mu for which binary randomized response at ``epsilon`` is mu-GDP: its trade-off curve is
+    (eps, 0)-DP's, whose kink (p, p), p = 1 / (1 + e^eps), G_mu must pass below (G_mu is convex, the rest are
+    chords): mu = 2 Phi^-1(1 - p)."""
+    return 2.0 * stats.norm.ppf(1.0 / (1.0 + np.exp(-epsilon)))
+
+
+def _rr_tradeoff(alpha, epsilon: float) -> np.ndarray:
+    """(eps, 0)-DP's trade-off function, binary randomized response's exactly (Dong, Roth & Su, Prop. 2.5)."""
+    a = np.asarray(alpha, dtype=float)
+    return np.maximum.reduce([np.zeros_like(a), 1.0 - np.exp(epsilon) * a, np.exp(-epsilon) * (1.0 - a)])
+
+
+def test_an_output_space_audit_carries_a_sound_curve_whichever_dataset_is_d0():
+    # Binary randomized response at eps = 1, audited by the output-space estimator (every event on all trials):
+    # its curve's certified points lie on or above the mechanism's trade-off function and its mu is at most the
+    # mechanism's, in all but a nominal 5% of runs, with either value on d1 (MAX_MISSES of RUNS).
+    from privbound.audit.estimators import OutputSpace
+
+    epsilon, n = 1.0, 2_000
+    p_flip = 1.0 / (1.0 + np.exp(epsilon))
+    for one_on in ("d1", "d0"):
+        misses, mus = 0, []
+        for seed in range(RUNS):
+            rng = np.random.default_rng(20_000 + seed)
+            flips0, flips1 = rng.random(n) < p_flip, rng.random(n) < p_flip
+            out0, out1 = (flips0.astype(int), (~flips1).astype(int))
+            if one_on == "d0":
+                out0, out1 = out1, out0
+            r = audit_outputs(out0, out1, epsilon=epsilon, estimator=OutputSpace((0, 1)), seed=seed)
+            a, b = np.array(r.tradeoff["alpha_upper"]), np.array(r.tradeoff["beta_upper"])
+            misses += bool(np.any(b < _rr_tradeoff(a, epsilon) - 1e-12) or r.mu_lower_bound > _rr_mu(epsilon))
+            mus.append(r.mu_lower_bound)
+        assert misses <= MAX_MISSES, f"{one_on}: the certified curve fell below the true one in {misses} of {RUNS}"
+        assert np.mean(mus) > 0.8 * _rr_mu(epsilon), f"{one_on}: mean mu {np.mean(mus):.3f} certifies little"
+        assert r.details["roc"]["fpr"][0] == 0.0 and 0.65 < r.auroc < 0.8  # the exact AUROC is 1 - p = 0.731
+
+
+def test_an_output_space_audit_ranks_a_larger_space_on_its_pilot_share():
+    # Three values whose likelihood-ratio order is not the declared order: the pilot share finds it, so the
+    # curve certifies the strong event {output = "b"} (exact log ratio 1.5 against 0 and -1.5)
+    from privbound.audit.estimators import OutputSpace
+
+    rng = np.random.default_rng(3)
+    space = ("a", "b", "c")
+    p0, p1 = np.array([0.4, 0.1, 0.5]), np.array([0.4, 0.1 * np.exp(1.5), 0.5 - 0.1 * (np.exp(1.5) - 1)])
+    out0, out1 = rng.choice(space, 20_000, p=p0), rng.choice(space, 20_000, p=p1)
+    r = audit_outputs(out0, out1, epsilon=2.0, estimator=OutputSpace(space), seed=0)
+    first = 1  # the first test past the trivial "never say d1"
+    assert r.tradeoff["alpha"][first] == pytest.approx(0.1, abs=0.01)  # {b} alone: P_d0 = 0.1
+    assert r.mu_lower_bound > 0.8
+
+
+def test_a_result_too_small_for_its_curve_says_so():
+    from privbound.audit.estimators import WhiteBox
+
+    loss = WhiteBox(lambda o: np.abs(o - 1.0) - np.abs(o))
+    small = audit_mechanism(LaplaceMechanism(1.0), 0.0, 1.0, epsilon=1.0, trials=10, estimator=loss)
+    assert small.tradeoff is None and small.mu_lower_bound is None
+    assert "Gaussian-DP mu      : - (no trade-off curve: too few outputs" in small.summary()
+    larger = audit_mechanism(LaplaceMechanism(1.0), 0.0, 1.0, epsilon=1.0, trials=200, estimator=loss)
+    assert "no trade-off curve" not in larger.summary() and larger.tradeoff is not None
