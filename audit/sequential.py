@@ -32,9 +32,11 @@ kept at every stage; one more stage is placed where the looks first read that wh
   often resolves no finer than the tolerance: without this, a correct Gaussian mechanism's audit would often run
   to the budget.) Every candidate is judged, not only that one:
   an attack whose pessimistic prediction is lower now (a plug-in table of rare patterns) may be the one the
-  budget certifies most with. And no such stop is taken while no attack predicts a positive bound at the
-  budget: an attack that has found nothing yet (a learned attack fitted on too few outputs, a leak in outputs
-  the prefix has not seen) has no reach to judge. Below the claim the stop
+  budget certifies most with. And below the budget's own selection part no such stop is taken while no attack
+  predicts a positive bound at the budget: an attack that has found nothing yet (a learned attack fitted on too
+  few outputs, a leak in outputs the prefix has not seen) has no reach to judge. On that part it has: the attacks
+  are fitted on what the budget's audit would fit them on, and a mechanism whose outputs do not depend on the
+  pair stops there instead of running to the budget. Below the claim the stop
   says the claim is out of reach of the budget (on the budget's own selection part) or predicted out of reach
   of it (below that part, where the events judged are a guess at the budget's); between the claim and
   ``(1 + tolerance)`` it says no
@@ -310,7 +312,7 @@ def _stop_reason(look: Look, epsilon: float, tolerance: float, max_trials: int) 
     the optimism on the events judged (module docstring), so it is stated as a prediction, not as the reach."""
     if look.predicted > epsilon:
         return "violation predicted"
-    if look.budget_predicted <= 0.0 or not (look.budget_event_resolved or look.budget_prefix):
+    if not look.budget_prefix and (look.budget_predicted <= 0.0 or not look.budget_event_resolved):
         return None
     moved = (f"with its two rates moved jointly by {OPTIMISM:g} standard errors of their log ratio towards a larger "
              f"bound, to certify at most {max(look.reach, 0.0):.4g} there")

@@ -358,17 +358,23 @@ def test_the_budgets_event_is_predicted_with_the_audits_pessimism_capped_at_the_
             budget_choice_z(**{**dict(confidence=0.95, selection=1, budget_selection=1), **kwargs})
 
 
-def test_a_look_whose_attacks_have_found_nothing_does_not_judge_their_reach():
+def test_a_look_whose_attacks_have_found_nothing_judges_their_reach_only_on_the_budgets_selection_part():
     # Identical datasets: no attack predicts a positive bound at the budget, and the events a small prefix
     # resolves (near-full ones) say nothing of what the budget's events could certify. A learned attack fitted on
-    # too few outputs of a real leak looks the same; stopping there "out of reach" would miss the leak.
+    # too few outputs of a real leak looks the same; stopping there "out of reach" would miss the leak. On the
+    # budget's own selection part the attacks are fitted on what the budget's audit would fit them on: the audit
+    # stops there, with the bound of the fixed-trials audit at the trials spent, instead of running to the budget.
     rng = np.random.default_rng(1)
     sel0, sel1 = rng.laplace(0, 1, 2_000), rng.laplace(0, 1, 2_000)
     look = look_at_selection(sel0, sel1, BlackBox().candidates(sel0), n_eval=8_000, n_eval_budget=1_600_000,
                              n_select_budget=400_000, delta=0.0, confidence=0.95, trials=10_000, resolution=0.1)
     assert look.budget_predicted <= 0.0 and _stop_reason(look, 1.0, 0.1, 2_000_000) is None
+    assert _stop_reason(replace(look, budget_prefix=True), 1.0, 0.1, 2_000_000).startswith("claim out of reach")
     r = audit_mechanism(LaplaceMechanism(1.0), 0.0, 0.0, epsilon=1.0, trials="auto", max_trials=40_000, seed=0)
-    assert r.trials == 40_000 and r.stop_reason.startswith("trial budget reached")
+    last = r.details["sequential"]["looks"][-1]
+    assert last["budget_prefix"] and last["budget_predicted"] <= 0.0 and last["selection_trials"] == 8_000
+    assert r.trials < 40_000 and r.stop_reason.startswith("claim out of reach of the budget")
+    assert all(not lk["budget_prefix"] for lk in r.details["sequential"]["looks"][:-1])
 
 
 def test_a_stop_before_the_budgets_selection_part_states_its_reach_as_a_prediction():
