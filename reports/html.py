@@ -39,7 +39,9 @@ ROC_PANEL_NOTE = (
     "tests at least this good); if the mechanism meets its claim, it stays out of the red region with at least the "
     "confidence in its label. The light dots are point estimates: where the true curve runs along the boundary (a "
     "correct, tight claim) about half of them lie above it by sampling noise alone. A rate of 0 is drawn hollow at "
-    "the edge, 1/(2n) for n evaluation outputs. The dashed curve is Gaussian DP at the certified &mu;. A white-box "
+    "the edge, 1/(2n) for n evaluation outputs. The dashed curve is Gaussian DP at the certified &mu;: the Gaussian "
+    "curve through the best certified point, a reference for &mu; and not a statement about the mechanism, so where "
+    "it crosses into the red region it says nothing of the claim. A white-box "
     "or composition panel drawn with the datasets swapped says so in its legend: its tests leak further that way.")
 """The paragraph above each paper's ROC panels: how to read them."""
 

@@ -246,7 +246,7 @@ def roc_figure(name: str, roc: dict[str, list[float]], epsilon: float, delta: fl
     ax.plot(grid, boundary, color=RED, lw=1, label=f"({epsilon:.3g}, {delta:g}) boundary")
     if mu is not None and mu > 0 and math.isfinite(mu):
         ax.plot(grid, _shown(floor, gdp_roc(grid, mu)), color=GDP_COLOUR, lw=1, ls="--",
-                label=f"Gaussian DP at the mu lower bound {mu:.3g}")
+                label=f"Gaussian DP at the mu lower bound {mu:.3g} (a reference curve)")
     if band is not None:
         ax.fill(np.concatenate([_shown(floor, band["fpr_lower"]), _shown(floor, band["fpr_upper"])[::-1]]),
                 np.concatenate([_shown(floor, band["tpr_upper"]), _shown(floor, band["tpr_lower"])[::-1]]),
