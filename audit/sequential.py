@@ -74,7 +74,9 @@ prediction evaluates once, at ``alpha (1 - r)``. This is the selection/evaluatio
 it has not yet spent a level on (data-dependent sample sizes chosen on an internal pilot, Wittes & Brittain, Stat.
 Med. 1990; optional stopping with respect to a filtration the test statistic is independent of, Williams,
 *Probability with Martingales*, 1991, Sec. 10.10; alpha spending over repeated tests, Lan & DeMets, Biometrika
-1983). The result states the audit's ``confidence``; ``details["sequential"]`` the level of its last evaluation.
+1983). The result states the audit's ``confidence``, and so does its trade-off curve (the curve of the evaluation
+reported, whose band is at that evaluation's level: the same union); ``details["sequential"]`` the level of its
+last evaluation.
 One caveat: ``max_seconds`` reads the clock, which counts the time spent sampling whole
 stages; a mechanism whose run time reveals its outputs would let that rule read them (none of privbound's
 mechanisms does, and ``max_seconds=None``, the default, reads no clock).
@@ -442,4 +444,7 @@ def sequential_audit(mechanism: Any, d0: Any, d1: Any, estimator: Estimator, *, 
                                                                                                         max_trials),
                                                 "evaluation_confidence": level,
                                                 "selection_share": n_sel / len(outs.out0)}}
-    return replace(result, confidence=confidence, stop_reason=reason, details=details), outs
+    # the trade-off curve of the evaluation reported, like its bound, holds at the audit's confidence: the level
+    # of one evaluation, chosen by the stopping rule among several, is not what the reported curve has
+    tradeoff = None if result.tradeoff is None else {**result.tradeoff, "confidence": confidence}
+    return replace(result, confidence=confidence, tradeoff=tradeoff, stop_reason=reason, details=details), outs

@@ -493,3 +493,15 @@ def test_every_stop_is_the_rules_decision_on_its_looks(claim):
         if r.trials < 64_000:  # stopped before the budget: by the last look's decision
             assert decisions[-1] is not None and seq["looks"][-1]["trials"] == r.trials, (seed, decisions[-1])
             assert r.violation or decisions[-1] != "violation predicted"  # a prediction stops only if confirmed
+
+
+def test_the_curve_of_an_auto_audit_states_the_audits_confidence_not_its_last_evaluations():
+    # Seed 3 evaluates twice (an unconfirmed prediction, then the stop): the curve reported is the second
+    # evaluation's, whose band is at that evaluation's level (0.97625 here), but which evaluation is reported is
+    # the stopping rule's choice, so the curve, like the bound, holds at the union's level: the audit's.
+    r = audit_mechanism(lambda x, rng: x + rng.laplace(scale=1.0), 0.0, 1.0, epsilon=1.0, trials="auto",
+                        max_trials=80_000, confidence=0.5, seed=3, float_audit=False)
+    assert r.details["sequential"]["unconfirmed_evaluations"] == 1
+    assert r.details["sequential"]["evaluation_confidence"] > 0.9
+    assert r.tradeoff["confidence"] == r.confidence == 0.5
+    assert "Gaussian-DP mu      : >= " in r.summary() and " at 50.0% confidence (from the certified" in r.summary()
