@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 
 __all__ = ["AuditResult", "json_safe", "certifiable_epsilon", "joint_confidence", "AUDIT_STATUSES", "OVERSPEND",
-           "COUNT_BASED"]
+           "COUNT_BASED", "PRIVACY_LOSS_BASED"]
 
 AUDIT_STATUSES = ("holds", "violated", "inconclusive")
 OVERSPEND = 2.0
@@ -28,6 +28,8 @@ OVERSPEND = 2.0
 scale halved, a sensitivity factor of 2 forgotten), as the nightly's tight verdict asks of the tight epsilon."""
 COUNT_BASED = ("black-box", "output-space", "floating-point")
 """The estimators whose bound comes from event counts, so that the trials cap what they can certify."""
+PRIVACY_LOSS_BASED = ("white-box", "composition")
+"""The estimators whose bound tests the law of the privacy loss, with no event of their own."""
 
 
 @lru_cache(maxsize=64)
@@ -321,20 +323,25 @@ class AuditResult:
             f"  p-value (claim holds): {self.p_value:.3g}",
             f"  trials              : {self.trials} per dataset ({self.n_evaluation} evaluated), seed {self.seed}",
             f"  estimator           : {self.estimator} (attack {self.attack}, method {self.method})",
-            f"  event               : {self.event or 'none (no distinguishing event found)'}",
-            (f"  TPR / FPR           : {self.tpr:.4g} / {self.fpr:.4g}"
-             f" (CP bounds {self.tpr_lower:.4g} / {self.fpr_upper:.4g}), AUROC {self.auroc:.3f}"
-             if math.isfinite(self.tpr) and math.isfinite(self.fpr) else
-             f"  TPR / FPR           : - (no event told the datasets apart), AUROC {self.auroc:.3f}"),
         ]
+        if self.estimator in PRIVACY_LOSS_BASED:
+            lines.append(f"  event               : - (the bound tests the law of the privacy loss, not one event), "
+                         f"AUROC {self.auroc:.3f}")
+        else:
+            lines += [
+                f"  event               : {self.event or 'none (no distinguishing event found)'}",
+                (f"  TPR / FPR           : {self.tpr:.4g} / {self.fpr:.4g}"
+                 f" (CP bounds {self.tpr_lower:.4g} / {self.fpr_upper:.4g}), AUROC {self.auroc:.3f}"
+                 if math.isfinite(self.tpr) and math.isfinite(self.fpr) else
+                 f"  TPR / FPR           : - (no event told the datasets apart), AUROC {self.auroc:.3f}"),
+            ]
         if self.mu_lower_bound is not None:
             conf = (self.tradeoff or {}).get("confidence", self.confidence)
             lines.append(f"  Gaussian-DP mu      : >= {self.mu_lower_bound:.4f} at {conf:.1%} confidence "
                          f"(from the certified trade-off curve; with the epsilon lower bound "
                          f"{self.epsilon_lower_bound:.4g}, both at {joint_confidence(self.confidence, conf):.1%})")
-        elif "roc" in self.details:  # a traced test family whose curve had too few outputs to be measured on
-            lines.append("  Gaussian-DP mu      : - (no trade-off curve: too few outputs per dataset past the share "
-                         "that places its thresholds)")
+        elif "no_tradeoff_curve" in self.details:
+            lines.append(f"  Gaussian-DP mu      : - (no trade-off curve: {self.details['no_tradeoff_curve']})")
         if self.stop_reason is not None:
             lines.append(f"  stopped             : after {self.trials} trials per dataset -- {self.stop_reason}")
         if self.floating_point is not None:

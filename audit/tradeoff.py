@@ -89,6 +89,10 @@ def gdp_mu_lower_bound(alpha_upper, beta_upper) -> float:
     """The largest mu refuted by the certified points: ``max(Phi^-1(1 - alpha_hi) - Phi^-1(beta_hi))``, at least 0."""
     a = np.asarray(alpha_upper, dtype=float)
     b = np.asarray(beta_upper, dtype=float)
+    if a.shape != b.shape:
+        raise ValueError(f"alpha_upper and beta_upper must have one shape, got {a.shape} and {b.shape}")
+    if not (np.all((a >= 0.0) & (a <= 1.0)) and np.all((b >= 0.0) & (b <= 1.0))):
+        raise ValueError("alpha_upper and beta_upper must be error rates in [0, 1] (no NaN)")
     ok = (a < 1.0) & (b < 1.0)
     if not ok.any():
         return 0.0
@@ -99,13 +103,14 @@ def gdp_mu_lower_bound(alpha_upper, beta_upper) -> float:
 
 
 def curve_thresholds(selection_scores: np.ndarray, points: int = CURVE_POINTS) -> np.ndarray:
-    """About ``points`` thresholds from scores that the evaluation never sees: every distinct value when there are
-    few, else order statistics spaced geometrically towards both tails."""
+    """About ``points`` thresholds from scores that the evaluation never sees: every distinct value but the
+    smallest when there are few (``{s >= min}`` is the trivial test the curve already ends on, and would only
+    widen the band's Bonferroni share), else order statistics spaced geometrically towards both tails."""
     points = check_int(points, "points", low=2)
     s = np.sort(np.asarray(selection_scores, dtype=float))
     u = np.unique(s)
     if u.size <= points:
-        return u
+        return u[1:] if u.size > 1 else u
     half = np.geomspace(1.0 / s.size, 0.5, points // 2)
     pos = np.clip(np.round(np.concatenate([half, 1.0 - half[::-1]]) * (s.size - 1)).astype(int), 0, s.size - 1)
     return np.unique(s[pos])
@@ -137,6 +142,9 @@ def tradeoff_curve(eval_alt: np.ndarray, eval_null: np.ndarray, thresholds: np.n
     nul = np.sort(np.asarray(eval_null, dtype=float))
     if alt.size == 0 or nul.size == 0:
         raise ValueError("eval_alt and eval_null must not be empty")
+    for name, scores in (("eval_alt", alt), ("eval_null", nul)):
+        if np.isnan(scores).any():
+            raise ValueError(f"{name} holds {int(np.isnan(scores).sum())} NaN scores; a score must be a number")
     t = np.unique(np.asarray(thresholds, dtype=float))
     t = t[np.isfinite(t)]
     if t.size == 0:

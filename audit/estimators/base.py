@@ -87,7 +87,7 @@ def result_from_estimate(est: Estimate, *, estimator: str, epsilon: float, confi
         seed=seed,
         wall_seconds=0.0,
         n_evaluation=est.n_in,
-        details=details,
+        details=details if tradeoff is not None else {**details, "no_tradeoff_curve": NO_CURVE_REASON},
         float_audit=float_audit,
         tradeoff=None if tradeoff is None else tradeoff.to_dict(),
         mu_lower_bound=None if tradeoff is None else tradeoff.mu_lower_bound,
@@ -151,7 +151,8 @@ def result_from_privacy_losses(bound: Any, l0: np.ndarray, l1: np.ndarray, *, es
         threshold=None, event=None, tpr=float("nan"), fpr=float("nan"), tpr_lower=0.0, fpr_upper=1.0,
         auroc=auroc(s1, s0), p_value=float(min(1.0, max(p, 0.0))),
         violation=bool(bound.epsilon_lower_bound > epsilon), seed=seed, wall_seconds=0.0, n_evaluation=n,
-        details={"roc": roc_of_family(s1, s0, None), **details, **bound.details},
+        details={"roc": roc_of_family(s1, s0, None), **details, **bound.details,
+                 **({} if curve is not None else {"no_tradeoff_curve": NO_CURVE_REASON})},
         tradeoff=None if curve is None else curve.to_dict(),
         mu_lower_bound=None if curve is None else curve.mu_lower_bound,
     )
@@ -160,19 +161,34 @@ def result_from_privacy_losses(bound: Any, l0: np.ndarray, l1: np.ndarray, *, es
 # Share of each side's outputs (the first, in trial order) that places the thresholds of a curve traced on all
 # of an audit's trials (a privacy-loss curve, a black-box audit without a selection split).
 CURVE_PILOT_SHARE = 0.1
+# Why a result that traces a test family carries no trade-off curve (:func:`pilot_curve` returned ``None``).
+NO_CURVE_REASON = ("fewer than 10 outputs per dataset past the share that places the curve's thresholds "
+                   f"({CURVE_PILOT_SHARE:.0%})")
 
 
-def pilot_curve(s1: np.ndarray, s0: np.ndarray, confidence: float, side: str | None = None) -> TradeOffCurve | None:
+def pilot_side(s1: np.ndarray, s0: np.ndarray) -> str:
+    """``"ge"`` ({s >= t} says d1) when d1's scores rank higher than d0's on the first :data:`CURVE_PILOT_SHARE`
+    of each side (or there is no pilot), else ``"lt"``."""
+    k1, k0 = int(CURVE_PILOT_SHARE * len(s1)), int(CURVE_PILOT_SHARE * len(s0))
+    return "ge" if min(k1, k0) < 1 or auroc(s1[:k1], s0[:k0]) >= 0.5 else "lt"
+
+
+def pilot_curve(s1: np.ndarray, s0: np.ndarray, confidence: float, side: str | None = None,
+                top: int = 1) -> TradeOffCurve | None:
     """The trade-off curve of the threshold tests on scores ``s1`` (d1) and ``s0`` (d0): thresholds and, unless
     ``side`` is given, the direction ({s >= t} when d1's pilot scores rank higher, else {s < t}) from the first
-    :data:`CURVE_PILOT_SHARE` of each side's scores, errors on the others; ``None`` with fewer than 10 outputs per
-    side to evaluate."""
+    :data:`CURVE_PILOT_SHARE` of each side's scores, errors on the others; ``top`` the dataset said on the
+    event (the alternative). ``None`` with fewer than 10 outputs per side to evaluate.
+
+    ``side`` and ``top`` may be those of an event chosen on all the scores: the band's two-sided intervals on
+    both rates at each threshold hold together for the four orientations of the same tests at once
+    (``{s < t}`` is the complement of ``{s >= t}``, and swapping the datasets swaps the two rates), so only the
+    thresholds must come from the pilot share."""
     k1, k0 = int(CURVE_PILOT_SHARE * len(s1)), int(CURVE_PILOT_SHARE * len(s0))
     if min(k1, k0) < 1 or min(len(s1) - k1, len(s0) - k0) < 10:
         return None
-    if side is None:
-        side = "ge" if auroc(s1[:k1], s0[:k0]) >= 0.5 else "lt"
-    return curve_of_event_family(s1[:k1], s0[:k0], s1[k1:], s0[k0:], side=side, top=1, confidence=confidence)
+    side = pilot_side(s1, s0) if side is None else side
+    return curve_of_event_family(s1[:k1], s0[:k0], s1[k1:], s0[k0:], side=side, top=top, confidence=confidence)
 
 
 def privacy_loss_curve(s1: np.ndarray, s0: np.ndarray, confidence: float) -> TradeOffCurve | None:

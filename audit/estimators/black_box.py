@@ -15,13 +15,14 @@ import numpy as np
 from privbound.audit.attacks.choice import attack_scores, candidate_attacks, choose_on_selection
 from privbound.audit.attacks.floating import FloatingPointAttack
 from privbound.audit.attacks.library import Attack, ThresholdAttack
-from privbound.audit.estimators.base import (Estimator, family_auroc, pilot_curve, result_from_estimate,
-                                             roc_of_family)
+from privbound.audit.estimators.base import (Estimator, family_auroc, pilot_curve, pilot_side,
+                                             result_from_estimate, roc_of_family)
 from privbound.audit.features import is_scalar_numeric
 from privbound.audit.result import AuditResult
 from privbound.audit.tradeoff import TradeOffCurve, curve_of_event_family
 from privbound.audit.statistics import (
     AllThresholds,
+    Event,
     Explicit,
     Split,
     estimate_epsilon,
@@ -149,12 +150,14 @@ class BlackBox(Estimator):
             raise ValueError(f"attack {atk.name!r} learns from data and needs a Split strategy, got {self.strategy!r}")
         s0, s1 = attack_scores(atk, out0), attack_scores(atk, out1)
         est = estimate_epsilon(s1, s0, delta=delta, confidence=confidence, strategy=self.strategy, seed=seed)
-        # no selection part to choose a test family on: the curve's thresholds and direction from a pilot share
+        # no selection part to choose a test family on: the curve's thresholds from a pilot share, its orientation
+        # the chosen event's (with none, the pilot's), so that the ROC, the chosen test and the band agree
+        family = est.event or Event(0.0, pilot_side(s1, s0), 1)
         return result_from_estimate(est, estimator=self.name, epsilon=epsilon, confidence=confidence,
                                     trials=min(len(out0), len(out1)), attack=atk.name, seed=seed,
-                                    details={"roc": roc_of_family(s1, s0, est.event)},
-                                    auc=family_auroc(s1, s0, est.event),
-                                    float_audit=self.float_audit, tradeoff=pilot_curve(s1, s0, confidence))
+                                    details={"roc": roc_of_family(s1, s0, family)},
+                                    auc=family_auroc(s1, s0, family), float_audit=self.float_audit,
+                                    tradeoff=pilot_curve(s1, s0, confidence, family.side, family.top))
 
 
 @dataclass(frozen=True)

@@ -11,7 +11,7 @@ from privbound.audit.estimators.base import (CURVE_PILOT_SHARE, Estimator, famil
                                              result_from_estimate, roc_of_family)
 from privbound.audit.features import output_records
 from privbound.audit.result import AuditResult
-from privbound.audit.statistics import SMALL_SPACE_MAX, small_space_estimate
+from privbound.audit.statistics import SMALL_SPACE_MAX, Event, small_space_estimate
 
 __all__ = ["OutputSpace"]
 
@@ -61,7 +61,11 @@ class OutputSpace(Estimator):
         labels1, labels0 = _labels(out1), _labels(out0)
         est = small_space_estimate(labels1, labels0, self.space, delta=delta, confidence=confidence)
         s1, s0 = pilot_ratio_scores(labels1, labels0, self.space)
+        # the scores rank d1's values high: a test saying d1 is {s >= t}, one saying d0 (an event with d0 on top)
+        # {s < t}, so that the ROC, the chosen event and the band are drawn the same way
+        top = 1 if est.event is None else est.event.top
+        family = Event(0.0, "ge" if top == 1 else "lt", top)
         return result_from_estimate(est, estimator=self.name, epsilon=epsilon, confidence=confidence,
                                     trials=min(len(out0), len(out1)), attack="output-value", seed=seed,
-                                    details={"roc": roc_of_family(s1, s0, None)}, auc=family_auroc(s1, s0, None),
-                                    tradeoff=pilot_curve(s1, s0, confidence, side="ge"))
+                                    details={"roc": roc_of_family(s1, s0, family)}, auc=family_auroc(s1, s0, family),
+                                    tradeoff=pilot_curve(s1, s0, confidence, family.side, family.top))

@@ -119,6 +119,14 @@ def test_bad_arguments_name_themselves():
         tradeoff_curve([1.0], [0.0], [0.5], confidence=1.5)
     with pytest.raises(ValueError, match="thresholds"):
         tradeoff_curve([1.0], [0.0], [np.inf])
+    with pytest.raises(ValueError, match="^eval_alt holds 1 NaN"):  # NaN is at least every threshold to numpy
+        tradeoff_curve([1.0, np.nan], [0.0, 0.5], [0.5])
+    with pytest.raises(ValueError, match="^eval_null holds 1 NaN"):
+        tradeoff_curve([1.0], [np.nan], [0.5])
+    with pytest.raises(ValueError, match="alpha_upper and beta_upper must be error rates"):
+        gdp_mu_lower_bound([np.nan], [0.1])
+    with pytest.raises(ValueError, match="one shape"):
+        gdp_mu_lower_bound([0.1, 0.2], [0.1])
 
 
 def test_the_curves_family_is_the_one_chosen_on_the_selection_part(monkeypatch):
@@ -246,6 +254,34 @@ def test_a_result_too_small_for_its_curve_says_so():
     loss = WhiteBox(lambda o: np.abs(o - 1.0) - np.abs(o))
     small = audit_mechanism(LaplaceMechanism(1.0), 0.0, 1.0, epsilon=1.0, trials=10, estimator=loss)
     assert small.tradeoff is None and small.mu_lower_bound is None
-    assert "Gaussian-DP mu      : - (no trade-off curve: too few outputs" in small.summary()
+    reason = json.loads(small.to_json())["details"]["no_tradeoff_curve"]
+    assert reason.startswith("fewer than 10 outputs per dataset")
+    assert f"Gaussian-DP mu      : - (no trade-off curve: {reason})" in small.summary()
     larger = audit_mechanism(LaplaceMechanism(1.0), 0.0, 1.0, epsilon=1.0, trials=200, estimator=loss)
-    assert "no trade-off curve" not in larger.summary() and larger.tradeoff is not None
+    assert "no_tradeoff_curve" not in larger.details and larger.tradeoff is not None
+
+
+def _chosen_test_on_its_curve(r) -> bool:
+    """Whether the chosen event's (FPR, TPR) is a point of the result's empirical curve, drawn the same way."""
+    fpr, power = np.asarray(r.tradeoff["alpha"]), 1.0 - np.asarray(r.tradeoff["beta"])
+    i = int(np.argmin(np.abs(fpr - r.fpr)))
+    return abs(fpr[i] - r.fpr) < 0.01 and abs(power[i] - r.tpr) < 0.02
+
+
+def test_a_curve_without_a_selection_split_is_drawn_the_way_its_chosen_event_is():
+    # The chosen events here have d0 on top (d0 says "1" more rarely; d0's scores are wider): the curve must take
+    # d0 as its alternative too, else the report draws the chosen test far off its own curve and band.
+    from privbound.audit.estimators import BlackBox, OutputSpace
+    from privbound.audit.statistics import AllThresholds
+
+    def rarely_zero_on_d1(x, rng):
+        return 0 if rng.random() < (0.3 if x == 0 else 0.05) else 1
+
+    space = audit_mechanism(rarely_zero_on_d1, 0, 1, epsilon=1.0, trials=20_000, seed=0,
+                            estimator=OutputSpace((0, 1)))
+    wide = audit_mechanism(lambda x, rng: rng.normal(scale=2.0 - x), 0, 1, epsilon=1.0, delta=1e-5, trials=20_000,
+                           seed=0, estimator=BlackBox(attack="threshold", strategy=AllThresholds()),
+                           float_audit=False)
+    for r in (space, wide):
+        assert r.event.startswith("P_d0(") and r.tradeoff["alternative"] == "d0", r.event
+        assert _chosen_test_on_its_curve(r), (r.fpr, r.tpr, r.tradeoff["alpha"][:6])
