@@ -547,7 +547,7 @@ class MutantResult:
 
 
 def run_mutants(ids: Iterable[str] | None = None, *, profile: str | Profile | None = None, seed: int = 0,
-                n_jobs: int | None = 1, progress: Any = None, checks: Iterable[str] | None = None,
+                progress: Any = None, checks: Iterable[str] | None = None,
                 mutants: Iterable[str] | None = None, up_to: str | None = None,
                 cache: Any = None) -> list[MutantResult]:
     """Run every check of the given claims (all by default) once per mutant, with the mutant applied.
@@ -557,7 +557,8 @@ def run_mutants(ids: Iterable[str] | None = None, *, profile: str | Profile | No
     skips the mutants whose own profile is larger. ``checks`` and ``mutants`` restrict the run
     to those check and mutant names. Each check runs at the seed :func:`run_checks` gives it in a run
     seeded ``seed`` (:func:`check_seed`), so a mutant changes nothing but the code it patches.
-    ``cache`` keeps each finished row as :func:`run_checks` keeps checks.
+    ``cache`` keeps each finished row as :func:`run_checks` keeps checks. Every mutant runs in this process
+    (a mutant is patched here only; a worker process would import the correct code), so this takes no ``n_jobs``.
     """
     seed = check_int(seed, "seed", low=0)
     check_names = None if checks is None else set(checks)
@@ -582,7 +583,7 @@ def run_mutants(ids: Iterable[str] | None = None, *, profile: str | Profile | No
                        if cache is not None else None)
                 cached = cache.load(key) if cache is not None else None
                 row = (MutantResult.from_dict(cached) if cached is not None
-                       else _run_mutant(claim, chk, mutant, prof, n_jobs, seed))
+                       else _run_mutant(claim, chk, mutant, prof, seed))
                 if cache is not None and cached is None:
                     cache.store(key, row.to_dict())
                 out.append(row)
@@ -591,12 +592,14 @@ def run_mutants(ids: Iterable[str] | None = None, *, profile: str | Profile | No
     return out
 
 
-def _run_mutant(claim, chk, mutant, prof: Profile, n_jobs, run_seed: int) -> MutantResult:
+def _run_mutant(claim, chk, mutant, prof: Profile, run_seed: int) -> MutantResult:
+    """The check with ``mutant`` applied, in this process (``n_jobs=1``): a mutant is patched here only, and a
+    worker process would import the correct code."""
     start = time.perf_counter()
     seed = check_seed(claim.id, chk.name, run_seed)
     try:
         with mutant.apply():
-            res = _run_one(claim, chk, seed=seed, profile=prof, n_jobs=n_jobs, run_seed=run_seed)
+            res = _run_one(claim, chk, seed=seed, profile=prof, n_jobs=1, run_seed=run_seed)
         return MutantResult(claim.id, chk.name, mutant.name, mutant.description, prof.name,
                             res.status is CheckStatus.FAIL, res.status, res.observed, res.bound,
                             mutant.power, time.perf_counter() - start, seed=seed)

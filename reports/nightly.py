@@ -311,7 +311,7 @@ def learner_mutant_plan(selected: list[Target], prof: NightlyProfile) -> list[tu
 
 
 def run_learner_mutants(
-    selected: list[Target], prof: NightlyProfile, *, seed: int = 0, n_jobs: int | None = 1,
+    selected: list[Target], prof: NightlyProfile, *, seed: int = 0,
     cache_dir: Path | None = None, before: Callable[[str], None] | None = None,
     progress: Callable[[LearnerMutantRecord], None] | None = None, record_cache: Any = None,
 ) -> list[LearnerMutantRecord]:
@@ -321,7 +321,8 @@ def run_learner_mutants(
     Each runs :meth:`Target.audit_mutant` at :func:`trials_for` the target's trials, seed ``seed``, with
     the chunk cache in ``cache_dir``: it is ``caught`` when the audit flags it -- its bound above the
     correct code's tight epsilon (``tight_violation``), or above the claim (``violation``) when the target
-    has no tight value -- and ``missed`` otherwise.
+    has no tight value -- and ``missed`` otherwise. Each samples in this process whatever the night's ``n_jobs``
+    (a mutant is patched here only: a worker process would sample the correct code).
 
     Confidence: each audit runs at the per-audit confidence of the night's target audits
     (:func:`audit_confidence` of :func:`audit_jobs`), and the mutants are *not* counted in that Bonferroni
@@ -350,8 +351,7 @@ def run_learner_mutants(
         if _reused(record_cache, key, LearnerMutantRecord.from_dict, records, progress):
             continue
         try:
-            result = target.audit_mutant(mutant, trials=trials_for(target, prof), seed=seed, n_jobs=n_jobs,
-                                         confidence=confidence,
+            result = target.audit_mutant(mutant, trials=trials_for(target, prof), seed=seed, confidence=confidence,
                                          cache_dir=None if cache_dir is None else str(cache_dir))
             rec = LearnerMutantRecord(**fields, status="caught" if result.flags_tightest else "missed",
                                       result=result.to_dict(),
@@ -366,7 +366,7 @@ def run_learner_mutants(
     return records
 
 
-def run_mutant_phase(prof: NightlyProfile, claim_ids: list[str] | None, *, seed: int = 0, n_jobs=1, stream=None,
+def run_mutant_phase(prof: NightlyProfile, claim_ids: list[str] | None, *, seed: int = 0, stream=None,
                      progress: bool = False, cache=None) -> list[dict[str, Any]]:
     """Each check run on each of its mutants up to the profile's ``mutants`` (none when it is None), at the
     seeds the night's checks run with (run seed ``seed``): a check must be seen to fail on the bugs it guards
@@ -390,8 +390,7 @@ def run_mutant_phase(prof: NightlyProfile, claim_ids: list[str] | None, *, seed:
     if planned:
         bar.start(planned[0])
     try:
-        rows = run_mutants([c.id for c in selected], up_to=prof.mutants, seed=seed, n_jobs=n_jobs, progress=on_row,
-                           cache=cache)
+        rows = run_mutants([c.id for c in selected], up_to=prof.mutants, seed=seed, progress=on_row, cache=cache)
     finally:
         bar.close()
     return [r.to_dict() for r in rows]
@@ -776,7 +775,7 @@ def _do_run(prof: NightlyProfile, paths: NightlyPaths, *, seed, n_jobs, target_n
     t_audits = time.perf_counter() - t0
 
     with PhaseProgress("learner mutants", plan["learner_mutants"], stream=stream, enabled=progress) as lbar:
-        learner_mutants = run_learner_mutants(selected, prof, seed=seed, n_jobs=n_jobs, before=lbar.start,
+        learner_mutants = run_learner_mutants(selected, prof, seed=seed, before=lbar.start,
                                               progress=lambda rec: lbar.done(rec.name, _outcome(rec)),
                                               cache_dir=None if cache_root is None else cache_root / "chunks",
                                               record_cache=record_cache)
@@ -795,7 +794,7 @@ def _do_run(prof: NightlyProfile, paths: NightlyPaths, *, seed, n_jobs, target_n
         check_results: list[CheckResult] = run_checks(claim_ids, profile=prof.checks, seed=seed, n_jobs=n_jobs,
                                                       cache=check_cache, progress=on_check)
     t_checks = time.perf_counter() - t0 - t_audits - t_learner_mutants
-    mutants = run_mutant_phase(prof, claim_ids, seed=seed, n_jobs=n_jobs, stream=stream, progress=progress,
+    mutants = run_mutant_phase(prof, claim_ids, seed=seed, stream=stream, progress=progress,
                                cache=check_cache)
     t_mutants = time.perf_counter() - t0 - t_audits - t_learner_mutants - t_checks
     checks = [r.to_dict() for r in check_results]

@@ -267,7 +267,6 @@ class Target:
         *,
         trials: int | None = None,
         seed: int = 0,
-        n_jobs: int | None = 1,
         confidence: float = 0.95,
         cache_dir: str | None = None,
     ) -> AuditResult:
@@ -277,6 +276,8 @@ class Target:
         ``tight_violation`` says the audit flags the bug; without a tight value the claim judges it
         (``violation``). The audit runs on a copy of the mechanism made while the mutant is applied, under
         the name ``<target>:<mutant>`` (its own chunk-cache entries), and ``details["mutant"]`` names it.
+        It samples in this process: a mutant is patched here only, and a worker process (joblib's loky, Dask)
+        would import the correct code; the trials are the same for any ``n_jobs``, so nothing else changes.
         """
         if not isinstance(mutant, Mutant):
             raise TypeError(f"mutant must be a privbound.mutation.Mutant, got {type(mutant).__name__}")
@@ -284,7 +285,7 @@ class Target:
         with mutant.apply():
             broken = replace(self, name=f"{self.name}:{mutant.name}", mechanism=copy.deepcopy(self.mechanism),
                              tight_epsilon=None, mutants=(), overspend=None)
-            result = broken.audit(trials=trials, seed=seed, n_jobs=n_jobs, confidence=confidence, cache_dir=cache_dir)
+            result = broken.audit(trials=trials, seed=seed, n_jobs=1, confidence=confidence, cache_dir=cache_dir)
         return replace(
             result,
             epsilon_tight=None if tight is None else tight.epsilon,

@@ -131,3 +131,27 @@ def test_a_profile_runs_the_mutants_of_its_profile_and_below(laplace_target, sca
     target = laplace_target(NAME, mutants=tuple(scale_mutant(p, 0.5, p) for p in ("smoke", "default", "full")))
     plan = nightly.learner_mutant_plan([target], nightly.NIGHTLY_PROFILES[profile])
     assert [m.name for _, m, run in plan if run] == runs and len(plan) == 3
+
+
+def test_a_learner_mutant_is_audited_with_its_bug_in_place_whatever_the_nights_n_jobs(tmp_path, monkeypatch):
+    # A mutant is patched in this process; joblib's worker processes import the correct code. Sampled there, the
+    # halved Laplace scale's audit read the correct code's epsilon 1 and the bug was "missed". (The mechanism is
+    # privbound's own, which a worker can import; the fixture's lives in a conftest it cannot.)
+    from privbound.audit.targets.registry import Target, TightEpsilon
+    from privbound.learners.mechanisms import LaplaceMechanism
+    from privbound.mutation import patch
+
+    halved = Mutant("scale-halved", "the Laplace scale times 0.5",
+                    patch(LaplaceMechanism, "scale", lambda prop: property(lambda self: 0.5 * prop.fget(self))))
+    name = "fixture-laplace-workers"
+    target = Target(name, "fixture-laplace", LaplaceMechanism(1.0), 0.0, 1.0, 2.0, canary="the value moves by one",
+                    description="Laplace of scale 1 (a test fixture)", default_trials=10_000,
+                    tight_epsilon=lambda: TightEpsilon(1.0, "Laplace scale 1, sensitivity 1"), mutants=(halved,))
+    monkeypatch.setitem(registry._TARGETS, name, target)
+    monkeypatch.delitem(registry._TIGHT, name, raising=False)
+    runs = {n_jobs: run_nightly("default", tmp_path / f"jobs{n_jobs}", target_names=[name], claim_ids=[], seed=3,
+                                n_jobs=n_jobs, resume=False, progress=False)[0] for n_jobs in (1, 2)}
+    assert [m.status for m in runs[2].learner_mutants] == ["caught"]
+    bounds = {n: r.learner_mutants[0].result["epsilon_lower_bound"] for n, r in runs.items()}
+    assert bounds[2] == bounds[1] > 1.5, bounds
+    assert runs[2].audits[0].result["epsilon_lower_bound"] == runs[1].audits[0].result["epsilon_lower_bound"]
