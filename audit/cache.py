@@ -18,6 +18,7 @@ recently used entries first and never those a run in progress has used; :func:`c
 from __future__ import annotations
 
 import contextlib
+import functools
 import hashlib
 import json
 import os
@@ -29,7 +30,13 @@ from typing import Any, Sequence
 import numpy as np
 
 __all__ = ["ChunkCache", "ResultCache", "atomic_write_bytes", "stage_bytes", "sweep_stale_temporaries", "fingerprint",
-           "source_digest", "cache_size", "prune_cache", "Pruned"]
+           "source_digest", "library_versions", "SAMPLING_LIBRARIES", "cache_size", "prune_cache", "Pruned"]
+
+SAMPLING_LIBRARIES = ("numpy", "scipy", "scikit-learn", "dp-accounting", "joblib", "opendp", "diffprivlib",
+                      "pipeline-dp", "python-dp", "torch", "opacus")
+"""The distributions whose code samples or judges a target's trials: the numerical libraries and the DP libraries
+audited. Their versions are part of every cache key (an upgraded library is audited afresh) and of a night's
+record."""
 
 
 def fingerprint(*parts: Any) -> str:
@@ -53,6 +60,21 @@ def fingerprint(*parts: Any) -> str:
             h.update(repr(p).encode())
         h.update(b"\x00")
     return h.hexdigest()
+
+
+@functools.cache
+def library_versions() -> tuple[str, ...]:
+    """``"name=version"`` of each of :data:`SAMPLING_LIBRARIES` (``"name=-"`` when not installed), read once per
+    process."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    out = []
+    for lib in SAMPLING_LIBRARIES:
+        try:
+            out.append(f"{lib}={version(lib)}")
+        except PackageNotFoundError:
+            out.append(f"{lib}=-")
+    return tuple(out)
 
 
 def source_digest(*packages: Any) -> str:

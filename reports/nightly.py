@@ -40,7 +40,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import IO, Any, Callable
 
-from privbound.audit.cache import atomic_write_bytes, stage_bytes, sweep_stale_temporaries
+from privbound.audit.cache import atomic_write_bytes, library_versions, stage_bytes, sweep_stale_temporaries
 from privbound.audit.result import AuditResult
 from privbound.audit.targets import Target, targets
 from privbound.bounds.checks import CheckResult, run_checks
@@ -192,25 +192,16 @@ def audit_name(target: Target, float_audit: bool) -> str:
     return target.name + (FLOAT_SUFFIX if float_audit else "")
 
 
-_ENVIRONMENT: list[str] = []
 
 
 def environment_key() -> str:
-    """The code and the libraries a finished audit depends on: the source digest and the versions of the
-    numerical libraries (a cached audit record is reused only under the same)."""
-    if not _ENVIRONMENT:
-        from importlib.metadata import PackageNotFoundError, version
+    """The code and the libraries a finished audit depends on: the source digest, the Python version and the
+    versions of :data:`~privbound.audit.cache.SAMPLING_LIBRARIES` (a cached audit record is reused only under the
+    same)."""
+    from privbound.audit.cache import library_versions
+    from privbound.reports.index import source_digest
 
-        from privbound.reports.index import source_digest
-
-        libs = []
-        for lib in ("numpy", "scipy", "scikit-learn", "dp-accounting", "joblib", "opendp"):
-            try:
-                libs.append(f"{lib}={version(lib)}")
-            except PackageNotFoundError:
-                libs.append(f"{lib}=-")
-        _ENVIRONMENT.append(f"{source_digest()}|{sys.version_info[:2]}|{','.join(libs)}")
-    return _ENVIRONMENT[0]
+    return f"{source_digest()}|{sys.version_info[:2]}|{','.join(library_versions())}"
 
 
 def record_key(kind: str, *parts: Any) -> str:
@@ -454,6 +445,8 @@ def render_summary(results: NightlyResults) -> str:
         f"started {results.started_utc}, wall time {wall_text(results)}.",
         "",
     ]
+    if results.libraries:
+        lines += [f"Libraries: {', '.join(v for v in results.libraries if not v.endswith('=-'))}.", ""]
     for d in () if results.comparison is None else results.comparison.differences:
         lines += [f"> **{d[0].upper() + d[1:]}.**", ""]
     for w in results.warnings:
@@ -819,6 +812,7 @@ def _do_run(prof: NightlyProfile, paths: NightlyPaths, *, seed, n_jobs, target_n
         phases={"audits": t_audits, "learner_mutants": t_learner_mutants, "checks": t_checks, "mutants": t_mutants,
                 "membership": t_membership},
         code_version=code_version(),
+        libraries=library_versions(),
         seed=seed,
         audit_family_confidence=FAMILY_CONFIDENCE,
         audit_confidence=audit_confidence(len(audit_jobs(selected))),

@@ -20,6 +20,7 @@ older file gets their empty value: None, an empty list or mapping, 0 for a count
       "phases": {"audits": s, "learner_mutants": s, "checks": s, "mutants": s, "membership": s,
                  "report": s},          # + wall seconds (+ learner_mutants)
       "code_version": str,                  # privbound version + git commit when available
+      "libraries": [str],                   # + "name=version" of the libraries that sample (part of cache keys)
       "seed": int, "audit_family_confidence": float, "audit_confidence": float,
       "paths": {"out", "cache", "history"}, # + where this run read and wrote
       "comparison": {"baseline": {run_id, started_utc, seed, code_version, out_dir} | null,
@@ -537,6 +538,10 @@ class NightlyResults:
         ``report``), in order.
     code_version : str
         privbound's version and, inside a git checkout, the commit.
+    libraries : tuple of str
+        ``"name=version"`` of each library that samples or judges the trials
+        (:data:`~privbound.audit.cache.SAMPLING_LIBRARIES`; ``"name=-"`` when not installed); part of every
+        cache key, so a night after an upgrade audits the upgraded library afresh.
     seed : int
         The run seed.
     audit_family_confidence : float
@@ -594,6 +599,7 @@ class NightlyResults:
     learner_mutants: tuple[LearnerMutantRecord, ...] = ()
     changes: tuple[Mapping[str, Any], ...] = ()
     comparison: Comparison | None = None
+    libraries: tuple[str, ...] = ()
     history: HistoryUpdate | None = field(default=None, compare=False)
     cache: Mapping[str, Any] | None = field(default=None, compare=False)
 
@@ -618,6 +624,7 @@ class NightlyResults:
             "wall_seconds": self.wall_seconds,
             "phases": dict(self.phases),
             "code_version": self.code_version,
+            "libraries": list(self.libraries),
             "seed": self.seed,
             "audit_family_confidence": self.audit_family_confidence,
             "audit_confidence": self.audit_confidence,
@@ -645,7 +652,7 @@ class NightlyResults:
                                     "seed", "audit_family_confidence", "audit_confidence", "audits", "checks",
                                     "counts"),
                   {"run_id": None, "phases": {}, "paths": None, "warnings": [], "notes": [], "membership": [],
-                   "mutants": [], "learner_mutants": [], "changes": [], "comparison": None})
+                   "mutants": [], "learner_mutants": [], "changes": [], "comparison": None, "libraries": []})
         if d["schema"] != SCHEMA:
             raise ValueError(f"results: schema must be {SCHEMA!r}, got {d['schema']!r}")
         if not isinstance(d["audits"], (list, tuple)):
@@ -678,6 +685,7 @@ class NightlyResults:
             learner_mutants=tuple(LearnerMutantRecord.from_dict(m, f"results.learner_mutants[{i}]")
                                   for i, m in enumerate(d["learner_mutants"])),
             changes=_mappings(d["changes"], "results.changes"),
+            libraries=_strings(d["libraries"], "results.libraries"),
             comparison=None if d["comparison"] is None else Comparison.from_dict(d["comparison"], "results.comparison"),
         )
 

@@ -53,7 +53,7 @@ def test_to_dict_keeps_the_key_order_of_the_schema(night):
     results, _ = night
     d = results.to_dict()
     assert list(d) == ["schema", "run_id", "profile", "started_utc", "finished_utc", "wall_seconds", "phases",
-                       "code_version", "seed", "audit_family_confidence", "audit_confidence", "paths", "warnings",
+                       "code_version", "libraries", "seed", "audit_family_confidence", "audit_confidence", "paths", "warnings",
                        "notes", "audits", "checks", "counts", "membership", "mutants", "learner_mutants", "changes",
                        "comparison"]
     assert list(d["audits"][0]) == ["target", "family", "paper", "planted_bug", "audit", "status", "tight_status",
@@ -122,3 +122,22 @@ def test_the_repr_is_short(night):
     text = repr(results)
     assert len(text) < 300 and results.run_id in text and "holds 2" in text
     assert json.loads(results.to_json())["counts"]["holds"] == 2
+
+
+def test_a_night_records_the_libraries_that_sample_and_an_upgrade_changes_every_cache_key(night, monkeypatch):
+    # An upgraded DP library must be audited afresh: its version is part of the chunk cache's key and of the
+    # finished records' key, and the night records it (a diffprivlib relabelled with a third of the noise was read
+    # "holds" from the old cache).
+    from privbound.audit import cache
+    from privbound.audit.targets import get_target
+    from privbound.reports import nightly
+
+    results, out = night
+    assert [v.split("=")[0] for v in results.libraries] == list(cache.SAMPLING_LIBRARIES)
+    numpy_version = next(v for v in results.libraries if v.startswith("numpy="))
+    assert numpy_version in (out / "summary.md").read_text()
+    target = get_target("randomized-response")
+    chunks, records = target.cache_key(0), nightly.environment_key()
+    upgraded = tuple(v if not v.startswith("diffprivlib=") else "diffprivlib=99.0" for v in cache.library_versions())
+    monkeypatch.setattr(cache, "library_versions", lambda: upgraded)
+    assert target.cache_key(0) != chunks and nightly.environment_key() != records
