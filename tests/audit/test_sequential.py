@@ -41,7 +41,8 @@ def test_auto_is_the_fixed_trials_audit_at_the_trials_it_spent_and_the_share_its
                             confidence=FIRST_EVALUATION)
     for field in FIELDS:
         assert getattr(auto, field) == getattr(fixed, field), field
-    assert auto.tradeoff == fixed.tradeoff
+    # the same curve, stated at the audit's confidence (which evaluation is reported is the rule's choice)
+    assert auto.tradeoff == {**fixed.tradeoff, "confidence": 0.95} and fixed.tradeoff["confidence"] == FIRST_EVALUATION
 
 
 def test_an_audit_run_to_its_budget_is_the_default_fixed_trials_audit_at_the_budget():
