@@ -26,14 +26,20 @@ without a parametric form and composed exactly.
 3. **Composition.** F_lo's finite atoms are rounded down to a grid (still stochastically smaller; the
    composed loss is rounded down by at most 1e-3, or by ``details["rounding"]`` when that would take more
    than 2**22 grid points), atoms at either end carrying at most 1% of delta per step are lowered (the top
-   ones onto the next atom, the bottom ones to -inf: one outlier does not coarsen the grid), and the law is
+   ones onto the next atom, the bottom ones to -inf), atoms so low that no sum containing one exceeds 0 are
+   sent to -inf (only losses above 0 count at any eps >= 0: exact), and the law is
    composed T times by dp_accounting's FFT self-convolution (``pld.common.self_convolve``, with Chernoff
    bounds on the window when the whole range of the sum does not fit), exponentially tilted towards the
    losses whose tail has mass about delta (the tilt is undone exactly after the convolution, so the FFT's
    absolute round-off sits where the divergence is small; Butler, *Saddlepoint approximations*, 2007,
    Sec. 1.2). Each grid point is lowered by its round-off bound (1e-15 per step composed; measured at most
    1.3e-15 at T = 5000) and by the window's aliased mass before the tilt is undone. Atoms at +inf
-   (outputs impossible under the other dataset) make the sum +inf unless a step is at -inf.
+   (outputs impossible under the other dataset) make the sum +inf unless a step is at -inf. One high outlier
+   with more mass than the trimming lowers would still coarsen the grid (the rounding grows with the law's
+   span); where the rounding is coarse (above :data:`_COARSE_SHARE` of the bound, or of 1), the law is also
+   composed with its top 1, 2, 4 and 8 atoms lowered onto the next one, and the largest of these bounds is
+   reported: every one of these laws is stochastically smaller than F_lo, so on the band's event each bound,
+   and so their maximum, is at most eps* (``details["outliers_lowered"]`` says when one was chosen).
 4. **Bound.** The bound is the smallest eps with ``delta_T(eps; F_lo) <= delta`` (:func:`epsilon_for_delta`,
    dp_accounting's ``get_epsilon_for_delta`` vectorised, in log space so that composed losses far beyond
    709 are exact). If the pair is (eps*, delta)-DP then
@@ -79,6 +85,12 @@ _ROUND_OFF = 1e-15
 _TAIL = 1e-30
 # Share of delta the trimming of a law's extreme atoms may cost (at most this much mass per step at each end).
 _TRIM_SHARE = 0.01
+# Largest magnitude of a finite step privacy loss (beyond it, sums and tilts overflow float64's range).
+_LARGEST_LOSS = 1e12
+# Rounding of the composed loss, relative to the larger of the bound and 1, above which the law is composed again
+# with its top atoms lowered (module docstring, step 3), and how many top atoms each such law lowers.
+_COARSE_SHARE = 0.01
+_OUTLIER_CAPS = (1, 2, 4, 8)
 # Largest exponential tilt, and how many times the grid may be coarsened to fit the FFT length.
 _THETA_MAX = 50.0
 _GRID_ATTEMPTS = 8
@@ -104,6 +116,12 @@ def _check_steps(values, name: str, impossible: float) -> np.ndarray:
     if np.isnan(arr).any():
         i, t = (int(v[0]) for v in np.nonzero(np.isnan(arr)))
         raise ValueError(f"{name} must not contain NaN; trial {i}, step {t} is NaN")
+    huge = np.isfinite(arr) & (np.abs(arr) > _LARGEST_LOSS)
+    if huge.any():
+        i, t = (int(v[0]) for v in np.nonzero(huge))
+        raise ValueError(f"{name}[{i}, {t}] is {arr[i, t]:g}: a finite step log-likelihood ratio must be at most "
+                         f"{_LARGEST_LOSS:g} in magnitude (an output impossible under one dataset has an infinite "
+                         f"ratio)")
     if (arr == impossible).any():
         i, t = (int(v[0]) for v in np.nonzero(arr == impossible))
         source = "d0" if impossible < 0 else "d1"
@@ -161,6 +179,19 @@ def _trim(v: np.ndarray, m: np.ndarray, mass: float) -> tuple[np.ndarray, np.nda
     bottom = int(np.flatnonzero(below <= mass)[-1])
     v = np.minimum(v, v[top])
     return v[bottom:], m[bottom:]
+
+
+def _below_zero_dropped(parts: list[tuple[np.ndarray, np.ndarray, int]]) -> list[tuple[np.ndarray, np.ndarray, int]]:
+    """The laws with every atom sent to -inf that no sum can lift above 0: an atom v of a law whose largest atom is
+    ``top`` is dropped when ``v + (S - top) <= 0``, S the largest sum (every step at its law's largest atom). Only
+    sums above 0 count in the divergence at any eps >= 0, so this changes no bound, and a far low outlier no
+    longer sets the grid's span."""
+    largest = sum(steps * float(v.max()) for v, _, steps in parts)
+    out = []
+    for v, m, steps in parts:
+        keep = v + (largest - float(v.max())) > 0.0
+        out.append((v[keep], m[keep], steps))
+    return out
 
 
 def _log_mgf(v: np.ndarray, log_m: np.ndarray, theta: float) -> tuple[float, float]:
@@ -246,6 +277,8 @@ def composed_loss_law_of_groups(groups, points: int = _COMPOSED_POINTS, *, delta
         parts.append((fv, fm, int(steps)))
     # P(some step at +inf and none at -inf): the sum is +inf there.
     inf_mass = max(0.0, p_all_finite_or_top - p_all_finite)
+    if delta is not None and all(v.size for v, _, _ in parts):
+        parts = _below_zero_dropped(parts)
     if any(v.size == 0 for v, _, _ in parts):
         return np.zeros(0), np.zeros(0), inf_mass, 0.0
     theta = tilt_for_delta(parts, delta) if delta is not None and delta > 0 else 0.0
@@ -283,9 +316,19 @@ def epsilon_for_delta(losses, probs, inf_mass: float, delta: float) -> float:
     ``p_j e^{-l_j}`` over ``l_j > l_k``, so the crossing is solved in closed form on its segment; W_k is kept
     as its logarithm, so that losses far beyond 709 (where e^{-l} underflows) are exact.
     """
+    delta = check_delta(delta)
+    inf_mass = check_real(inf_mass, "inf_mass", low=0.0, high=1.0)
+    losses, probs = np.asarray(losses, dtype=float), np.asarray(probs, dtype=float)
+    if losses.ndim != 1 or losses.shape != probs.shape:
+        raise ValueError(f"losses and probs must be 1-d arrays of one length, got shapes {losses.shape} and "
+                         f"{probs.shape}")
+    if np.isnan(losses).any() or not np.all((probs >= 0.0) & (probs <= 1.0)):
+        raise ValueError("losses must not be NaN, and probs must be probabilities in [0, 1]")
     if inf_mass > delta:
         return math.inf
-    losses, probs = np.asarray(losses, dtype=float), np.asarray(probs, dtype=float)
+    if losses.size > 1 and np.any(np.diff(losses) < 0):
+        order = np.argsort(losses, kind="stable")
+        losses, probs = losses[order], probs[order]
     pos = (losses > 0) & (probs > 0)
     l, p = losses[pos], probs[pos]
     if l.size == 0:
@@ -308,18 +351,32 @@ def epsilon_for_delta(losses, probs, inf_mass: float, delta: float) -> float:
 
 
 def _side_bound(side: list[tuple[np.ndarray, int]], delta: float, alpha: float,
-                points: int = _COMPOSED_POINTS) -> tuple[float, float]:
-    """``(bound, rounding)`` of one direction at level alpha (module docstring, steps 1-4). ``side`` holds, per
-    group of steps, its draws (sorted, descending) and its number of steps per output; each group's band is
-    at level alpha / (number of groups), so that all of them hold at once."""
+                points: int = _COMPOSED_POINTS) -> tuple[float, float, int]:
+    """``(bound, rounding, lowered)`` of one direction at level alpha (module docstring, steps 1-4): ``lowered``
+    top atoms of each law's band were lowered onto the next for it (0: none). ``side`` holds, per group of steps,
+    its draws (sorted, descending) and its number of steps per output; each group's band is at level alpha /
+    (number of groups), so that all of them hold at once."""
     if delta <= 0.0:  # pure DP: a step loss l refutes, with certainty, every eps below T l (all steps near l)
         tops = [float(x[0]) for x, _ in side]
         if any(math.isinf(t) and t > 0 for t in tops):
-            return math.inf, 0.0
+            return math.inf, 0.0, 0
         total = sum(steps * max(t, 0.0) for t, (_, steps) in zip(tops, side))
-        return (total - _TOL if total > _TOL else 0.0), 0.0
+        return (total - _TOL if total > _TOL else 0.0), 0.0, 0
     level = alpha / len(side)
     groups = [(*_band_of_sorted(x, level), steps) for x, steps in side]
+    best = (*_composed_bound(groups, delta, points), 0)
+    for lowered in _OUTLIER_CAPS:
+        if best[1] <= _COARSE_SHARE * max(1.0, best[0]) or not any(v.size > lowered for v, _, _ in groups):
+            break
+        capped = [(np.minimum(v, v[min(lowered, v.size - 1)]), m, steps) for v, m, steps in groups]
+        bound, rounding = _composed_bound(capped, delta, points)
+        if bound > best[0]:
+            best = (bound, rounding, lowered)
+    return best
+
+
+def _composed_bound(groups, delta: float, points: int) -> tuple[float, float]:
+    """``(bound, rounding)`` of the laws ``groups`` (each ``(values, masses, steps)``) composed and read at delta."""
     losses, probs, inf_mass, rounding = composed_loss_law_of_groups(groups, points, delta=delta)
     return epsilon_for_delta(losses, probs, inf_mass, delta), rounding
 
@@ -329,6 +386,9 @@ def _check_groups(groups, steps: int) -> np.ndarray:
     if groups is None:
         return np.zeros(steps, dtype=np.int64)
     labels = list(groups) if not isinstance(groups, (str, bytes)) else None
+    if labels is not None and np.ndim(np.asarray(labels, dtype=object)) != 1:
+        raise ValueError(f"groups must give one label per step ({steps} steps), got an array of shape "
+                         f"{np.shape(np.asarray(labels, dtype=object))}")
     if labels is None or len(labels) != steps:
         raise ValueError(f"groups must give one label per step ({steps} steps), got "
                          f"{len(labels) if labels is not None else type(groups).__name__}")
@@ -386,6 +446,10 @@ def composed_epsilon_lower_bound(
     bound = bounds[side]
     details: dict[str, Any] = {"steps": T, "bounds": bounds, "side": side, "rounding": max(r[1] for r in results.values()),
                                "ranks": int(max(band_ranks(x.size).size for s in sides.values() for x, _ in s))}
+    if results[side][2]:
+        details["outliers_lowered"] = (f"the top {results[side][2]} atom(s) of each step law's band were lowered onto "
+                                       "the next: kept, they would have coarsened the grid (a smaller, still valid "
+                                       "law; the larger bound is reported)")
     if groups is not None:
         details["groups"] = int(codes.max()) + 1
     if math.isinf(bound):

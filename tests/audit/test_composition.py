@@ -245,6 +245,23 @@ def test_input_errors_name_the_argument():
         composed_epsilon_lower_bound(None, None)
     with pytest.raises(ValueError, match="delta"):
         composed_epsilon_lower_bound(np.zeros((3, 2)), delta=2.0)
+    with pytest.raises(ValueError, match=r"step_llr_out0\[0, 1\] is -1e\+300: a finite step log-likelihood ratio"):
+        composed_epsilon_lower_bound(np.array([[0.0, -1e300], [0.0, 0.0]]), delta=1e-3)  # overflowed the sums
+    with pytest.raises(ValueError, match=r"groups must give one label per step \(3 steps\), got an array"):
+        composed_epsilon_lower_bound(np.zeros((4, 3)), delta=1e-3, groups=[[0, 1], [1, 1], [0, 0]])
+    with pytest.raises(ValueError, match="losses and probs must be 1-d arrays of one length"):
+        epsilon_for_delta([1.0, 2.0], [0.5], 0.0, 1e-3)
+    with pytest.raises(ValueError, match="probs must be probabilities"):
+        epsilon_for_delta([1.0, 2.0], [0.5, -0.1], 0.0, 1e-3)
+    with pytest.raises(ValueError, match="delta"):
+        epsilon_for_delta([1.0, 2.0], [0.5, 0.5], 0.0, -1.0)
+
+
+def test_epsilon_for_delta_reads_a_law_in_any_order():
+    # [1000, 800] with masses 1/2 at delta 0.1: the crossing is on the top atom, 999.78; read unsorted it was 800.59
+    want = epsilon_for_delta([800.0, 1000.0], [0.5, 0.5], 0.0, 0.1)
+    assert want == pytest.approx(1000.0 + math.log(0.4 / 0.5), abs=1e-9)
+    assert epsilon_for_delta([1000.0, 800.0], [0.5, 0.5], 0.0, 0.1) == want
 
 
 def test_the_composition_estimator_value_audits_per_step_ratios():

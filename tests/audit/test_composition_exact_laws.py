@@ -137,6 +137,24 @@ def test_one_outlier_step_does_not_coarsen_the_grid():
     assert spiked.details["rounding"] <= 1e-3 + 1e-12
 
 
+@pytest.mark.parametrize("spike", [-1e3, -1e6, 1e4, 1e6])
+def test_one_outlier_step_with_more_mass_than_the_trimming_lowers_does_not_collapse_the_bound(spike):
+    # 1000 x 100 Gaussian step losses at delta = 1e-8: one step's band mass (about 9e-11) is above the trimming's
+    # 1% of delta per step, so a kept outlier set the grid's span and the bound fell to 0 (rounding 72-632). A low
+    # outlier can never lift a sum above 0 (it is dropped, exactly); a high one of total mass below delta is
+    # lowered onto the next atom in a second composition whose bound is taken, and the details say so.
+    rng = np.random.default_rng(0)
+    mu, delta = 0.3, 1e-8
+    l0 = rng.normal(mu * mu / 2, mu, (1_000, 100))
+    plain = composed_epsilon_lower_bound(l0, None, delta=delta)
+    l0[0, 0] = spike
+    spiked = composed_epsilon_lower_bound(l0, None, delta=delta)
+    assert plain.epsilon_lower_bound > 19.0
+    assert spiked.epsilon_lower_bound >= 0.995 * plain.epsilon_lower_bound, spiked.details
+    assert spiked.details["rounding"] <= 0.01 * spiked.epsilon_lower_bound
+    assert ("outliers_lowered" in spiked.details) == (spike > 0)
+
+
 def test_details_are_honest_for_degenerate_losses():
     r = composed_epsilon_lower_bound(np.zeros((100, 20)), np.zeros((100, 20)), delta=1e-5)
     assert r.epsilon_lower_bound == 0.0
