@@ -134,7 +134,7 @@ def _add_nightly(sub) -> None:
                     help="the night's seed (default 0): it fixes the audits' trials, the bound checks' and their "
                          "mutant runs' draws (each check's own seed is derived from it and the check's name; 0 "
                          "repeats the checks' stable seeds) and the membership audits; not the draws of targets "
-                         "with their own generator (the OpenDP targets)")
+                         "with their own generator (the OpenDP and PipelineDP targets, listed in summary.md)")
     ni.add_argument("--n-jobs", type=arguments.n_jobs, default=1)
     ni.add_argument("--dask-scheduler", default=None, metavar="ADDRESS")
 
@@ -392,7 +392,7 @@ def _nightly_table(results: NightlyResults) -> str:
     lines.append(f"checks: {c.checks_pass} pass, {c.checks_fail} fail, {c.checks_inconclusive} inconclusive, "
                  f"{c.checks_expected_fail} expected fail (documented errata: they show the paper's printed or "
                  "reconstructed statement is wrong)")
-    weak = sum(1 for a in results.audits if (a.result or {}).get("status") == "inconclusive" and a.status == "holds")
+    weak = len(results.held_inconclusive())
     if weak:
         lines.append(f"power: {weak} claim(s) hold only as far as their audit could see (inconclusive at their "
                      "trials against a 2x overspend; see the power column of summary.md)")

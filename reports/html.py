@@ -378,8 +378,7 @@ def header_section(results: NightlyResults, claims_info: list[dict], experiment_
         f"<td class=\"inconclusive\">{c.checks_inconclusive}</td><td class=\"expected\">"
         f"{c.checks_expected_fail}</td><td class=\"caught\">{c.caught}</td>"
         f"<td class=\"missed\">{c.missed}</td><td class=\"error\">{c.error}</td></tr></table>")
-    weak = [a.target for a in results.audits if (a.result or {}).get("status") == "inconclusive"
-            and a.status == "holds"]
+    weak = results.held_inconclusive()
     if weak:
         out.append(f"<p class=\"inconclusive\">{len(weak)} claim(s) hold only as far as their audit could see: at "
                    "their trials the audit could not have certified a violation by a mechanism spending twice the "

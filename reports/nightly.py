@@ -447,6 +447,9 @@ def render_summary(results: NightlyResults) -> str:
     ]
     if results.libraries:
         lines += [f"Libraries: {', '.join(v for v in results.libraries if not v.endswith('=-'))}.", ""]
+    if unrepeatable := results.unrepeatable():
+        lines += [f"Audits that do not repeat for the seed (their library samples from a generator of its own; "
+                  f"valid, but another run draws other trials): {', '.join(f'`{a}`' for a in unrepeatable)}.", ""]
     for d in () if results.comparison is None else results.comparison.differences:
         lines += [f"> **{d[0].upper() + d[1:]}.**", ""]
     for w in results.warnings:
@@ -461,6 +464,9 @@ def render_summary(results: NightlyResults) -> str:
         "without a tight verdict",
         f"- claims held: **{c.holds}**, violated: **{c.violated}**; planted bugs caught: **{c.caught}**, "
         f"missed: **{c.missed}**; errors: **{c.error}**",
+        *([f"  - of the claims held, {len(weak)} hold only as far as their audit could see (inconclusive: at their "
+           "trials it could not have certified a violation by a mechanism spending twice the claim): "
+           + ", ".join(f"`{t}`" for t in weak)] if (weak := results.held_inconclusive()) else []),
         f"- bound checks: pass **{c.checks_pass}**, fail **{c.checks_fail}**, "
         f"inconclusive **{c.checks_inconclusive}**, documented errata **{c.checks_expected_fail}**",
         f"- mutants (checks run on broken versions of what they guard): detected **{c.mutants_detected}**, "

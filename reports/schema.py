@@ -613,6 +613,18 @@ class NightlyResults:
         if not isinstance(self.counts, Counts):
             raise TypeError(f"NightlyResults.counts must be a Counts, got {type(self.counts).__name__}")
 
+    def held_inconclusive(self) -> list[str]:
+        """The targets whose claim holds only as far as their audit could see: verdict "holds", but at their
+        trials the audit could not have certified a violation by a mechanism spending twice the claim."""
+        return [a.target for a in self.audits
+                if a.status == "holds" and (a.result or {}).get("status") == "inconclusive"]
+
+    def unrepeatable(self) -> list[str]:
+        """The audits (``target`` or ``target:floating-point``) whose mechanism samples from a generator of its own
+        (``details["draws_own_randomness"]``): valid, but the night's seed does not fix their trials."""
+        return [a.target + (":floating-point" if a.audit == "floating-point" else "") for a in self.audits
+                if ((a.result or {}).get("details") or {}).get("draws_own_randomness")]
+
     def to_dict(self) -> dict[str, Any]:
         """The JSON object of results.json (everything but :attr:`history`)."""
         return {

@@ -295,13 +295,16 @@ class Target:
         )
 
     def audit_details(self) -> dict[str, Any]:
-        """What every audit of this target records about it in ``AuditResult.details``."""
+        """What every audit of this target records about it in ``AuditResult.details``: ``draws_own_randomness``
+        says that its mechanism samples from a generator of its own, so that its audits are valid but do not repeat
+        for a seed."""
         return {
             "family": self.family,
             "planted_bug": self.planted_bug,
             "neighbouring": self.neighbouring.value,
             "canary": self.canary,
             "claim_source": self.claim_source,
+            "draws_own_randomness": bool(getattr(self.mechanism, "draws_own_randomness", False)),
         }
 
     @property

@@ -141,3 +141,17 @@ def test_a_night_records_the_libraries_that_sample_and_an_upgrade_changes_every_
     upgraded = tuple(v if not v.startswith("diffprivlib=") else "diffprivlib=99.0" for v in cache.library_versions())
     monkeypatch.setattr(cache, "library_versions", lambda: upgraded)
     assert target.cache_key(0) != chunks and nightly.environment_key() != records
+
+
+def test_summary_md_lists_the_audits_that_do_not_repeat_for_the_seed(tmp_path):
+    # A target whose library samples from its own generator: its audits (mathematical and floating-point) are
+    # valid but another run draws other trials, and the night's "seed 0" must not read as if it fixed them.
+    pytest.importorskip("opendp")
+    from privbound.audit.targets import targets
+
+    own = next(t for t in targets() if getattr(t.mechanism, "draws_own_randomness", False))
+    results, out = run_nightly("smoke", tmp_path / "night", target_names=[own.name], claim_ids=[], progress=False)
+    assert own.name in results.unrepeatable()
+    assert all(a.result["details"]["draws_own_randomness"] for a in results.audits if a.result)
+    summary = (out / "summary.md").read_text()
+    assert "Audits that do not repeat for the seed" in summary and f"`{own.name}`" in summary

@@ -104,3 +104,20 @@ def test_a_tight_violation_gives_exit_status_1_on_the_command_line(tmp_path, lap
     assert main(["nightly", "--profile", "smoke", "--out", str(tmp_path / "run")]) == 1
     out = capsys.readouterr().out
     assert "violated      holds" in out and "tight verdicts: 0 hold, 1 violated, 0 inconclusive" in out
+
+
+def test_summary_md_says_which_held_claims_their_audit_could_not_have_refuted(tmp_path, laplace_target):
+    # A claim of 40 on a Laplace count of epsilon 1: at 2000 trials no audit could certify 80 (twice the claim), so
+    # its "holds" is as far as the audit could see; summary.md says so beside the count, as the terminal and
+    # report.html do.
+    laplace_target("fixture-laplace-claim-40", claim=40.0)
+    results, out = run_nightly("smoke", tmp_path / "run", target_names=["fixture-laplace-claim-40"], claim_ids=[],
+                               progress=False)
+    (rec,) = results.audits
+    assert rec.status == "holds" and rec.result["status"] == "inconclusive"
+    assert results.held_inconclusive() == ["fixture-laplace-claim-40"]
+    summary = (out / "summary.md").read_text()
+    line = summary[summary.index("- claims held"):].splitlines()[1]
+    assert line.startswith("  - of the claims held, 1 hold only as far as their audit could see")
+    assert line.endswith("`fixture-laplace-claim-40`")
+    assert "1 claim(s) hold only as far as their audit could see" in (out / "report.html").read_text()
