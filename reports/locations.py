@@ -50,12 +50,13 @@ class NightlyProfile:
 
 NIGHTLY_PROFILES = {
     "smoke": NightlyProfile("smoke", 0.2, 2_000, "smoke",
-                            summary="every target at 1/5 of its trials (planted bugs at their own), the checks' "
-                                    "smoke profile, no mutants: a quick proof that everything runs",
+                            summary="every target at 1/5 of its trials, at least 2,000 (planted bugs at their own), "
+                                    "the checks' smoke profile, no mutants: a quick proof that everything runs",
                             measured=((2.1, 0.4), (8.0, 6.6))),
     "default": NightlyProfile("default", 1.0, 10_000, "default", mutants="default",
-                              summary="every target at its own trials, the checks' default profile, and the check "
-                                      "and learner mutants up to the default profile: the nightly",
+                              summary="every target at its own trials, at least 10,000, the checks' default "
+                                      "profile, and the check and learner mutants up to the default profile: the "
+                                      "nightly",
                               measured=((6.3, 1.0), (52.4, 7.9))),
     "full": NightlyProfile("full", 10.0, 10_000, "full", mutants="full",
                            summary="10x the trials of default, the checks' full profile and every mutant: hours",
