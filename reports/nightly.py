@@ -651,6 +651,7 @@ def run_nightly(
                      on_wait=lambda m: (stream.write(f"{m}; waiting\n"), stream.flush()))
     except LockBusy as exc:
         raise NightlyError(f"{exc}; wait for it or pass --wait") from None
+    started = _dt.datetime.now(_dt.timezone.utc)  # the work starts once the folder is this run's (after --wait)
     try:
         state = probe(paths.history)
         if state["problem"]:

@@ -525,11 +525,13 @@ class NightlyResults:
     Attributes
     ----------
     run_id : str or None
-        The run's unique id, ``"<UTC start>-<8 hex digits>"`` (None in results written before run ids).
+        The run's unique id, ``"<UTC launch>-<8 hex digits>"`` (None in results written before run ids); a run
+        that waited for another (``--wait``) was launched before it started.
     profile : str
         ``"smoke"``, ``"default"`` or ``"full"``.
     started_utc, finished_utc : str
-        UTC start and end, ISO 8601.
+        UTC start (once the output folder is this run's, after any wait for another run) and end of the work
+        (before the outputs are rendered), ISO 8601.
     wall_seconds : float
         The night's wall time, from its start to its rendered outputs (the history's update excluded): the
         one total that results.json, summary.md, report.html and the terminal show.

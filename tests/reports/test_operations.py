@@ -150,6 +150,7 @@ def test_concurrent_runs_into_one_folder_refuse_or_wait_and_never_mix(tmp_path):
     if first_line.startswith("privbound nightly --profile smoke: loading"):  # the command line's own first line
         first_line = waiter.stderr.readline()
     assert "is in use by" in first_line and "waiting" in first_line, first_line
+    time.sleep(1.5)  # so that the waiter's launch and the first run's release fall in different seconds
     release.touch()
     assert first.wait(timeout=300) == 0, first.communicate()
     _, w_err = waiter.communicate(timeout=300)
@@ -163,6 +164,11 @@ def test_concurrent_runs_into_one_folder_refuse_or_wait_and_never_mix(tmp_path):
     runs = H.load_history(out.parent / "history.sqlite")["run_id"].unique()
     assert len(runs) == 2 and data["run_id"] in runs
     assert data["comparison"]["baseline"]["seed"] == 0  # compared with the first run, which it names
+    # the waiter's work started once the folder was its own: after the first run was released, not when launched
+    import datetime as dt
+
+    released = dt.datetime.fromtimestamp(release.stat().st_mtime, dt.timezone.utc).replace(microsecond=0)
+    assert dt.datetime.fromisoformat(data["started_utc"]) >= released, (data["started_utc"], released)
 
 
 def test_runs_started_in_the_same_second_get_distinct_ids(tmp_path, monkeypatch):
