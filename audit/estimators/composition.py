@@ -351,28 +351,34 @@ def epsilon_for_delta(losses, probs, inf_mass: float, delta: float) -> float:
 
 
 def _side_bound(side: list[tuple[np.ndarray, int]], delta: float, alpha: float,
-                points: int = _COMPOSED_POINTS) -> tuple[float, float, int]:
-    """``(bound, rounding, lowered)`` of one direction at level alpha (module docstring, steps 1-4): ``lowered``
-    top atoms of each law's band were lowered onto the next for it (0: none). ``side`` holds, per group of steps,
-    its draws (sorted, descending) and its number of steps per output; each group's band is at level alpha /
-    (number of groups), so that all of them hold at once."""
+                points: int = _COMPOSED_POINTS, caps: tuple[int, ...] | None = None
+                ) -> tuple[float, float, int, tuple[int, ...]]:
+    """``(bound, rounding, lowered, caps)`` of one direction at level alpha (module docstring, steps 1-4):
+    ``lowered`` top atoms of each law's band were lowered onto the next for it (0: none), the largest of the bounds
+    of the laws with ``caps`` top atoms lowered and of the law itself. ``caps=None`` picks them by the rounding
+    at this level (those of :data:`_OUTLIER_CAPS` tried while it is coarse); given, exactly those are tried, so
+    that the bound is a maximum of the same monotone functions of the level at every level (:func:`_p_value`).
+    ``side`` holds, per group of steps, its draws (sorted, descending) and its number of steps per output; each
+    group's band is at level alpha / (number of groups), so that all of them hold at once."""
     if delta <= 0.0:  # pure DP: a step loss l refutes, with certainty, every eps below T l (all steps near l)
         tops = [float(x[0]) for x, _ in side]
         if any(math.isinf(t) and t > 0 for t in tops):
-            return math.inf, 0.0, 0
+            return math.inf, 0.0, 0, ()
         total = sum(steps * max(t, 0.0) for t, (_, steps) in zip(tops, side))
-        return (total - _TOL if total > _TOL else 0.0), 0.0, 0
+        return (total - _TOL if total > _TOL else 0.0), 0.0, 0, ()
     level = alpha / len(side)
     groups = [(*_band_of_sorted(x, level), steps) for x, steps in side]
-    best = (*_composed_bound(groups, delta, points), 0)
-    for lowered in _OUTLIER_CAPS:
-        if best[1] <= _COARSE_SHARE * max(1.0, best[0]) or not any(v.size > lowered for v, _, _ in groups):
+    best, tried = (*_composed_bound(groups, delta, points), 0), []
+    for lowered in _OUTLIER_CAPS if caps is None else caps:
+        if caps is None and (best[1] <= _COARSE_SHARE * max(1.0, best[0])
+                             or not any(v.size > lowered for v, _, _ in groups)):
             break
         capped = [(np.minimum(v, v[min(lowered, v.size - 1)]), m, steps) for v, m, steps in groups]
         bound, rounding = _composed_bound(capped, delta, points)
+        tried.append(lowered)
         if bound > best[0]:
             best = (bound, rounding, lowered)
-    return best
+    return (*best, tuple(tried))
 
 
 def _composed_bound(groups, delta: float, points: int) -> tuple[float, float]:
@@ -457,7 +463,7 @@ def composed_epsilon_lower_bound(
                                 "probability above delta: no finite epsilon holds")
     p = float("nan") if epsilon_claimed is None else _p_value(
         sides[side], delta, epsilon_claimed, n_sides=len(sides), level=alpha * len(sides),
-        rejected_at_level=bound > epsilon_claimed)
+        rejected_at_level=bound > epsilon_claimed, caps=results[side][3])
     return WhiteBoxEstimate(
         epsilon_lower_bound=float(bound),
         confidence=confidence,
@@ -472,19 +478,20 @@ def composed_epsilon_lower_bound(
 
 
 def _p_value(x: list[tuple[np.ndarray, int]], delta: float, epsilon: float, *, n_sides: int, level: float,
-             rejected_at_level: bool) -> float:
+             rejected_at_level: bool, caps: tuple[int, ...] = ()) -> float:
     """The smallest level of a fixed grid at which the test rejects "(epsilon, delta)" (1 if none): a valid p-value.
 
     Rejection at level a is checked on ``x``, the direction that gave the bound, at a / ``n_sides``: one
     direction rejects less often than the full test, so the p-value is conservative, and it agrees with the
     bound (a bound above ``epsilon`` at ``level`` rejects at every grid level above ``level``). Rejection is
     monotone in a (a larger level narrows the band), so the grid is bisected; when the test at its own
-    ``level`` did not reject, no grid level at or below it can.
+    ``level`` did not reject, no grid level at or below it can. ``caps`` are the outlier caps the bound tried
+    (:func:`_side_bound`): every level tries the same, so that rejection stays monotone.
     """
     levels = 10.0 ** (-np.arange(_P_GRID_SIZE) / _P_GRID_PER_DECADE)
 
     def rejects(j: int) -> bool:
-        return _side_bound(x, delta, levels[j] / n_sides)[0] > epsilon
+        return _side_bound(x, delta, levels[j] / n_sides, caps=caps)[0] > epsilon
 
     hi = _P_GRID_SIZE - 1 if rejected_at_level else int(np.sum(levels > level))  # hi: never rejects beyond it
     if hi == 0 or not rejects(0):
