@@ -30,7 +30,8 @@ from typing import Any, Sequence
 import numpy as np
 
 __all__ = ["ChunkCache", "ResultCache", "atomic_write_bytes", "stage_bytes", "sweep_stale_temporaries", "fingerprint",
-           "source_digest", "library_versions", "SAMPLING_LIBRARIES", "cache_size", "prune_cache", "Pruned"]
+           "source_digest", "sampling_library_versions", "SAMPLING_LIBRARIES", "cache_size", "prune_cache",
+           "Pruned"]
 
 SAMPLING_LIBRARIES = ("numpy", "scipy", "scikit-learn", "dp-accounting", "joblib", "opendp", "diffprivlib",
                       "pipeline-dp", "python-dp", "torch", "opacus")
@@ -63,7 +64,7 @@ def fingerprint(*parts: Any) -> str:
 
 
 @functools.cache
-def library_versions() -> tuple[str, ...]:
+def sampling_library_versions() -> tuple[str, ...]:
     """``"name=version"`` of each of :data:`SAMPLING_LIBRARIES` (``"name=-"`` when not installed), read once per
     process."""
     from importlib.metadata import PackageNotFoundError, version

@@ -442,7 +442,7 @@ def sequential_audit(mechanism: Any, d0: Any, d1: Any, estimator: Estimator, *, 
                                                 "stopped_by_rule": by_rule,
                                                 "budget_evaluation": max_trials - budget_selection_part(base,
                                                                                                         max_trials),
-                                                "evaluation_confidence": level,
+                                                "evaluation_confidence": result.confidence,  # the one reported
                                                 "selection_share": n_sel / len(outs.out0)}}
     # the trade-off curve of the evaluation reported, like its bound, holds at the audit's confidence: the level
     # of one evaluation, chosen by the stopping rule among several, is not what the reported curve has

@@ -104,8 +104,9 @@ def gdp_mu_lower_bound(alpha_upper, beta_upper) -> float:
 
 def curve_thresholds(selection_scores: np.ndarray, points: int = CURVE_POINTS) -> np.ndarray:
     """About ``points`` thresholds from scores that the evaluation never sees: every distinct value but the
-    smallest when there are few (``{s >= min}`` is the trivial test the curve already ends on, and would only
-    widen the band's Bonferroni share), else order statistics spaced geometrically towards both tails."""
+    smallest when there are few (``{s >= min}`` is all but the trivial test the curve already ends on, unless
+    evaluation scores fall below the selection's smallest, and it would widen the band's Bonferroni share), else
+    order statistics spaced geometrically towards both tails."""
     points = check_int(points, "points", low=2)
     s = np.sort(np.asarray(selection_scores, dtype=float))
     u = np.unique(s)

@@ -76,7 +76,7 @@ def _selected(names, papers):
     return [get_target(n) for n in names] if names else [t for t in targets() if t.paper in papers]
 
 
-def mutant_rows(names=None, papers=PAPERS, n_jobs=1):
+def mutant_rows(names=None, papers=PAPERS):
     """One dict per learner mutant: its audit at the default nightly's trials, seed 0, against the correct tight."""
     from privbound.reports.nightly import NIGHTLY_PROFILES, trials_for
 
@@ -84,14 +84,14 @@ def mutant_rows(names=None, papers=PAPERS, n_jobs=1):
         for m in t.mutants:
             trials = trials_for(t, NIGHTLY_PROFILES["default"])
             t0 = time.perf_counter()
-            res = t.audit_mutant(m, trials=trials, seed=0, n_jobs=n_jobs)
+            res = t.audit_mutant(m, trials=trials, seed=0)
             yield {"target": t.name, "mutant": m.name, "tight": res.epsilon_tight, "bound": res.epsilon_lower_bound,
                    "bound/tight": _ratio(res.epsilon_lower_bound, res.epsilon_tight or math.nan),
                    "flagged": bool(res.tight_violation if res.epsilon_tight is not None else res.violation),
                    "trials": trials, "s": round(time.perf_counter() - t0, 1), "description": m.description}
 
 
-def overspend_rows(names=None, papers=PAPERS, n_jobs=1, grid=OVERSPEND_GRID):
+def overspend_rows(names=None, papers=PAPERS, grid=OVERSPEND_GRID):
     """Per target with an ``overspend`` factory: the smallest factor of ``grid`` its default audit flags."""
     from privbound.reports.nightly import NIGHTLY_PROFILES, trials_for
 
@@ -102,7 +102,7 @@ def overspend_rows(names=None, papers=PAPERS, n_jobs=1, grid=OVERSPEND_GRID):
         row = {"target": t.name, "trials": trials, "smallest flagged": math.nan}
         t0 = time.perf_counter()
         for f in grid:
-            res = t.audit_mutant(t.overspend(f), trials=trials, seed=0, n_jobs=n_jobs)
+            res = t.audit_mutant(t.overspend(f), trials=trials, seed=0)
             row[f"x{f:g}"] = res.epsilon_lower_bound
             if res.tight_violation:
                 row["smallest flagged"] = f
@@ -179,13 +179,13 @@ def main(argv=None) -> int:
         print(f"- {r['target']}: {r['source']}")
     if args.mutants:
         cols = ["target", "mutant", "tight", "bound", "bound/tight", "flagged", "trials", "s"]
-        found = list(mutant_rows(args.targets, tuple(args.papers), args.n_jobs))
+        found = list(mutant_rows(args.targets, tuple(args.papers)))
         print("\nLearner mutants at the default nightly's trials (seed 0):\n")
         print(markdown_table([[_fmt(r[c]) if c != "flagged" else ("yes" if r[c] else "NO") for c in cols]
                               for r in found], cols))
     if args.overspend:
         cols = ["target", "tight", *(f"x{f:g}" for f in OVERSPEND_GRID), "smallest flagged", "trials", "s"]
-        found = list(overspend_rows(args.targets, tuple(args.papers), args.n_jobs))
+        found = list(overspend_rows(args.targets, tuple(args.papers)))
         print("\nSmallest overspend flagged at the default nightly's trials (seed 0; bounds per factor):\n")
         print(markdown_table([[_fmt(r.get(c, math.nan)) for c in cols] for r in found], cols))
     if args.soundness:

@@ -424,11 +424,12 @@ def _cache_key(kind: str, *parts: Any) -> str:
 
 
 def _bounds_code_version() -> str:
-    """Digest of the bounds, learners and audit sources: part of every cached check's key."""
+    """Digest of the bounds, learners and audit sources and the versions of the libraries that sample (the checks
+    call scipy and dp_accounting): part of every cached check's key."""
     from privbound import audit, bounds, learners
-    from privbound.audit.cache import source_digest
+    from privbound.audit.cache import sampling_library_versions, source_digest
 
-    return source_digest(bounds, learners, audit)
+    return f"{source_digest(bounds, learners, audit)}|{','.join(sampling_library_versions())}"
 
 
 def run_checks(

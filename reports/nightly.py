@@ -40,7 +40,8 @@ from dataclasses import replace
 from pathlib import Path
 from typing import IO, Any, Callable
 
-from privbound.audit.cache import atomic_write_bytes, library_versions, stage_bytes, sweep_stale_temporaries
+from privbound.audit.cache import (atomic_write_bytes, sampling_library_versions, stage_bytes,
+                                   sweep_stale_temporaries)
 from privbound.audit.result import AuditResult
 from privbound.audit.targets import Target, targets
 from privbound.bounds.checks import CheckResult, run_checks
@@ -198,10 +199,10 @@ def environment_key() -> str:
     """The code and the libraries a finished audit depends on: the source digest, the Python version and the
     versions of :data:`~privbound.audit.cache.SAMPLING_LIBRARIES` (a cached audit record is reused only under the
     same)."""
-    from privbound.audit.cache import library_versions
+    from privbound.audit.cache import sampling_library_versions
     from privbound.reports.index import source_digest
 
-    return f"{source_digest()}|{sys.version_info[:2]}|{','.join(library_versions())}"
+    return f"{source_digest()}|{sys.version_info[:2]}|{','.join(sampling_library_versions())}"
 
 
 def record_key(kind: str, *parts: Any) -> str:
@@ -819,7 +820,7 @@ def _do_run(prof: NightlyProfile, paths: NightlyPaths, *, seed, n_jobs, target_n
         phases={"audits": t_audits, "learner_mutants": t_learner_mutants, "checks": t_checks, "mutants": t_mutants,
                 "membership": t_membership},
         code_version=code_version(),
-        libraries=library_versions(),
+        libraries=sampling_library_versions(),
         seed=seed,
         audit_family_confidence=FAMILY_CONFIDENCE,
         audit_confidence=audit_confidence(len(audit_jobs(selected))),

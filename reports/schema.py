@@ -622,10 +622,9 @@ class NightlyResults:
                 if a.status == "holds" and (a.result or {}).get("status") == "inconclusive"]
 
     def unrepeatable(self) -> list[str]:
-        """The audits (``target`` or ``target:floating-point``) whose mechanism samples from a generator of its own
+        """The audits (their records' ``target``) whose mechanism samples from a generator of its own
         (``details["draws_own_randomness"]``): valid, but the night's seed does not fix their trials."""
-        return [a.target + (":floating-point" if a.audit == "floating-point" else "") for a in self.audits
-                if ((a.result or {}).get("details") or {}).get("draws_own_randomness")]
+        return [a.target for a in self.audits if ((a.result or {}).get("details") or {}).get("draws_own_randomness")]
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON object of results.json (everything but :attr:`history`)."""

@@ -37,8 +37,8 @@ without a parametric form and composed exactly.
    (outputs impossible under the other dataset) make the sum +inf unless a step is at -inf. One high outlier
    with more mass than the trimming lowers would still coarsen the grid (the rounding grows with the law's
    span); where the rounding is coarse (above :data:`_COARSE_SHARE` of the bound, or of 1), the law is also
-   composed with its top 1, 2, 4 and 8 atoms lowered onto the next one, and the largest of these bounds is
-   reported: every one of these laws is stochastically smaller than F_lo, so on the band's event each bound,
+   composed with its top 1, 2, 4 and 8 atoms lowered onto the next one (while the rounding stays coarse and
+   lowering more raises the bound), and the largest of these bounds is reported: every one of these laws is stochastically smaller than F_lo, so on the band's event each bound,
    and so their maximum, is at most eps* (``details["outliers_lowered"]`` says when one was chosen).
 4. **Bound.** The bound is the smallest eps with ``delta_T(eps; F_lo) <= delta`` (:func:`epsilon_for_delta`,
    dp_accounting's ``get_epsilon_for_delta`` vectorised, in log space so that composed losses far beyond
@@ -336,7 +336,8 @@ def epsilon_for_delta(losses, probs, inf_mass: float, delta: float) -> float:
     upper = np.cumsum(p[::-1])[::-1]  # sum over l_j >= l_k
     log_lower = np.logaddexp.accumulate((np.log(p) - l)[::-1])[::-1]
     upper, log_lower = np.append(upper[1:], 0.0), np.append(log_lower[1:], -np.inf)  # strictly above l_k
-    excess = inf_mass + upper - np.exp(l + log_lower)  # divergence at eps = l_k (l + log W <= 0: no overflow)
+    with np.errstate(invalid="ignore"):  # at l = +inf: inf + (-inf), a NaN the comparison below reads as False
+        excess = inf_mass + upper - np.exp(l + log_lower)  # divergence at eps = l_k (l + log W <= 0: no overflow)
     above = np.flatnonzero(excess > delta)
     if above.size == 0:
         head = inf_mass + float(p.sum())  # at eps = 0: the divergence over the losses above 0
@@ -376,6 +377,8 @@ def _side_bound(side: list[tuple[np.ndarray, int]], delta: float, alpha: float,
         capped = [(np.minimum(v, v[min(lowered, v.size - 1)]), m, steps) for v, m, steps in groups]
         bound, rounding = _composed_bound(capped, delta, points)
         tried.append(lowered)
+        if bound <= best[0] and caps is None:  # lowering more atoms did not help: the law is wide, not an outlier
+            break
         if bound > best[0]:
             best = (bound, rounding, lowered)
     return (*best, tuple(tried))

@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 from scipy import special
 
-from privbound.audit.cache import ChunkCache, fingerprint, source_digest
+from privbound.audit.cache import ChunkCache, fingerprint, sampling_library_versions, source_digest
 from privbound.audit.engine import chunk_sizes, map_chunks
 from privbound.learners.neighbouring import NeighbouringRelation
 from privbound._validation import check_int
@@ -202,14 +202,11 @@ def train_models(
     cache = None
     done: dict[int, Any] = {}
     if cache_dir is not None:
-        import sklearn
-
         import privbound.audit
         import privbound.learners
 
         namespace = fingerprint("membership", role, engine_seed, chunk_size, _estimator_key(estimator), *game.key(),
-                                sklearn.__version__, np.__version__,
-                                source_digest(privbound.audit, privbound.learners))
+                                sampling_library_versions(), source_digest(privbound.audit, privbound.learners))
         cache = ChunkCache(cache_dir, "membership-" + namespace[:32])
         for i, size in enumerate(chunk_sizes(n_models, chunk_size)):
             got = cache.load(i, size)

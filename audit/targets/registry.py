@@ -330,14 +330,14 @@ class Target:
         """Fingerprint of everything that determines this target's trial chunks: the target, the seed, the chunk
         size, privbound's audit and learner sources and the versions of the libraries that sample (an upgraded
         library's trials are drawn afresh)."""
-        from privbound.audit.cache import fingerprint, library_versions
+        from privbound.audit.cache import fingerprint, sampling_library_versions
         from privbound.audit.engine import DEFAULT_CHUNK_SIZE
 
         # Object addresses in reprs (functions, lambdas) change from process to process.
         mech = re.sub(r" at 0x[0-9a-fA-F]+", "", repr(self.mechanism))
         return f"{self.name}-" + fingerprint(
             self.name, mech, self.d0, self.d1, seed, chunk_size or DEFAULT_CHUNK_SIZE,
-            source_digest_of_audit_and_learners(), library_versions()
+            source_digest_of_audit_and_learners(), sampling_library_versions()
         )[:24]
 
     def record(self) -> dict[str, Any]:

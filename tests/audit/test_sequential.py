@@ -104,6 +104,9 @@ def test_a_time_stop_right_after_an_unconfirmed_prediction_reports_that_evaluati
     seq = r.details["sequential"]
     assert r.stop_reason.startswith("time budget reached") and seq["unconfirmed_read"] == r.trials == 10_000
     assert r.epsilon_lower_bound == seq["looks"][0]["evaluated_bound"] and r.floating_point is None
+    # ... at the first evaluation's level, which the details record (not the next evaluation's)
+    assert seq["unconfirmed_evaluations"] == 1
+    assert seq["evaluation_confidence"] == evaluation_confidence(r.confidence, 1)
 
 
 def test_the_next_stage_is_timed_by_its_new_trials_and_its_look():

@@ -138,8 +138,9 @@ def test_a_night_records_the_libraries_that_sample_and_an_upgrade_changes_every_
     assert numpy_version in (out / "summary.md").read_text()
     target = get_target("randomized-response")
     chunks, records = target.cache_key(0), nightly.environment_key()
-    upgraded = tuple(v if not v.startswith("diffprivlib=") else "diffprivlib=99.0" for v in cache.library_versions())
-    monkeypatch.setattr(cache, "library_versions", lambda: upgraded)
+    upgraded = tuple(v if not v.startswith("diffprivlib=") else "diffprivlib=99.0"
+                     for v in cache.sampling_library_versions())
+    monkeypatch.setattr(cache, "sampling_library_versions", lambda: upgraded)
     assert target.cache_key(0) != chunks and nightly.environment_key() != records
 
 
@@ -151,7 +152,9 @@ def test_summary_md_lists_the_audits_that_do_not_repeat_for_the_seed(tmp_path):
 
     own = next(t for t in targets() if getattr(t.mechanism, "draws_own_randomness", False))
     results, out = run_nightly("smoke", tmp_path / "night", target_names=[own.name], claim_ids=[], progress=False)
-    assert own.name in results.unrepeatable()
+    assert results.unrepeatable() == [a.target for a in results.audits]  # each audit of it, named once
+    assert all(a.target in (own.name, f"{own.name}:floating-point") for a in results.audits)
     assert all(a.result["details"]["draws_own_randomness"] for a in results.audits if a.result)
     summary = (out / "summary.md").read_text()
     assert "Audits that do not repeat for the seed" in summary and f"`{own.name}`" in summary
+    assert ":floating-point:floating-point" not in summary
