@@ -57,7 +57,7 @@ CHANGE_ALPHA = 0.05
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS runs (
     run_id TEXT PRIMARY KEY, started_utc TEXT, profile TEXT, code_version TEXT, seed INTEGER, out_dir TEXT,
-    wall_seconds REAL, host TEXT
+    wall_seconds REAL, host TEXT, libraries TEXT
 );
 CREATE TABLE IF NOT EXISTS rows (
     run_id TEXT, kind TEXT, name TEXT, status TEXT, value REAL, reference REAL, p_value REAL, extra TEXT,
@@ -70,7 +70,8 @@ class HistoryError(Exception):
     """The history file cannot be read or written; the message names the file and the reason."""
 
 
-Baseline = dict  # {"run_id", "started_utc", "seed", "code_version", "out_dir", "rows": {(kind, name): row}}
+# {"run_id", "started_utc", "seed", "code_version", "out_dir", "libraries", "rows": {(kind, name): row}}
+Baseline = dict
 
 
 def _fail(path: Path, action: str, exc: BaseException) -> HistoryError:
@@ -92,7 +93,8 @@ def _open_write(path: Path) -> sqlite3.Connection:
     if "extra" not in cols:  # a history written before the significance rule
         con.execute("ALTER TABLE rows ADD COLUMN extra TEXT")
     run_cols = {r[1] for r in con.execute("PRAGMA table_info(runs)")}
-    for col, kind in (("wall_seconds", "REAL"), ("host", "TEXT")):  # a history written before the expected time
+    # a history written before the expected time, or before the library versions
+    for col, kind in (("wall_seconds", "REAL"), ("host", "TEXT"), ("libraries", "TEXT")):
         if col not in run_cols:
             con.execute(f"ALTER TABLE runs ADD COLUMN {col} {kind}")
     return con
@@ -170,9 +172,10 @@ def record_run(history: str | Path, results: NightlyResults | dict[str, Any], ou
         path.parent.mkdir(parents=True, exist_ok=True)
         with closing(_open_write(path)) as con, con:
             con.execute("INSERT OR REPLACE INTO runs (run_id, started_utc, profile, code_version, seed, out_dir, "
-                        "wall_seconds, host) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                        "wall_seconds, host, libraries) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
                         (run_id, results.started_utc, results.profile, results.code_version, results.seed,
-                         str(out_dir), results.wall_seconds, socket.gethostname()))
+                         str(out_dir), results.wall_seconds, socket.gethostname(),
+                         json.dumps(list(results.libraries))))
             con.execute("DELETE FROM rows WHERE run_id = ?", (run_id,))
             con.executemany("INSERT INTO rows VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                             [(run_id, *r) for r in _rows(results)])
@@ -203,7 +206,8 @@ def previous_run(history: str | Path, profile: str, before: str, *, exclude: str
     """The latest run of ``profile`` that started at or before ``before`` (other than ``exclude``), or None.
 
     Returns a dict naming the run (``run_id``, ``started_utc``, ``seed``, ``code_version``,
-    ``out_dir``) with its ``rows`` keyed by ``(kind, name)``. Raises :class:`HistoryError`
+    ``out_dir``, ``libraries``: its library versions, None when the history did not record them) with its
+    ``rows`` keyed by ``(kind, name)``. Raises :class:`HistoryError`
     when the file exists but cannot be read.
     """
     path = Path(history)
@@ -216,8 +220,10 @@ def previous_run(history: str | Path, profile: str, before: str, *, exclude: str
                 if tables:
                     raise sqlite3.DatabaseError(f"not a privbound history (tables {sorted(tables)})")
                 return None
+            run_cols = {r[1] for r in con.execute("PRAGMA table_info(runs)")}
+            libraries = "libraries" if "libraries" in run_cols else "NULL"  # NULL: written before they were kept
             run = con.execute(
-                "SELECT run_id, started_utc, seed, code_version, out_dir FROM runs WHERE profile = ? "
+                f"SELECT run_id, started_utc, seed, code_version, out_dir, {libraries} FROM runs WHERE profile = ? "
                 "AND started_utc <= ? AND run_id != ? ORDER BY started_utc DESC, rowid DESC LIMIT 1",
                 (profile, before, exclude or "")).fetchone()
             if run is None:
@@ -231,7 +237,7 @@ def previous_run(history: str | Path, profile: str, before: str, *, exclude: str
     except (sqlite3.Error, OSError, ValueError) as exc:
         raise _fail(path, "read", exc) from None
     return {"run_id": run[0], "started_utc": run[1], "seed": run[2], "code_version": run[3], "out_dir": run[4],
-            "rows": rows}
+            "libraries": json.loads(run[5]) if run[5] else None, "rows": rows}
 
 
 # ------------------------------------------------------------------ significance
@@ -397,6 +403,11 @@ def comparison_summary(results: NightlyResults | dict[str, Any], previous: Basel
         if previous.get("code_version") != results.code_version:
             differences.append(f"code version differs: baseline {previous.get('code_version')}, "
                                f"this run {results.code_version}")
+        if previous.get("libraries") and results.libraries and list(previous["libraries"]) != list(results.libraries):
+            changed = sorted(set(results.libraries) - set(previous["libraries"]))
+            was = dict(v.split("=", 1) for v in previous["libraries"])
+            differences.append("library versions differ: " + ", ".join(
+                f"{name} {was.get(name, '-')} -> {new}" for name, new in (v.split("=", 1) for v in changed)))
     return Comparison(
         baseline=None if previous is None else BaselineRun(
             **{k: previous[k] for k in ("run_id", "started_utc", "seed", "code_version", "out_dir")}),

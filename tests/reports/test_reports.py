@@ -221,3 +221,32 @@ def test_report_screenshot_at_1400_px_in_headless_chromium(small_run, tmp_path):
     assert ink.mean() > 0.01  # something rendered: text, tables, figures
     assert not ink[:, -40:].any()  # nothing spills past the right margin at 1400 px
     assert ink[:200].any()  # the header is at the top
+
+
+def test_the_comparison_names_the_libraries_whose_version_changed(tmp_path):
+    # An upgraded DP library is a reason for a verdict to move, as a code change is: the comparison says which.
+    import sqlite3
+
+    db = tmp_path / "history.sqlite"
+    first = {**_results("2026-01-01T00:00:00+00:00", [_audit("a", "holds", 0.5)]),
+             "libraries": ["numpy=2.0.0", "diffprivlib=0.6.6", "opacus=-"]}
+    H.record_run(db, first, tmp_path)
+    second = {**first, "started_utc": "2026-01-02T00:00:00+00:00",
+              "libraries": ["numpy=2.0.0", "diffprivlib=0.6.7", "opacus=1.5.2"]}
+    prev = H.previous_run(db, "smoke", second["started_utc"])
+    assert prev["libraries"] == first["libraries"]
+    differences = H.comparison_summary(second, prev).differences
+    assert list(differences) == ["library versions differ: diffprivlib 0.6.6 -> 0.6.7, opacus - -> 1.5.2"]
+    assert not H.comparison_summary({**second, "libraries": first["libraries"]}, prev).differences
+    # a history written before library versions were kept: nothing to compare, no false difference
+    old = tmp_path / "old.sqlite"
+    with sqlite3.connect(old) as con:
+        con.executescript("CREATE TABLE runs (run_id TEXT PRIMARY KEY, started_utc TEXT, profile TEXT, "
+                          "code_version TEXT, seed INTEGER, out_dir TEXT, wall_seconds REAL, host TEXT); "
+                          "CREATE TABLE rows (run_id TEXT, kind TEXT, name TEXT, status TEXT, value REAL, "
+                          "reference REAL, p_value REAL, extra TEXT, PRIMARY KEY (run_id, kind, name));")
+        con.execute("INSERT INTO runs VALUES ('r0', '2026-01-01T00:00:00+00:00', 'smoke', 'test', 0, '.', 1.0, 'h')")
+    before = H.previous_run(old, "smoke", second["started_utc"])
+    assert before["libraries"] is None and not H.comparison_summary(second, before).differences
+    H.record_run(old, second, tmp_path)  # and writing to it adds the column
+    assert H.previous_run(old, "smoke", "2026-01-03")["libraries"] == second["libraries"]
