@@ -335,7 +335,11 @@ class AuditResult:
                  if math.isfinite(self.tpr) and math.isfinite(self.fpr) else
                  f"  TPR / FPR           : - (no event told the datasets apart), AUROC {self.auroc:.3f}"),
             ]
-        if self.mu_lower_bound is not None:
+        if self.mu_lower_bound is not None and self.mu_lower_bound <= 0.0:
+            conf = (self.tradeoff or {}).get("confidence", self.confidence)
+            lines.append(f"  Gaussian-DP mu      : - (the certified trade-off curve refutes no mu > 0 at {conf:.1%} "
+                         "confidence)")
+        elif self.mu_lower_bound is not None:
             conf = (self.tradeoff or {}).get("confidence", self.confidence)
             lines.append(f"  Gaussian-DP mu      : >= {self.mu_lower_bound:.4f} at {conf:.1%} confidence "
                          f"(from the certified trade-off curve; with the epsilon lower bound "

@@ -315,3 +315,11 @@ def test_an_output_space_curve_is_sound_on_an_asymmetric_law():
         mus.append(r.mu_lower_bound)
     assert misses <= MAX_MISSES, f"the certified curve fell below the true one in {misses} of {RUNS} runs"
     assert np.mean(mus) > 0.8 * mu_true, f"mean mu {np.mean(mus):.3f} of {mu_true:.3f}: the curve certifies little"
+
+
+def test_a_curve_that_refutes_nothing_says_so_instead_of_mu_at_least_zero():
+    # identical output laws: the certified curve refutes no mu > 0, and ">= 0.0000" would read as a measurement
+    r = audit_mechanism(lambda x, rng: rng.laplace(), 0.0, 1.0, epsilon=1.0, trials=2_000, seed=0, float_audit=False)
+    assert r.mu_lower_bound == 0.0
+    assert "Gaussian-DP mu      : - (the certified trade-off curve refutes no mu > 0 at 95.0% confidence)" in r.summary()
+    assert ">= 0.0000" not in r.summary()
