@@ -38,8 +38,9 @@ without a parametric form and composed exactly.
    with more mass than the trimming lowers would still coarsen the grid (the rounding grows with the law's
    span); where the rounding is coarse (above :data:`_COARSE_SHARE` of the bound, or of 1), the law is also
    composed with its top 1, 2, 4 and 8 atoms lowered onto the next one (while the rounding stays coarse and
-   lowering more raises the bound), and the largest of these bounds is reported: every one of these laws is stochastically smaller than F_lo, so on the band's event each bound,
-   and so their maximum, is at most eps* (``details["outliers_lowered"]`` says when one was chosen).
+   lowering more raises the bound), and the largest of these bounds is reported: every one of these laws is
+   stochastically smaller than F_lo, so on the band's event each bound, and so their maximum, is at most eps*
+   (``details["outliers_lowered"]`` says when one was chosen).
 4. **Bound.** The bound is the smallest eps with ``delta_T(eps; F_lo) <= delta`` (:func:`epsilon_for_delta`,
    dp_accounting's ``get_epsilon_for_delta`` vectorised, in log space so that composed losses far beyond
    709 are exact). If the pair is (eps*, delta)-DP then
@@ -377,10 +378,10 @@ def _side_bound(side: list[tuple[np.ndarray, int]], delta: float, alpha: float,
         capped = [(np.minimum(v, v[min(lowered, v.size - 1)]), m, steps) for v, m, steps in groups]
         bound, rounding = _composed_bound(capped, delta, points)
         tried.append(lowered)
-        if bound <= best[0] and caps is None:  # lowering more atoms did not help: the law is wide, not an outlier
-            break
         if bound > best[0]:
             best = (bound, rounding, lowered)
+        elif caps is None:  # lowering more atoms did not help: the law is wide, not an outlier
+            break
     return (*best, tuple(tried))
 
 
@@ -395,9 +396,9 @@ def _check_groups(groups, steps: int) -> np.ndarray:
     if groups is None:
         return np.zeros(steps, dtype=np.int64)
     labels = list(groups) if not isinstance(groups, (str, bytes)) else None
-    if labels is not None and np.ndim(np.asarray(labels, dtype=object)) != 1:
-        raise ValueError(f"groups must give one label per step ({steps} steps), got an array of shape "
-                         f"{np.shape(np.asarray(labels, dtype=object))}")
+    shape = None if labels is None else np.shape(np.asarray(labels, dtype=object))
+    if shape is not None and len(shape) != 1:
+        raise ValueError(f"groups must give one label per step ({steps} steps), got an array of shape {shape}")
     if labels is None or len(labels) != steps:
         raise ValueError(f"groups must give one label per step ({steps} steps), got "
                          f"{len(labels) if labels is not None else type(groups).__name__}")
