@@ -75,8 +75,8 @@ it has not yet spent a level on (data-dependent sample sizes chosen on an intern
 Med. 1990; optional stopping with respect to a filtration the test statistic is independent of, Williams,
 *Probability with Martingales*, 1991, Sec. 10.10; alpha spending over repeated tests, Lan & DeMets, Biometrika
 1983). The result states the audit's ``confidence``, and so does its trade-off curve (the curve of the evaluation
-reported, whose band is at that evaluation's level: the same union); ``details["sequential"]`` the level of its
-last evaluation.
+reported, whose band is at that evaluation's level: the same union); ``details["sequential"]`` the level of the
+evaluation reported.
 One caveat: ``max_seconds`` reads the clock, which counts the time spent sampling whole
 stages; a mechanism whose run time reveals its outputs would let that rule read them (none of privbound's
 mechanisms does, and ``max_seconds=None``, the default, reads no clock).
