@@ -353,7 +353,7 @@ def sequential_audit(mechanism: Any, d0: Any, d1: Any, estimator: Estimator, *, 
     ``evaluated_bound`` where a predicted violation was evaluated), ``schedule``, ``max_trials``, ``max_seconds``,
     ``tolerance``, ``optimism``, ``selection_trials`` (the prefix the estimate selected on), ``selection_share``
     (that prefix over the trials), ``unconfirmed_read`` (the trials an unconfirmed prediction read, else 0),
-    ``unconfirmed_evaluations``, ``evaluation_confidence`` (the level of the last evaluation),
+    ``unconfirmed_evaluations``, ``evaluation_confidence`` (the level of the evaluation reported),
     ``stopped_by_rule`` (false when the trial or time budget stopped it) and ``budget_evaluation`` (the evaluation
     part of the budget's own audit)."""
     if not isinstance(estimator, BlackBox):
