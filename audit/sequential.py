@@ -43,7 +43,8 @@ kept at every stage; one more stage is placed where the looks first read that wh
   overspend above ``tolerance`` is visible to these attacks -- a limit of their power within the budget, never
   a proof of privacy (a learned attack is judged as fitted on the prefix; fitted on the budget's larger
   selection part it could do better);
-* the budget (``max_trials``) or the time (``max_seconds``, read between stages) is spent: stop.
+* the budget (``max_trials``) or the time (``max_seconds``, read between stages, and within the first stage
+  between groups of one chunk per worker: :func:`first_stage_cut`) is spent: stop.
 
 When it stops after ``T_k`` trials per side, the result is the ordinary black-box estimate of those trials
 split after the prefix ``m_k`` of its last stage: the same chunks and seeds as ``trials=T_k`` with
@@ -77,9 +78,9 @@ Med. 1990; optional stopping with respect to a filtration the test statistic is 
 1983). The result states the audit's ``confidence``, and so does its trade-off curve (the curve of the evaluation
 reported, whose band is at that evaluation's level: the same union); ``details["sequential"]`` the level of the
 evaluation reported.
-One caveat: ``max_seconds`` reads the clock, which counts the time spent sampling whole
-stages; a mechanism whose run time reveals its outputs would let that rule read them (none of privbound's
-mechanisms does, and ``max_seconds=None``, the default, reads no clock).
+One caveat: ``max_seconds`` reads the clock, which counts the time spent sampling whole stages (and groups of
+chunks within the first); a mechanism whose run time reveals its outputs would let that rule read them (none of
+privbound's mechanisms does, and ``max_seconds=None``, the default, reads no clock).
 
 The stopping decisions have error rates of their own -- stopping "within tolerance" when an attack would
 have found an overspend -- which are not part of the bound's confidence: ``OPTIMISM = 2`` standard errors
@@ -101,6 +102,7 @@ import time
 from dataclasses import dataclass, replace
 from typing import Any
 
+import joblib
 import numpy as np
 
 from privbound._validation import check_int, check_real
@@ -111,9 +113,9 @@ from privbound.audit.result import AuditResult
 from privbound.audit.statistics import Split, best_event, event_resolution, optimistic_event_bound, wilson_z
 
 __all__ = ["sequential_audit", "evaluation_confidence", "stage_schedule", "look_share", "look_prefix",
-           "budget_selection_part", "budget_look_trials", "budget_choice_z", "next_stage_seconds", "Look",
-           "look_at_selection", "DEFAULT_MAX_TRIALS", "DEFAULT_FIRST_TRIALS", "DEFAULT_TOLERANCE", "OPTIMISM",
-           "MAX_LOOK_SHARE", "LATER_EVALUATIONS_SHARE"]
+           "budget_selection_part", "budget_look_trials", "budget_choice_z", "next_stage_seconds",
+           "first_stage_cut", "Look", "look_at_selection", "DEFAULT_MAX_TRIALS", "DEFAULT_FIRST_TRIALS",
+           "DEFAULT_TOLERANCE", "OPTIMISM", "MAX_LOOK_SHARE", "LATER_EVALUATIONS_SHARE"]
 
 DEFAULT_MAX_TRIALS = 2_000_000
 DEFAULT_FIRST_TRIALS = 10_000
@@ -342,6 +344,22 @@ def next_stage_seconds(sampling: float, looking: float, previous: int, trials: i
     return sampling * (next_trials - trials) / (trials - previous) + looking * next_trials / trials
 
 
+def first_stage_cut(mechanism: Any, d0: Any, d1: Any, first_trials: int, *, seed: int, n_jobs: int | None,
+                    chunk_size: int, memory: Any, start: float, max_seconds: float) -> tuple[int, Any, float] | None:
+    """``(trials, outputs, predicted_seconds)`` where the first stage stops for the clock, or ``None`` if it is
+    predicted to end within ``max_seconds`` of ``start``: the stage is sampled a group of chunks at a time (one
+    per worker, kept in ``memory`` for the stage to reuse), and after each group its end is predicted from the time
+    so far, in proportion to the trials. The first group always runs: a clock read inside a chunk could not stop
+    it."""
+    step = chunk_size * joblib.effective_n_jobs(n_jobs)
+    for trials in range(step, first_trials, step):
+        outs = run_trials(mechanism, d0, d1, trials, seed=seed, n_jobs=n_jobs, chunk_size=chunk_size, cache=memory)
+        predicted = (time.perf_counter() - start) * first_trials / trials
+        if predicted > max_seconds:
+            return trials, outs, predicted
+    return None
+
+
 def sequential_audit(mechanism: Any, d0: Any, d1: Any, estimator: Estimator, *, epsilon: float, delta: float,
                      confidence: float, seed: int, n_jobs: int | None = 1, max_trials: int = DEFAULT_MAX_TRIALS,
                      max_seconds: float | None = None, tolerance: float = DEFAULT_TOLERANCE,
@@ -372,6 +390,16 @@ def sequential_audit(mechanism: Any, d0: Any, d1: Any, estimator: Estimator, *, 
     fixed_share = isinstance(estimator.strategy, Split)
     looks, reason, outs, result, evaluated, n_sel = [], None, None, None, None, 0
     by_rule = True  # stopped by the rule's own decision, not by the trial or time budget
+    cut = None if max_seconds is None else first_stage_cut(
+        mechanism, d0, d1, schedule[0], seed=seed, n_jobs=n_jobs, chunk_size=chunk_size, memory=memory, start=start,
+        max_seconds=max_seconds)
+    if cut is not None:  # no look has read anything: the estimate is the fixed-trials audit at these trials
+        t_cut, outs, predicted = cut
+        base = estimator.selection_fraction(outs.out0)
+        n_sel = (int(math.floor(base * t_cut)) if fixed_share else look_prefix(base, t_cut, max_trials, first_trials))
+        by_rule = False
+        reason = (f"time budget reached ({max_seconds:g} s; the first stage, {schedule[0]} trials per dataset, "
+                  f"would take about {predicted:.2g} s)")
     read = 0  # the outputs an unconfirmed prediction's evaluation read: every later look selects on them
     evaluations = 0  # unconfirmed predictions evaluated so far
     level = evaluation_confidence(confidence, 1)  # the confidence of the next evaluation
@@ -381,7 +409,7 @@ def sequential_audit(mechanism: Any, d0: Any, d1: Any, estimator: Estimator, *, 
               replace(estimator, strategy=Split.after(prefix, len(outs.out0))))
         return at.estimate(outs.out0, outs.out1, epsilon=epsilon, delta=delta, confidence=level, seed=seed)
 
-    for k, t_k in enumerate(schedule):  # the list may gain a later stage after the first (in place)
+    for k, t_k in enumerate(schedule if cut is None else ()):  # it may gain a later stage after the first
         stage_start = time.perf_counter()
         outs = run_trials(mechanism, d0, d1, t_k, seed=seed, n_jobs=n_jobs, chunk_size=chunk_size, cache=memory)
         sampling = time.perf_counter() - stage_start  # for the t_k - t_{k-1} trials per side new at this stage

@@ -3,6 +3,7 @@ confidence whatever the stopping rule, and stopping reasons that say what they a
 
 from __future__ import annotations
 
+import time
 from dataclasses import replace
 
 import numpy as np
@@ -12,7 +13,7 @@ from scipy import stats
 from privbound.audit import audit_mechanism
 from privbound.audit.estimators import BlackBox, WhiteBox
 from privbound.audit.sequential import (LATER_EVALUATIONS_SHARE, MAX_LOOK_SHARE, OPTIMISM, Look, _stop_reason,
-                                        budget_choice_z, budget_look_trials, evaluation_confidence,
+                                        budget_choice_z, budget_look_trials, evaluation_confidence, first_stage_cut,
                                         look_at_selection, look_prefix, look_share, next_stage_seconds,
                                         sequential_audit, stage_schedule)
 from privbound.audit.statistics import Split, joint_optimism, optimistic_rates_bound
@@ -96,11 +97,12 @@ def test_an_audit_that_stopped_by_its_own_rule_has_the_power_of_its_budget():
 
 
 def test_a_time_stop_right_after_an_unconfirmed_prediction_reports_that_evaluation():
-    # max_seconds=1e-9 stops after the first stage whatever the clock reads; at confidence 0.5 seed 4 predicts a
-    # violation there that its evaluation does not confirm, so every output has been read: the result is that
-    # evaluation, and no floating-point verdict is drawn from outputs the rule read
+    # max_seconds=1e-9 stops after the first stage (one chunk, so the clock cannot cut it) whatever the clock
+    # reads; at confidence 0.5 seed 2 predicts a violation there that its evaluation does not confirm, so every
+    # output has been read: the result is that evaluation, and no floating-point verdict is drawn from outputs the
+    # rule read
     r = audit_mechanism(LaplaceMechanism(1.0), 0.0, 1.0, epsilon=1.0, trials="auto", confidence=0.5,
-                        max_seconds=1e-9, seed=4)
+                        max_seconds=1e-9, seed=2, chunk_size=10_000)
     seq = r.details["sequential"]
     assert r.stop_reason.startswith("time budget reached") and seq["unconfirmed_read"] == r.trials == 10_000
     assert r.epsilon_lower_bound == seq["looks"][0]["evaluated_bound"] and r.floating_point is None
@@ -166,8 +168,35 @@ def test_a_leak_is_flagged_early_and_a_correct_mechanism_stops_within_tolerance(
 def test_the_budget_and_the_clock_stop_it():
     r = audit_mechanism(LaplaceMechanism(0.1), 0.0, 1.0, epsilon=0.1, trials="auto", max_trials=40_000)
     assert r.trials == 40_000 and r.stop_reason.startswith("trial budget reached")
-    r = audit_mechanism(LaplaceMechanism(0.1), 0.0, 1.0, epsilon=0.1, trials="auto", max_seconds=1e-6)
+    r = audit_mechanism(LaplaceMechanism(0.1), 0.0, 1.0, epsilon=0.1, trials="auto", max_seconds=1e-6,
+                        chunk_size=10_000)
     assert r.trials == 10_000 and r.stop_reason.startswith("time budget reached")
+
+
+class _SlowLaplace:
+    """Laplace noise of scale 1 that takes at least 0.2 ms per output."""
+
+    def sample(self, data, rng, size):
+        time.sleep(2e-4 * size)
+        return data + rng.laplace(size=size)
+
+
+def test_the_clock_stops_a_slow_first_stage_after_its_first_chunks():
+    # The first stage (10000 trials per side in chunks of 500) sleeps at least 4 s; after its first chunk on each
+    # side (0.2 s at least) it is predicted to take at least 4 s, more than 0.5: the audit stops there, and its
+    # result is the fixed-trials audit of those 500 trials at the level of the audit's first evaluation
+    kw = dict(epsilon=1.0, chunk_size=500, seed=3, float_audit=False)
+    r = audit_mechanism(_SlowLaplace(), 0.0, 1.0, trials="auto", max_seconds=0.5, **kw)
+    assert r.trials == 500 and r.stop_reason.startswith("time budget reached") and "the first stage" in r.stop_reason
+    seq = r.details["sequential"]
+    assert not seq["stopped_by_rule"] and seq["looks"] == []
+    assert seq["evaluation_confidence"] == evaluation_confidence(0.95, 1)
+    fixed = audit_mechanism(_SlowLaplace(), 0.0, 1.0, trials=500, confidence=evaluation_confidence(0.95, 1), **kw)
+    assert r.epsilon_lower_bound == fixed.epsilon_lower_bound
+    # with two workers the stage is sampled two chunks at a time
+    trials, outs, _ = first_stage_cut(LaplaceMechanism(1.0), 0.0, 1.0, 10_000, seed=0, n_jobs=2, chunk_size=500,
+                                      memory=None, start=time.perf_counter(), max_seconds=1e-9)
+    assert trials == len(outs.out0) == 1_000
 
 
 def test_tolerance_zero_keeps_looking_longer():
