@@ -31,10 +31,12 @@ from scipy import special
 from privbound._validation import check_confidence, check_int
 
 __all__ = ["TradeOffCurve", "tradeoff_curve", "curve_thresholds", "curve_of_event_family", "gdp_mu_lower_bound",
-           "gaussian_tradeoff", "CURVE_POINTS"]
+           "gaussian_tradeoff", "CURVE_POINTS", "MIN_CURVE_OUTPUTS"]
 
 # Thresholds of a curve (at most): enough to draw it, few enough that the Bonferroni band stays close.
 CURVE_POINTS = 32
+# Evaluation outputs per side a curve is traced from (at least): with fewer, its band spans nearly the whole square.
+MIN_CURVE_OUTPUTS = 10
 
 
 @dataclass(frozen=True)

@@ -8,7 +8,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from privbound.audit.result import AuditResult
-from privbound.audit.tradeoff import TradeOffCurve, curve_of_event_family
+from privbound.audit.tradeoff import MIN_CURVE_OUTPUTS, TradeOffCurve, curve_of_event_family
 from privbound.audit.statistics import (
     Estimate,
     auroc,
@@ -162,8 +162,8 @@ def result_from_privacy_losses(bound: Any, l0: np.ndarray, l1: np.ndarray, *, es
 # of an audit's trials (a privacy-loss curve, a black-box audit without a selection split).
 CURVE_PILOT_SHARE = 0.1
 # Why a result that traces a test family carries no trade-off curve (:func:`pilot_curve` returned ``None``).
-NO_CURVE_REASON = ("fewer than 10 outputs per dataset past the share that places the curve's thresholds "
-                   f"({CURVE_PILOT_SHARE:.0%})")
+NO_CURVE_REASON = (f"fewer than {MIN_CURVE_OUTPUTS} outputs per dataset past the share that places the curve's "
+                   f"thresholds (the selection part, or the first {CURVE_PILOT_SHARE:.0%} without one)")
 
 
 def pilot_side(s1: np.ndarray, s0: np.ndarray) -> str:
@@ -178,14 +178,15 @@ def pilot_curve(s1: np.ndarray, s0: np.ndarray, confidence: float, side: str | N
     """The trade-off curve of the threshold tests on scores ``s1`` (d1) and ``s0`` (d0): thresholds and, unless
     ``side`` is given, the direction ({s >= t} when d1's pilot scores rank higher, else {s < t}) from the first
     :data:`CURVE_PILOT_SHARE` of each side's scores, errors on the others; ``top`` the dataset said on the
-    event (the alternative). ``None`` with fewer than 10 outputs per side to evaluate.
+    event (the alternative). ``None`` with fewer than :data:`~privbound.audit.tradeoff.MIN_CURVE_OUTPUTS` outputs
+    per side to evaluate.
 
     ``side`` and ``top`` may be those of an event chosen on all the scores: the band's two-sided intervals on
     both rates at each threshold hold together for the four orientations of the same tests at once
     (``{s < t}`` is the complement of ``{s >= t}``, and swapping the datasets swaps the two rates), so only the
     thresholds must come from the pilot share."""
     k1, k0 = int(CURVE_PILOT_SHARE * len(s1)), int(CURVE_PILOT_SHARE * len(s0))
-    if min(k1, k0) < 1 or min(len(s1) - k1, len(s0) - k0) < 10:
+    if min(k1, k0) < 1 or min(len(s1) - k1, len(s0) - k0) < MIN_CURVE_OUTPUTS:
         return None
     side = pilot_side(s1, s0) if side is None else side
     return curve_of_event_family(s1[:k1], s0[:k0], s1[k1:], s0[k0:], side=side, top=top, confidence=confidence)

@@ -259,6 +259,11 @@ def test_a_result_too_small_for_its_curve_says_so():
     assert f"Gaussian-DP mu      : - (no trade-off curve: {reason})" in small.summary()
     larger = audit_mechanism(LaplaceMechanism(1.0), 0.0, 1.0, epsilon=1.0, trials=200, estimator=loss)
     assert "no_tradeoff_curve" not in larger.details and larger.tradeoff is not None
+    # a black-box audit's curve needs as many evaluation outputs: 10 trials leave 8 past the 20% selection part
+    kw = dict(epsilon=1.0, float_audit=False)
+    split = audit_mechanism(LaplaceMechanism(1.0), 0.0, 1.0, trials=10, **kw)
+    assert split.n_evaluation == 8 and split.tradeoff is None and split.details["no_tradeoff_curve"] == reason
+    assert audit_mechanism(LaplaceMechanism(1.0), 0.0, 1.0, trials=12, **kw).tradeoff["n_null"] == 10
 
 
 def _chosen_test_on_its_curve(r) -> bool:
