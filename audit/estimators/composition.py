@@ -245,6 +245,19 @@ def _window_length(q: np.ndarray, steps: int) -> int:
     return (hi - lo + steps + 1) * c
 
 
+def _convolve_all(lists: list[np.ndarray]) -> np.ndarray:
+    """The convolution of all ``lists``, taken in pairs, then pairs of pairs (a balanced tree): the same number of
+    FFT convolutions as one after the other, so the same round-off, but each list is transformed at about its own
+    length instead of the growing product's (hundreds of kinds of steps cost seconds, not minutes)."""
+    from scipy import signal
+
+    while len(lists) > 1:
+        paired = [a * b if min(a.size, b.size) == 1 else signal.fftconvolve(a, b)
+                  for a, b in zip(lists[0::2], lists[1::2])]
+        lists = paired + lists[len(paired) * 2:]
+    return lists[0]
+
+
 def composed_loss_law_of_groups(groups, points: int = _COMPOSED_POINTS, *, delta: float | None = None
                                 ) -> tuple[np.ndarray, np.ndarray, float, float]:
     """:func:`composed_loss_law` of independent steps of several laws: ``groups`` is a list of
@@ -258,7 +271,6 @@ def composed_loss_law_of_groups(groups, points: int = _COMPOSED_POINTS, *, delta
     at either end of a law are lowered (:func:`_trim`) so that one outlier does not coarsen the grid.
     """
     from dp_accounting.pld import common
-    from scipy import signal
 
     parts, p_all_finite_or_top, p_all_finite = [], 1.0, 1.0
     total_steps = sum(int(steps) for _, _, steps in groups)
@@ -295,13 +307,13 @@ def composed_loss_law_of_groups(groups, points: int = _COMPOSED_POINTS, *, delta
             tail = _TAIL
             break
         disc *= 1.05 * needed / points
-    start, probs, log_scale = 0, np.ones(1), 0.0
+    start, convs, log_scale = 0, [], 0.0
     for q, low, log_z, steps in lists:
         offset, conv = common.self_convolve(q, steps, tail)
         start += low * steps + offset
         log_scale += steps * log_z
-        conv = np.asarray(conv, dtype=float)
-        probs = signal.fftconvolve(probs, conv) if probs.size > 1 else probs * conv
+        convs.append(np.asarray(conv, dtype=float))
+    probs = _convolve_all(convs)
     losses = (start + np.arange(probs.size)) * disc
     # Undo the tilt: p_j = q_j e^{log_scale - theta l_j}, each q_j first lowered by its round-off and aliasing.
     with np.errstate(divide="ignore"):
