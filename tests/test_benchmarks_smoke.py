@@ -274,3 +274,13 @@ def test_fixed_share_black_box_selects_on_its_share_unless_a_split_is_given():
     outputs = np.arange(10.0)
     assert adaptive.FixedShareBlackBox(share=0.3).selection_fraction(outputs) == 0.3
     assert adaptive.FixedShareBlackBox(share=0.3, strategy=Split(0.4)).selection_fraction(outputs) == 0.4
+
+
+def test_composition_kinds_runs_and_one_kind_declared_or_not_is_the_same_bound(capsys):
+    bench = _load("composition_kinds")
+    assert bench.main(["--kinds", "1", "3", "--trials", "200"]) == 0
+    rows = [line.split() for line in capsys.readouterr().out.splitlines()[1:]]
+    assert [r[0] for r in rows] == ["1", "3"]
+    one = rows[0]
+    assert one[1] == one[5]  # groups=range(1) and groups=None are the same single law
+    assert all(0.0 < float(r[1]) < float(r[2]) for r in rows)  # below the exact epsilon of the K steps
