@@ -44,13 +44,14 @@ kept at every stage; one more stage is placed where the looks first read that wh
   a proof of privacy (a learned attack is judged as fitted on the prefix; fitted on the budget's larger
   selection part it could do better);
 * the budget (``max_trials``) or the time (``max_seconds``, read between stages, and within the first stage
-  between groups of one chunk per worker: :func:`first_stage_cut`) is spent: stop.
+  between groups of one chunk per worker, from :data:`MIN_TRIALS` trials on) is spent: stop.
 
 When it stops after ``T_k`` trials per side, the result is the ordinary black-box estimate of those trials
 split after the prefix ``m_k`` of its last stage: the same chunks and seeds as ``trials=T_k`` with
 ``strategy=Split.after(m_k, T_k)`` at the confidence of its evaluation (below; bit-identical to it, and to
-``trials=T_k`` itself when the caller chose the ``Split``), so its bound is a fixed-N bound at the trials spent;
-at the budget ``m_k = f max_trials``, and a run to the budget is the default fixed-trials audit there (at that
+``trials=T_k`` itself when the caller chose the ``Split``), so its bound is a fixed-N bound at the trials spent
+(a stop for the clock within the first stage, where no look has read anything, is the fixed-trials audit of the
+trials sampled); at the budget ``m_k = f max_trials``, and a run to the budget is the default fixed-trials audit there (at that
 confidence). The growing share trades evaluation trials for decisions: a look that reads ``s_k T_k`` trials
 judges the budget's events as well as one reading ``f T`` does at ``T = s_k T_k / f``, so a correct mechanism
 stops after fewer trials, while the bound, evaluated on
@@ -113,11 +114,13 @@ from privbound.audit.result import AuditResult
 from privbound.audit.statistics import Split, best_event, event_resolution, optimistic_event_bound, wilson_z
 
 __all__ = ["sequential_audit", "evaluation_confidence", "stage_schedule", "look_share", "look_prefix",
-           "budget_selection_part", "budget_look_trials", "budget_choice_z", "next_stage_seconds",
-           "first_stage_cut", "Look", "look_at_selection", "DEFAULT_MAX_TRIALS", "DEFAULT_FIRST_TRIALS",
-           "DEFAULT_TOLERANCE", "OPTIMISM", "MAX_LOOK_SHARE", "LATER_EVALUATIONS_SHARE"]
+           "budget_selection_part", "budget_look_trials", "budget_choice_z", "next_stage_seconds", "Look",
+           "look_at_selection", "DEFAULT_MAX_TRIALS", "DEFAULT_FIRST_TRIALS", "DEFAULT_TOLERANCE", "OPTIMISM",
+           "MAX_LOOK_SHARE", "LATER_EVALUATIONS_SHARE", "MIN_TRIALS"]
 
 DEFAULT_MAX_TRIALS = 2_000_000
+# The fewest trials per side an audit may spend (a budget, or a stop for the clock).
+MIN_TRIALS = 20
 DEFAULT_FIRST_TRIALS = 10_000
 DEFAULT_TOLERANCE = 0.1
 # Standard errors by which the futility rule moves each event's rates towards a larger bound.
@@ -344,17 +347,28 @@ def next_stage_seconds(sampling: float, looking: float, previous: int, trials: i
     return sampling * (next_trials - trials) / (trials - previous) + looking * next_trials / trials
 
 
-def first_stage_cut(mechanism: Any, d0: Any, d1: Any, first_trials: int, *, seed: int, n_jobs: int | None,
-                    chunk_size: int, memory: Any, start: float, max_seconds: float) -> tuple[int, Any, float] | None:
+def _first_stage_cut(mechanism: Any, d0: Any, d1: Any, first_trials: int, *, seed: int, n_jobs: int | None,
+                     chunk_size: int, memory: Any, start: float, max_seconds: float) -> tuple[int, Any, float] | None:
     """``(trials, outputs, predicted_seconds)`` where the first stage stops for the clock, or ``None`` if it is
     predicted to end within ``max_seconds`` of ``start``: the stage is sampled a group of chunks at a time (one
-    per worker, kept in ``memory`` for the stage to reuse), and after each group its end is predicted from the time
-    so far, in proportion to the trials. The first group always runs: a clock read inside a chunk could not stop
-    it."""
-    step = chunk_size * joblib.effective_n_jobs(n_jobs)
+    per worker, kept in ``memory``, which the stage then reuses), and after each group of at least
+    :data:`MIN_TRIALS` trials its end is predicted from the time so far and the rate of the groups sampled (after
+    the first with several workers: the first pays their start-up). A clock read inside a group could not stop it,
+    and the last group is the stage itself."""
+    workers = joblib.effective_n_jobs(n_jobs)
+    step = chunk_size * workers
+    first_group = 0.0  # seconds of the first group, left out of the rate with several workers
     for trials in range(step, first_trials, step):
+        group_start = time.perf_counter()
         outs = run_trials(mechanism, d0, d1, trials, seed=seed, n_jobs=n_jobs, chunk_size=chunk_size, cache=memory)
-        predicted = (time.perf_counter() - start) * first_trials / trials
+        now = time.perf_counter()
+        if trials == step:
+            first_group = now - group_start
+        timed = trials - (step if workers > 1 else 0)
+        if trials < MIN_TRIALS or timed <= 0:
+            continue
+        rate = (now - start - (first_group if workers > 1 else 0.0)) / timed
+        predicted = now - start + rate * (first_trials - trials)
         if predicted > max_seconds:
             return trials, outs, predicted
     return None
@@ -377,7 +391,7 @@ def sequential_audit(mechanism: Any, d0: Any, d1: Any, estimator: Estimator, *, 
     if not isinstance(estimator, BlackBox):
         raise ValueError(f"trials='auto' needs an estimator with a selection part (black-box or floating-point), "
                          f"got {estimator.name!r}; pass trials=<int>")
-    max_trials = check_int(max_trials, "max_trials", low=20)
+    max_trials = check_int(max_trials, "max_trials", low=MIN_TRIALS)
     first_trials = check_int(first_trials, "first_trials", low=10)
     tolerance = check_real(tolerance, "tolerance", low=0.0)
     if max_seconds is not None:
@@ -390,7 +404,7 @@ def sequential_audit(mechanism: Any, d0: Any, d1: Any, estimator: Estimator, *, 
     fixed_share = isinstance(estimator.strategy, Split)
     looks, reason, outs, result, evaluated, n_sel = [], None, None, None, None, 0
     by_rule = True  # stopped by the rule's own decision, not by the trial or time budget
-    cut = None if max_seconds is None else first_stage_cut(
+    cut = None if max_seconds is None else _first_stage_cut(
         mechanism, d0, d1, schedule[0], seed=seed, n_jobs=n_jobs, chunk_size=chunk_size, memory=memory, start=start,
         max_seconds=max_seconds)
     if cut is not None:  # no look has read anything: the estimate is the fixed-trials audit at these trials
@@ -410,7 +424,7 @@ def sequential_audit(mechanism: Any, d0: Any, d1: Any, estimator: Estimator, *, 
         return at.estimate(outs.out0, outs.out1, epsilon=epsilon, delta=delta, confidence=level, seed=seed)
 
     for k, t_k in enumerate(schedule if cut is None else ()):  # it may gain a later stage after the first
-        stage_start = time.perf_counter()
+        stage_start = start if k == 0 else time.perf_counter()  # the first stage's groups sampled before it count
         outs = run_trials(mechanism, d0, d1, t_k, seed=seed, n_jobs=n_jobs, chunk_size=chunk_size, cache=memory)
         sampling = time.perf_counter() - stage_start  # for the t_k - t_{k-1} trials per side new at this stage
         base = estimator.selection_fraction(outs.out0)

@@ -12,9 +12,9 @@ from scipy import stats
 
 from privbound.audit import audit_mechanism
 from privbound.audit.estimators import BlackBox, WhiteBox
-from privbound.audit.sequential import (LATER_EVALUATIONS_SHARE, MAX_LOOK_SHARE, OPTIMISM, Look, _stop_reason,
-                                        budget_choice_z, budget_look_trials, evaluation_confidence, first_stage_cut,
-                                        look_at_selection, look_prefix, look_share, next_stage_seconds,
+from privbound.audit.sequential import (LATER_EVALUATIONS_SHARE, MAX_LOOK_SHARE, MIN_TRIALS, OPTIMISM, Look,
+                                        _first_stage_cut, _stop_reason, budget_choice_z, budget_look_trials,
+                                        evaluation_confidence, look_at_selection, look_prefix, look_share, next_stage_seconds,
                                         sequential_audit, stage_schedule)
 from privbound.audit.statistics import Split, joint_optimism, optimistic_rates_bound
 from privbound.learners.mechanisms import (DiscreteLaplaceMechanism, GaussianMechanism, LaplaceMechanism,
@@ -174,10 +174,13 @@ def test_the_budget_and_the_clock_stop_it():
 
 
 class _SlowLaplace:
-    """Laplace noise of scale 1 that takes at least 0.2 ms per output."""
+    """Laplace noise of scale 1 that takes at least ``seconds`` per output."""
+
+    def __init__(self, seconds: float = 2e-4):
+        self.seconds = seconds
 
     def sample(self, data, rng, size):
-        time.sleep(2e-4 * size)
+        time.sleep(self.seconds * size)
         return data + rng.laplace(size=size)
 
 
@@ -193,10 +196,26 @@ def test_the_clock_stops_a_slow_first_stage_after_its_first_chunks():
     assert seq["evaluation_confidence"] == evaluation_confidence(0.95, 1)
     fixed = audit_mechanism(_SlowLaplace(), 0.0, 1.0, trials=500, confidence=evaluation_confidence(0.95, 1), **kw)
     assert r.epsilon_lower_bound == fixed.epsilon_lower_bound
-    # with two workers the stage is sampled two chunks at a time
-    trials, outs, _ = first_stage_cut(LaplaceMechanism(1.0), 0.0, 1.0, 10_000, seed=0, n_jobs=2, chunk_size=500,
-                                      memory=None, start=time.perf_counter(), max_seconds=1e-9)
-    assert trials == len(outs.out0) == 1_000
+    # with two workers the stage is sampled two chunks at a time, and the first group (which starts the workers)
+    # is not timed: the clock can stop it from the second group on
+    trials, outs, _ = _first_stage_cut(LaplaceMechanism(1.0), 0.0, 1.0, 10_000, seed=0, n_jobs=2, chunk_size=500,
+                                       memory=None, start=time.perf_counter(), max_seconds=1e-9)
+    assert trials == len(outs.out0) == 2_000
+    # tiny chunks: never fewer than MIN_TRIALS trials, and the audit of those still runs (with its float audit)
+    small = audit_mechanism(LaplaceMechanism(1.0), 0.0, 1.0, epsilon=1.0, trials="auto", max_seconds=1e-9,
+                            chunk_size=1)
+    assert small.trials == MIN_TRIALS and small.stop_reason.startswith("time budget reached")
+
+
+def test_a_first_stage_cut_short_by_its_groups_times_the_next_stage_from_its_start():
+    # The stage's sampling time counts the groups sampled before it (reused chunks cost nothing): a 0.1 ms
+    # mechanism in chunks of 500 samples 10000 trials per side in at least 2 s, so the second stage (5000 more)
+    # is predicted at 1 s or more and a budget of 2.6 s cannot afford it (a loaded machine may cut the first stage
+    # itself); with the first stage's time counted from its last group alone it was predicted at about 0.05 s and
+    # the audit overran the budget into the second stage
+    r = audit_mechanism(_SlowLaplace(1e-4), 0.0, 1.0, epsilon=1.0, trials="auto", max_seconds=2.6, chunk_size=500,
+                        seed=3, float_audit=False)
+    assert r.trials <= 10_000 and r.stop_reason.startswith("time budget reached (2.6 s")
 
 
 def test_tolerance_zero_keeps_looking_longer():
