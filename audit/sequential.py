@@ -44,7 +44,8 @@ kept at every stage; one more stage is placed where the looks first read that wh
   a proof of privacy (a learned attack is judged as fitted on the prefix; fitted on the budget's larger
   selection part it could do better);
 * the budget (``max_trials``) or the time (``max_seconds``, read between stages, and within the first stage
-  between groups of one chunk per worker, from :data:`MIN_TRIALS` trials on) is spent: stop.
+  between groups of chunks that double, from :data:`MIN_TRIALS` trials and groups of :data:`MIN_GROUP_SECONDS`
+  on, from the second group with several workers: :func:`_first_stage_cut`) is spent: stop.
 
 When it stops after ``T_k`` trials per side, the result is the ordinary black-box estimate of those trials
 split after the prefix ``m_k`` of its last stage: the same chunks and seeds as ``trials=T_k`` with
@@ -116,7 +117,7 @@ from privbound.audit.statistics import Split, best_event, event_resolution, opti
 __all__ = ["sequential_audit", "evaluation_confidence", "stage_schedule", "look_share", "look_prefix",
            "budget_selection_part", "budget_look_trials", "budget_choice_z", "next_stage_seconds", "Look",
            "look_at_selection", "DEFAULT_MAX_TRIALS", "DEFAULT_FIRST_TRIALS", "DEFAULT_TOLERANCE", "OPTIMISM",
-           "MAX_LOOK_SHARE", "LATER_EVALUATIONS_SHARE", "MIN_TRIALS"]
+           "MAX_LOOK_SHARE", "LATER_EVALUATIONS_SHARE", "MIN_TRIALS", "MIN_GROUP_SECONDS"]
 
 DEFAULT_MAX_TRIALS = 2_000_000
 # The fewest trials per side an audit may spend (a budget, or a stop for the clock).
@@ -347,31 +348,36 @@ def next_stage_seconds(sampling: float, looking: float, previous: int, trials: i
     return sampling * (next_trials - trials) / (trials - previous) + looking * next_trials / trials
 
 
+# Seconds a group of the first stage must take before its rate per trial predicts the stage's end: a shorter
+# group's time is mostly the fixed cost of a call (dispatch, the cached chunks reloaded), which a rate would multiply.
+MIN_GROUP_SECONDS = 0.1
+
+
 def _first_stage_cut(mechanism: Any, d0: Any, d1: Any, first_trials: int, *, seed: int, n_jobs: int | None,
-                     chunk_size: int, memory: Any, start: float, max_seconds: float) -> tuple[int, Any, float] | None:
-    """``(trials, outputs, predicted_seconds)`` where the first stage stops for the clock, or ``None`` if it is
-    predicted to end within ``max_seconds`` of ``start``: the stage is sampled a group of chunks at a time (one
-    per worker, kept in ``memory``, which the stage then reuses), and after each group of at least
-    :data:`MIN_TRIALS` trials its end is predicted from the time so far and the rate of the groups sampled (after
-    the first with several workers: the first pays their start-up). A clock read inside a group could not stop it,
-    and the last group is the stage itself."""
+                     chunk_size: int, memory: Any, start: float, max_seconds: float
+                     ) -> tuple[int, Any, float, float | None]:
+    """``(trials, outputs, seconds_per_trial, predicted_seconds)``: the first stage sampled in groups of chunks
+    (kept in ``memory``, which the stage then reuses), the first group one chunk per worker, each later group
+    doubling the trials, until the stage's end, predicted after each group from the time so far and the last
+    group's seconds per trial, falls after ``max_seconds`` (``predicted_seconds`` is then that prediction; ``None``
+    when the groups ran out first). The clock stops nothing before :data:`MIN_TRIALS` trials, after a group shorter
+    than :data:`MIN_GROUP_SECONDS`, or after the first group with several workers (it pays their start-up); a clock
+    read inside a group could not stop it, and the stage itself is the last group. So it stops slow mechanisms,
+    for which the first stage's 1e4 trials would overrun ``max_seconds`` many times, not fast ones."""
     workers = joblib.effective_n_jobs(n_jobs)
-    step = chunk_size * workers
-    first_group = 0.0  # seconds of the first group, left out of the rate with several workers
-    for trials in range(step, first_trials, step):
+    trials, rate, outs = 0, 0.0, None
+    nxt = chunk_size * workers
+    while nxt < first_trials:
         group_start = time.perf_counter()
-        outs = run_trials(mechanism, d0, d1, trials, seed=seed, n_jobs=n_jobs, chunk_size=chunk_size, cache=memory)
+        outs = run_trials(mechanism, d0, d1, nxt, seed=seed, n_jobs=n_jobs, chunk_size=chunk_size, cache=memory)
         now = time.perf_counter()
-        if trials == step:
-            first_group = now - group_start
-        timed = trials - (step if workers > 1 else 0)
-        if trials < MIN_TRIALS or timed <= 0:
-            continue
-        rate = (now - start - (first_group if workers > 1 else 0.0)) / timed
+        rate, first_group, trials = (now - group_start) / (nxt - trials), trials == 0, nxt
         predicted = now - start + rate * (first_trials - trials)
-        if predicted > max_seconds:
-            return trials, outs, predicted
-    return None
+        if (trials >= MIN_TRIALS and not (first_group and workers > 1) and now - group_start >= MIN_GROUP_SECONDS
+                and predicted > max_seconds):
+            return trials, outs, rate, predicted
+        nxt = 2 * trials
+    return trials, outs, rate, None
 
 
 def sequential_audit(mechanism: Any, d0: Any, d1: Any, estimator: Estimator, *, epsilon: float, delta: float,
@@ -392,7 +398,7 @@ def sequential_audit(mechanism: Any, d0: Any, d1: Any, estimator: Estimator, *, 
         raise ValueError(f"trials='auto' needs an estimator with a selection part (black-box or floating-point), "
                          f"got {estimator.name!r}; pass trials=<int>")
     max_trials = check_int(max_trials, "max_trials", low=MIN_TRIALS)
-    first_trials = check_int(first_trials, "first_trials", low=10)
+    first_trials = check_int(first_trials, "first_trials", low=MIN_TRIALS)
     tolerance = check_real(tolerance, "tolerance", low=0.0)
     if max_seconds is not None:
         max_seconds = check_real(max_seconds, "max_seconds", low=0.0, low_inclusive=False)
@@ -404,11 +410,13 @@ def sequential_audit(mechanism: Any, d0: Any, d1: Any, estimator: Estimator, *, 
     fixed_share = isinstance(estimator.strategy, Split)
     looks, reason, outs, result, evaluated, n_sel = [], None, None, None, None, 0
     by_rule = True  # stopped by the rule's own decision, not by the trial or time budget
-    cut = None if max_seconds is None else _first_stage_cut(
-        mechanism, d0, d1, schedule[0], seed=seed, n_jobs=n_jobs, chunk_size=chunk_size, memory=memory, start=start,
-        max_seconds=max_seconds)
+    grouped, group_rate, cut = 0, 0.0, None  # the first stage's trials sampled in groups, their rate, a cut
+    if max_seconds is not None:
+        grouped, outs, group_rate, cut = _first_stage_cut(
+            mechanism, d0, d1, schedule[0], seed=seed, n_jobs=n_jobs, chunk_size=chunk_size, memory=memory,
+            start=start, max_seconds=max_seconds)
     if cut is not None:  # no look has read anything: the estimate is the fixed-trials audit at these trials
-        t_cut, outs, predicted = cut
+        t_cut, predicted = grouped, cut
         base = estimator.selection_fraction(outs.out0)
         n_sel = (int(math.floor(base * t_cut)) if fixed_share else look_prefix(base, t_cut, max_trials, first_trials))
         by_rule = False
@@ -424,9 +432,12 @@ def sequential_audit(mechanism: Any, d0: Any, d1: Any, estimator: Estimator, *, 
         return at.estimate(outs.out0, outs.out1, epsilon=epsilon, delta=delta, confidence=level, seed=seed)
 
     for k, t_k in enumerate(schedule if cut is None else ()):  # it may gain a later stage after the first
-        stage_start = start if k == 0 else time.perf_counter()  # the first stage's groups sampled before it count
+        stage_start = time.perf_counter()
         outs = run_trials(mechanism, d0, d1, t_k, seed=seed, n_jobs=n_jobs, chunk_size=chunk_size, cache=memory)
-        sampling = time.perf_counter() - stage_start  # for the t_k - t_{k-1} trials per side new at this stage
+        sampled = time.perf_counter() - stage_start  # this call's sampling; the stage's looks follow it
+        # for the t_k - t_{k-1} trials per side new at this stage (the first stage's groups sampled before this
+        # call at their last group's rate)
+        sampling = sampled + (group_rate * grouped if k == 0 else 0.0)
         base = estimator.selection_fraction(outs.out0)
         if k == 0 and not fixed_share:
             # a stage where the looks first read the budget's whole selection part (not past it)
@@ -461,7 +472,7 @@ def sequential_audit(mechanism: Any, d0: Any, d1: Any, estimator: Estimator, *, 
             break
         if max_seconds is not None:
             elapsed = time.perf_counter() - start
-            next_stage = next_stage_seconds(sampling, time.perf_counter() - stage_start - sampling,
+            next_stage = next_stage_seconds(sampling, time.perf_counter() - stage_start - sampled,
                                             schedule[k - 1] if k else 0, t_k, schedule[k + 1])
             if elapsed + next_stage > max_seconds:
                 by_rule = False

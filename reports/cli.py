@@ -83,8 +83,8 @@ def _add_audit(sub) -> None:
                     help="with --trials auto: the most trials per dataset it may spend (default 2000000)")
     au.add_argument("--max-seconds", type=arguments.positive_seconds("--max-seconds"), default=None,
                     help="with --trials auto: stop before a stage that would end after this many seconds (the "
-                         "first stage, 10000 trials per dataset, is read after each group of one chunk per worker "
-                         "from 20 trials on, and from its second group with several workers)")
+                         "first stage, 10000 trials per dataset, is sampled in doubling groups of chunks when this is "
+                         "set, and a slow mechanism stops after one of them)")
     au.add_argument("--seed", type=arguments.nonneg_int("seed"), default=0)
     au.add_argument("--n-jobs", type=arguments.n_jobs, default=1)
     au.add_argument("--confidence", type=arguments.confidence, default=0.95)

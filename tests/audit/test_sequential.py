@@ -6,6 +6,7 @@ from __future__ import annotations
 import time
 from dataclasses import replace
 
+import joblib
 import numpy as np
 import pytest
 from scipy import stats
@@ -185,9 +186,9 @@ class _SlowLaplace:
 
 
 def test_the_clock_stops_a_slow_first_stage_after_its_first_chunks():
-    # The first stage (10000 trials per side in chunks of 500) sleeps at least 4 s; after its first chunk on each
-    # side (0.2 s at least) it is predicted to take at least 4 s, more than 0.5: the audit stops there, and its
-    # result is the fixed-trials audit of those 500 trials at the level of the audit's first evaluation
+    # The first stage (10000 trials per side in chunks of 500) sleeps at least 4 s; its first chunk on each side
+    # (0.2 s at least) predicts at least 4 s, more than 0.5: the audit stops there, and its result is the
+    # fixed-trials audit of those 500 trials at the level of the audit's first evaluation
     kw = dict(epsilon=1.0, chunk_size=500, seed=3, float_audit=False)
     r = audit_mechanism(_SlowLaplace(), 0.0, 1.0, trials="auto", max_seconds=0.5, **kw)
     assert r.trials == 500 and r.stop_reason.startswith("time budget reached") and "the first stage" in r.stop_reason
@@ -196,15 +197,30 @@ def test_the_clock_stops_a_slow_first_stage_after_its_first_chunks():
     assert seq["evaluation_confidence"] == evaluation_confidence(0.95, 1)
     fixed = audit_mechanism(_SlowLaplace(), 0.0, 1.0, trials=500, confidence=evaluation_confidence(0.95, 1), **kw)
     assert r.epsilon_lower_bound == fixed.epsilon_lower_bound
-    # with two workers the stage is sampled two chunks at a time, and the first group (which starts the workers)
-    # is not timed: the clock can stop it from the second group on
-    trials, outs, _ = _first_stage_cut(LaplaceMechanism(1.0), 0.0, 1.0, 10_000, seed=0, n_jobs=2, chunk_size=500,
-                                       memory=None, start=time.perf_counter(), max_seconds=1e-9)
+
+
+def test_the_first_stage_clock_waits_for_min_trials_and_the_workers_start_up():
+    def cut(mechanism, **kw):
+        return _first_stage_cut(mechanism, 0.0, 1.0, 10_000, seed=0, memory=None, start=time.perf_counter(),
+                                max_seconds=1e-9, **kw)
+
+    # 20 ms per output in chunks of 4: groups of 4, 8, 16 and 32 trials, each long enough to time; the first
+    # three are below MIN_TRIALS
+    trials, outs, _, predicted = cut(_SlowLaplace(2e-2), n_jobs=1, chunk_size=4)
+    assert MIN_TRIALS == 20 and trials == len(outs.out0) == 32 and predicted > 0
+    # two workers (threads here): the first group of two chunks pays their start-up and is not timed
+    with joblib.parallel_config(backend="threading"):
+        trials, outs, _, _ = cut(_SlowLaplace(), n_jobs=2, chunk_size=500)
     assert trials == len(outs.out0) == 2_000
-    # tiny chunks: never fewer than MIN_TRIALS trials, and the audit of those still runs (with its float audit)
-    small = audit_mechanism(LaplaceMechanism(1.0), 0.0, 1.0, epsilon=1.0, trials="auto", max_seconds=1e-9,
-                            chunk_size=1)
-    assert small.trials == MIN_TRIALS and small.stop_reason.startswith("time budget reached")
+
+
+def test_the_first_stage_clock_does_not_stop_a_fast_mechanism_for_its_calls_fixed_costs():
+    # 10000 trials of the Laplace mechanism in chunks of 5 take about half a second (20000, the whole audit, under
+    # a second), but a group of 20 trials costs mostly a call's fixed cost: a rate per trial from it predicted more
+    # than 2 s and stopped the audit at 20
+    r = audit_mechanism(LaplaceMechanism(1.0), 0.0, 1.0, epsilon=1.0, trials="auto", max_seconds=1.5, chunk_size=5,
+                        max_trials=20_000, float_audit=False)
+    assert r.trials >= 10_000 and "the first stage" not in r.stop_reason
 
 
 def test_a_first_stage_cut_short_by_its_groups_times_the_next_stage_from_its_start():
