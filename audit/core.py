@@ -123,8 +123,9 @@ def audit_mechanism(
     the audit at ``max_trials`` would select on), no overspend above ``tolerance`` (default 10%) visible
     to the attacks within that budget, or ``max_seconds`` spent (read between stages, before a stage predicted
     to end after it, and within the first stage, 1e4 trials per dataset, sampled then in groups of chunks that
-    double, after a group of at least 20 trials that took 0.1 s or more, and not after the first with several
-    workers, whose first group starts them: :mod:`privbound.audit.sequential`). The bound is the fixed-trials bound
+    double: from 20 trials on, it stops after a group once ``max_seconds`` is spent or predicted to be overrun by
+    the stage, at the rate of a group that took 0.1 s or more and is not the first, which pays the fixed costs of
+    the seeding check and the workers' start-up: :mod:`privbound.audit.sequential`). The bound is the fixed-trials bound
     at the trials spent, at the confidence of its evaluation, and keeps its confidence whatever the stopping rule
     (the looks read only the selection part, and each evaluation has its own share of the confidence);
     ``result.trials`` is the trials spent per dataset and ``result.stop_reason`` says why it stopped.

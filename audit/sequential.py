@@ -44,8 +44,8 @@ kept at every stage; one more stage is placed where the looks first read that wh
   a proof of privacy (a learned attack is judged as fitted on the prefix; fitted on the budget's larger
   selection part it could do better);
 * the budget (``max_trials``) or the time (``max_seconds``, read between stages, and within the first stage
-  between groups of chunks that double, from :data:`MIN_TRIALS` trials and groups of :data:`MIN_GROUP_SECONDS`
-  on, from the second group with several workers: :func:`_first_stage_cut`) is spent: stop.
+  between groups of chunks that double, from :data:`MIN_TRIALS` trials on: :func:`_first_stage_cut`) is spent, or
+  predicted to be overrun by the next stage: stop.
 
 When it stops after ``T_k`` trials per side, the result is the ordinary black-box estimate of those trials
 split after the prefix ``m_k`` of its last stage: the same chunks and seeds as ``trials=T_k`` with
@@ -355,29 +355,31 @@ MIN_GROUP_SECONDS = 0.1
 
 def _first_stage_cut(mechanism: Any, d0: Any, d1: Any, first_trials: int, *, seed: int, n_jobs: int | None,
                      chunk_size: int, memory: Any, start: float, max_seconds: float
-                     ) -> tuple[int, Any, float, float | None]:
-    """``(trials, outputs, seconds_per_trial, predicted_seconds)``: the first stage sampled in groups of chunks
-    (kept in ``memory``, which the stage then reuses), the first group one chunk per worker, each later group
-    doubling the trials, until the stage's end, predicted after each group from the time so far and the last
-    group's seconds per trial, falls after ``max_seconds`` (``predicted_seconds`` is then that prediction; ``None``
-    when the groups ran out first). The clock stops nothing before :data:`MIN_TRIALS` trials, after a group shorter
-    than :data:`MIN_GROUP_SECONDS`, or after the first group with several workers (it pays their start-up); a clock
-    read inside a group could not stop it, and the stage itself is the last group. So it stops slow mechanisms,
-    for which the first stage's 1e4 trials would overrun ``max_seconds`` many times, not fast ones."""
+                     ) -> tuple[int, Any, tuple[float, float | None] | None]:
+    """``(trials, outputs, cut)``: the first stage sampled in groups of chunks (kept in ``memory``, which the stage
+    then reuses), the first group one chunk per worker, each later one doubling the trials, while ``max_seconds``
+    (from ``start``) is neither spent nor predicted to be overrun by the stage; ``cut`` is ``(seconds spent,
+    predicted seconds of the stage or None)`` where that stopped it, else ``None``.
+
+    The clock stops nothing before :data:`MIN_TRIALS` trials. The stage's end is predicted from the time spent and
+    the last group's seconds per trial, but only from a group that took :data:`MIN_GROUP_SECONDS` or more and is not
+    the first (which pays the mechanism's seeding check and the workers' start-up): a rate per trial would multiply
+    those fixed costs. A clock read inside a group could not stop it, and the stage itself is the last group."""
     workers = joblib.effective_n_jobs(n_jobs)
-    trials, rate, outs = 0, 0.0, None
+    trials, outs = 0, None
     nxt = chunk_size * workers
     while nxt < first_trials:
         group_start = time.perf_counter()
         outs = run_trials(mechanism, d0, d1, nxt, seed=seed, n_jobs=n_jobs, chunk_size=chunk_size, cache=memory)
         now = time.perf_counter()
-        rate, first_group, trials = (now - group_start) / (nxt - trials), trials == 0, nxt
-        predicted = now - start + rate * (first_trials - trials)
-        if (trials >= MIN_TRIALS and not (first_group and workers > 1) and now - group_start >= MIN_GROUP_SECONDS
-                and predicted > max_seconds):
-            return trials, outs, rate, predicted
+        timed = trials > 0 and now - group_start >= MIN_GROUP_SECONDS
+        rate = (now - group_start) / (nxt - trials)
+        trials, spent = nxt, now - start
+        predicted = spent + rate * (first_trials - trials) if timed else None
+        if trials >= MIN_TRIALS and (spent > max_seconds or (predicted is not None and predicted > max_seconds)):
+            return trials, outs, (spent, predicted)
         nxt = 2 * trials
-    return trials, outs, rate, None
+    return trials, outs, None
 
 
 def sequential_audit(mechanism: Any, d0: Any, d1: Any, estimator: Estimator, *, epsilon: float, delta: float,
@@ -410,18 +412,20 @@ def sequential_audit(mechanism: Any, d0: Any, d1: Any, estimator: Estimator, *, 
     fixed_share = isinstance(estimator.strategy, Split)
     looks, reason, outs, result, evaluated, n_sel = [], None, None, None, None, 0
     by_rule = True  # stopped by the rule's own decision, not by the trial or time budget
-    grouped, group_rate, cut = 0, 0.0, None  # the first stage's trials sampled in groups, their rate, a cut
+    grouped, cut = 0, None  # the first stage's trials sampled in groups before it, and where the clock cut it
     if max_seconds is not None:
-        grouped, outs, group_rate, cut = _first_stage_cut(
-            mechanism, d0, d1, schedule[0], seed=seed, n_jobs=n_jobs, chunk_size=chunk_size, memory=memory,
-            start=start, max_seconds=max_seconds)
+        grouped, outs, cut = _first_stage_cut(mechanism, d0, d1, schedule[0], seed=seed, n_jobs=n_jobs,
+                                              chunk_size=chunk_size, memory=memory, start=start,
+                                              max_seconds=max_seconds)
     if cut is not None:  # no look has read anything: the estimate is the fixed-trials audit at these trials
-        t_cut, predicted = grouped, cut
+        spent, predicted = cut
         base = estimator.selection_fraction(outs.out0)
-        n_sel = (int(math.floor(base * t_cut)) if fixed_share else look_prefix(base, t_cut, max_trials, first_trials))
+        n_sel = (int(math.floor(base * grouped)) if fixed_share else
+                 look_prefix(base, grouped, max_trials, first_trials))
         by_rule = False
-        reason = (f"time budget reached ({max_seconds:g} s; the first stage, {schedule[0]} trials per dataset, "
-                  f"would take about {predicted:.2g} s)")
+        reason = (f"time budget reached ({max_seconds:g} s; {spent:.2g} s spent on the first stage's first "
+                  f"{grouped} of {schedule[0]} trials per dataset"
+                  + ("" if predicted is None else f", which would take about {predicted:.2g} s in all") + ")")
     read = 0  # the outputs an unconfirmed prediction's evaluation read: every later look selects on them
     evaluations = 0  # unconfirmed predictions evaluated so far
     level = evaluation_confidence(confidence, 1)  # the confidence of the next evaluation
@@ -435,9 +439,9 @@ def sequential_audit(mechanism: Any, d0: Any, d1: Any, estimator: Estimator, *, 
         stage_start = time.perf_counter()
         outs = run_trials(mechanism, d0, d1, t_k, seed=seed, n_jobs=n_jobs, chunk_size=chunk_size, cache=memory)
         sampled = time.perf_counter() - stage_start  # this call's sampling; the stage's looks follow it
-        # for the t_k - t_{k-1} trials per side new at this stage (the first stage's groups sampled before this
-        # call at their last group's rate)
-        sampling = sampled + (group_rate * grouped if k == 0 else 0.0)
+        # for the t_k - t_{k-1} trials per side new at this stage: the first stage's groups sampled before this
+        # call paid the fixed costs, so its own trials' rate times all of the stage's
+        sampling = sampled * t_k / (t_k - grouped) if k == 0 and grouped else sampled
         base = estimator.selection_fraction(outs.out0)
         if k == 0 and not fixed_share:
             # a stage where the looks first read the budget's whole selection part (not past it)

@@ -14,9 +14,9 @@ from scipy import stats
 from privbound.audit import audit_mechanism
 from privbound.audit.estimators import BlackBox, WhiteBox
 from privbound.audit.sequential import (LATER_EVALUATIONS_SHARE, MAX_LOOK_SHARE, MIN_TRIALS, OPTIMISM, Look,
-                                        _first_stage_cut, _stop_reason, budget_choice_z, budget_look_trials,
-                                        evaluation_confidence, look_at_selection, look_prefix, look_share, next_stage_seconds,
-                                        sequential_audit, stage_schedule)
+                                        _first_stage_cut, _MemoryChunks, _stop_reason, budget_choice_z,
+                                        budget_look_trials, evaluation_confidence, look_at_selection, look_prefix,
+                                        look_share, next_stage_seconds, sequential_audit, stage_schedule)
 from privbound.audit.statistics import Split, joint_optimism, optimistic_rates_bound
 from privbound.learners.mechanisms import (DiscreteLaplaceMechanism, GaussianMechanism, LaplaceMechanism,
                                            RandomizedResponse)
@@ -186,32 +186,52 @@ class _SlowLaplace:
 
 
 def test_the_clock_stops_a_slow_first_stage_after_its_first_chunks():
-    # The first stage (10000 trials per side in chunks of 500) sleeps at least 4 s; its first chunk on each side
-    # (0.2 s at least) predicts at least 4 s, more than 0.5: the audit stops there, and its result is the
-    # fixed-trials audit of those 500 trials at the level of the audit's first evaluation
+    # The first stage (10000 trials per side in chunks of 500) sleeps at least 4 s; its second group (500 more
+    # trials per side, 0.2 s at least; the first is not timed) predicts at least 4 s, more than 0.5: the audit stops
+    # there, and its result is the fixed-trials audit of those 1000 trials at the level of its first evaluation
     kw = dict(epsilon=1.0, chunk_size=500, seed=3, float_audit=False)
     r = audit_mechanism(_SlowLaplace(), 0.0, 1.0, trials="auto", max_seconds=0.5, **kw)
-    assert r.trials == 500 and r.stop_reason.startswith("time budget reached") and "the first stage" in r.stop_reason
+    assert r.trials == 1_000 and r.stop_reason.startswith("time budget reached") and "first stage" in r.stop_reason
+    assert "which would take about" in r.stop_reason
     seq = r.details["sequential"]
     assert not seq["stopped_by_rule"] and seq["looks"] == []
     assert seq["evaluation_confidence"] == evaluation_confidence(0.95, 1)
-    fixed = audit_mechanism(_SlowLaplace(), 0.0, 1.0, trials=500, confidence=evaluation_confidence(0.95, 1), **kw)
+    fixed = audit_mechanism(_SlowLaplace(), 0.0, 1.0, trials=1_000, confidence=evaluation_confidence(0.95, 1), **kw)
     assert r.epsilon_lower_bound == fixed.epsilon_lower_bound
 
 
-def test_the_first_stage_clock_waits_for_min_trials_and_the_workers_start_up():
-    def cut(mechanism, **kw):
-        return _first_stage_cut(mechanism, 0.0, 1.0, 10_000, seed=0, memory=None, start=time.perf_counter(),
-                                max_seconds=1e-9, **kw)
+class _PerCallCost:
+    """Laplace noise of scale 1 whose every call costs at least ``seconds``, whatever its size."""
 
-    # 20 ms per output in chunks of 4: groups of 4, 8, 16 and 32 trials, each long enough to time; the first
-    # three are below MIN_TRIALS
-    trials, outs, _, predicted = cut(_SlowLaplace(2e-2), n_jobs=1, chunk_size=4)
-    assert MIN_TRIALS == 20 and trials == len(outs.out0) == 32 and predicted > 0
-    # two workers (threads here): the first group of two chunks pays their start-up and is not timed
+    def __init__(self, seconds: float):
+        self.seconds = seconds
+
+    def sample(self, data, rng, size):
+        time.sleep(self.seconds)
+        return data + rng.laplace(size=size)
+
+
+def test_the_first_stage_clock_waits_for_min_trials_and_times_no_fixed_costs():
+    def cut(mechanism, max_seconds=1e-9, **kw):
+        return _first_stage_cut(mechanism, 0.0, 1.0, 10_000, seed=0, memory=_MemoryChunks(),
+                                start=time.perf_counter(), max_seconds=max_seconds, **kw)
+
+    # 20 ms per output in chunks of 4: groups of 4, 8, 16 and 32 trials; the time is spent after the first, but
+    # the first three are below MIN_TRIALS
+    trials, outs, (spent, _) = cut(_SlowLaplace(2e-2), n_jobs=1, chunk_size=4)
+    assert MIN_TRIALS == 20 and trials == len(outs.out0) == 32 and spent > 0
+    # two workers (threads here): the first group (1000 trials, at least 0.2 s, with the workers' start-up) is not
+    # timed, though its rate would predict 2 s; the second, at the same rate, is, and stops the stage
     with joblib.parallel_config(backend="threading"):
-        trials, outs, _, _ = cut(_SlowLaplace(), n_jobs=2, chunk_size=500)
-    assert trials == len(outs.out0) == 2_000
+        trials, outs, (_, predicted) = cut(_SlowLaplace(), max_seconds=1.0, n_jobs=2, chunk_size=500)
+    assert trials == len(outs.out0) == 2_000 and predicted > 1.0
+    # the first group is not timed, but a budget it has already spent stops the stage after it: 2500 trials per
+    # side take at least 1 s
+    trials, _, (spent, predicted) = cut(_SlowLaplace(), max_seconds=0.1, n_jobs=1, chunk_size=2_500)
+    assert trials == 2_500 and spent > 0.1 and predicted is None
+    # a cost per call: the first group pays the mechanism's seeding check (four more calls); its rate would predict
+    # the stage's 40 calls at 3.7 s, against 1.3 s (the later groups' rate, which is right)
+    assert cut(_PerCallCost(0.03), max_seconds=2.0, n_jobs=1, chunk_size=500)[2] is None
 
 
 def test_the_first_stage_clock_does_not_stop_a_fast_mechanism_for_its_calls_fixed_costs():
@@ -220,7 +240,7 @@ def test_the_first_stage_clock_does_not_stop_a_fast_mechanism_for_its_calls_fixe
     # than 2 s and stopped the audit at 20
     r = audit_mechanism(LaplaceMechanism(1.0), 0.0, 1.0, epsilon=1.0, trials="auto", max_seconds=1.5, chunk_size=5,
                         max_trials=20_000, float_audit=False)
-    assert r.trials >= 10_000 and "the first stage" not in r.stop_reason
+    assert r.trials >= 10_000 and "first stage" not in r.stop_reason
 
 
 def test_a_first_stage_cut_short_by_its_groups_times_the_next_stage_from_its_start():
