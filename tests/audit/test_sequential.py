@@ -175,13 +175,13 @@ def test_the_budget_and_the_clock_stop_it():
 
 
 class _SlowLaplace:
-    """Laplace noise of scale 1 that takes at least ``seconds`` per output."""
+    """Laplace noise of scale 1 whose every call takes at least ``per_call`` seconds plus ``per_output`` per output."""
 
-    def __init__(self, seconds: float = 2e-4):
-        self.seconds = seconds
+    def __init__(self, per_output: float = 2e-4, per_call: float = 0.0):
+        self.per_output, self.per_call = per_output, per_call
 
     def sample(self, data, rng, size):
-        time.sleep(self.seconds * size)
+        time.sleep(self.per_call + self.per_output * size)
         return data + rng.laplace(size=size)
 
 
@@ -198,17 +198,6 @@ def test_the_clock_stops_a_slow_first_stage_after_its_first_chunks():
     assert seq["evaluation_confidence"] == evaluation_confidence(0.95, 1)
     fixed = audit_mechanism(_SlowLaplace(), 0.0, 1.0, trials=1_000, confidence=evaluation_confidence(0.95, 1), **kw)
     assert r.epsilon_lower_bound == fixed.epsilon_lower_bound
-
-
-class _PerCallCost:
-    """Laplace noise of scale 1 whose every call costs at least ``seconds``, whatever its size."""
-
-    def __init__(self, seconds: float):
-        self.seconds = seconds
-
-    def sample(self, data, rng, size):
-        time.sleep(self.seconds)
-        return data + rng.laplace(size=size)
 
 
 def test_the_first_stage_clock_waits_for_min_trials_and_times_no_fixed_costs():
@@ -231,7 +220,7 @@ def test_the_first_stage_clock_waits_for_min_trials_and_times_no_fixed_costs():
     assert trials == 2_500 and spent > 0.1 and predicted is None
     # a cost per call: the first group pays the mechanism's seeding check (four more calls); its rate would predict
     # the stage's 40 calls at 3.7 s, against 1.3 s (the later groups' rate, which is right)
-    assert cut(_PerCallCost(0.03), max_seconds=2.0, n_jobs=1, chunk_size=500)[2] is None
+    assert cut(_SlowLaplace(per_output=0.0, per_call=0.03), max_seconds=2.0, n_jobs=1, chunk_size=500)[2] is None
 
 
 def test_the_first_stage_clock_does_not_stop_a_fast_mechanism_for_its_calls_fixed_costs():
