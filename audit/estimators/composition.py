@@ -538,7 +538,9 @@ class Composition(Estimator):
     ``groups`` (one label per step, e.g. ``("threshold",) + ("draw",) * 15``) declares steps of several
     kinds: independent given the dataset, identically distributed within a kind. Each kind's law is
     bounded by its own band (the bands hold together by a union bound) and the kinds are composed
-    together.
+    together. Each band is at level alpha / (number of kinds), from that kind's draws alone: declaring
+    kinds where the steps share one law costs power (100 Gaussian steps as 100 kinds certify 5.8 of
+    the exact 16.7, as one kind 15.7: benchmarks/README.md, 'Composition with many kinds of steps').
 
     Validity: the per-step density must be exact and the steps independent given the dataset, i.i.d.
     within a kind; the hockey-stick divergence is monotone in every step's loss law, so bands below the
