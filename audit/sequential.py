@@ -353,7 +353,7 @@ def next_stage_seconds(sampling: float, looking: float, previous: int, trials: i
 MIN_GROUP_SECONDS = 0.1
 
 
-def _chunk_waves(trials: int, chunk_size: int, n_jobs: int | None) -> int:
+def _chunk_rounds(trials: int, chunk_size: int, n_jobs: int | None) -> int:
     """How many rounds of one chunk per worker sample ``trials`` trials per side."""
     return math.ceil(math.ceil(trials / chunk_size) / joblib.effective_n_jobs(n_jobs))
 
@@ -445,8 +445,8 @@ def sequential_audit(mechanism: Any, d0: Any, d1: Any, estimator: Estimator, *, 
         outs = run_trials(mechanism, d0, d1, t_k, seed=seed, n_jobs=n_jobs, chunk_size=chunk_size, cache=memory)
         sampled = time.perf_counter() - stage_start  # this call's sampling; the stage's looks follow it
         # for the t_k - t_{k-1} trials per side new at this stage: the first stage's groups sampled before this
-        # call paid the fixed costs, so this call's time per wave of chunks (one per worker) times the stage's waves
-        sampling = (sampled * _chunk_waves(t_k, chunk_size, n_jobs) / _chunk_waves(t_k - grouped, chunk_size, n_jobs)
+        # call paid the fixed costs, so this call's time per round of chunks (one per worker) times the stage's rounds
+        sampling = (sampled * _chunk_rounds(t_k, chunk_size, n_jobs) / _chunk_rounds(t_k - grouped, chunk_size, n_jobs)
                     if k == 0 and grouped else sampled)
         base = estimator.selection_fraction(outs.out0)
         if k == 0 and not fixed_share:
