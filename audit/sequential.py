@@ -52,8 +52,8 @@ split after the prefix ``m_k`` of its last stage: the same chunks and seeds as `
 ``strategy=Split.after(m_k, T_k)`` at the confidence of its evaluation (below; bit-identical to it, and to
 ``trials=T_k`` itself when the caller chose the ``Split``), so its bound is a fixed-N bound at the trials spent
 (a stop for the clock within the first stage, where no look has read anything, is the fixed-trials audit of the
-trials sampled); at the budget ``m_k = f max_trials``, and a run to the budget is the default fixed-trials audit there (at that
-confidence). The growing share trades evaluation trials for decisions: a look that reads ``s_k T_k`` trials
+trials sampled); at the budget ``m_k = f max_trials``, and a run to the budget is the default fixed-trials audit
+there (at that confidence). The growing share trades evaluation trials for decisions: a look that reads ``s_k T_k`` trials
 judges the budget's events as well as one reading ``f T`` does at ``T = s_k T_k / f``, so a correct mechanism
 stops after fewer trials, while the bound, evaluated on
 ``(1 - s_k) T_k`` instead of ``(1 - f) T_k`` trials, loses little where it is near its limit (measured against the
@@ -445,9 +445,10 @@ def sequential_audit(mechanism: Any, d0: Any, d1: Any, estimator: Estimator, *, 
         outs = run_trials(mechanism, d0, d1, t_k, seed=seed, n_jobs=n_jobs, chunk_size=chunk_size, cache=memory)
         sampled = time.perf_counter() - stage_start  # this call's sampling; the stage's looks follow it
         # for the t_k - t_{k-1} trials per side new at this stage: the first stage's groups sampled before this
-        # call paid the fixed costs, so this call's time per round of chunks (one per worker) times the stage's rounds
-        sampling = (sampled * _chunk_rounds(t_k, chunk_size, n_jobs) / _chunk_rounds(t_k - grouped, chunk_size, n_jobs)
-                    if k == 0 and grouped else sampled)
+        # call paid the fixed costs, so this call's time per round of chunks (one per worker) times the stage's
+        sampling = sampled
+        if k == 0 and grouped:
+            sampling *= _chunk_rounds(t_k, chunk_size, n_jobs) / _chunk_rounds(t_k - grouped, chunk_size, n_jobs)
         base = estimator.selection_fraction(outs.out0)
         if k == 0 and not fixed_share:
             # a stage where the looks first read the budget's whole selection part (not past it)
