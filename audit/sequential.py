@@ -53,9 +53,9 @@ split after the prefix ``m_k`` of its last stage: the same chunks and seeds as `
 ``trials=T_k`` itself when the caller chose the ``Split``), so its bound is a fixed-N bound at the trials spent
 (a stop for the clock within the first stage, where no look has read anything, is the fixed-trials audit of the
 trials sampled); at the budget ``m_k = f max_trials``, and a run to the budget is the default fixed-trials audit
-there (at that confidence). The growing share trades evaluation trials for decisions: a look that reads ``s_k T_k`` trials
-judges the budget's events as well as one reading ``f T`` does at ``T = s_k T_k / f``, so a correct mechanism
-stops after fewer trials, while the bound, evaluated on
+there (at that confidence). The growing share trades evaluation trials for decisions: a look that reads
+``s_k T_k`` trials judges the budget's events as well as one reading ``f T`` does at ``T = s_k T_k / f``, so a
+correct mechanism stops after fewer trials, while the bound, evaluated on
 ``(1 - s_k) T_k`` instead of ``(1 - f) T_k`` trials, loses little where it is near its limit (measured against the
 fixed-N bound at the trials spent in ``benchmarks/adaptive.py``).
 
