@@ -174,10 +174,13 @@ def tradeoff_curve(eval_alt: np.ndarray, eval_null: np.ndarray, thresholds: np.n
 
 
 def curve_of_event_family(sel_in, sel_out, ev_in, ev_out, *, side: str, top: int, confidence: float,
-                          points: int = CURVE_POINTS) -> TradeOffCurve:
+                          points: int = CURVE_POINTS) -> TradeOffCurve | None:
     """The curve of a chosen event family on scores (``in`` = d1, ``out`` = d0): thresholds from the selection
-    scores, errors on the evaluation scores. ``top`` is the dataset whose probability of the event is the
-    larger (the alternative); the other is the null."""
+    scores, errors on the evaluation scores; ``None`` with fewer than :data:`MIN_CURVE_OUTPUTS` evaluation scores
+    on a side. ``top`` is the dataset whose probability of the event is the larger (the alternative); the other
+    is the null."""
+    if min(len(ev_in), len(ev_out)) < MIN_CURVE_OUTPUTS:
+        return None
     thresholds = curve_thresholds(np.concatenate([np.asarray(sel_in, float), np.asarray(sel_out, float)]), points)
     alt, nul = (ev_in, ev_out) if top == 1 else (ev_out, ev_in)
     return tradeoff_curve(alt, nul, thresholds, side=side, confidence=confidence, null="d0" if top == 1 else "d1")

@@ -186,7 +186,7 @@ def pilot_curve(s1: np.ndarray, s0: np.ndarray, confidence: float, side: str | N
     (``{s < t}`` is the complement of ``{s >= t}``, and swapping the datasets swaps the two rates), so only the
     thresholds must come from the pilot share."""
     k1, k0 = int(CURVE_PILOT_SHARE * len(s1)), int(CURVE_PILOT_SHARE * len(s0))
-    if min(k1, k0) < 1 or min(len(s1) - k1, len(s0) - k0) < MIN_CURVE_OUTPUTS:
+    if min(k1, k0) < 1:
         return None
     side = pilot_side(s1, s0) if side is None else side
     return curve_of_event_family(s1[:k1], s0[:k0], s1[k1:], s0[k0:], side=side, top=top, confidence=confidence)

@@ -19,7 +19,7 @@ from privbound.audit.estimators.base import (Estimator, family_auroc, pilot_curv
                                              result_from_estimate, roc_of_family)
 from privbound.audit.features import is_scalar_numeric
 from privbound.audit.result import AuditResult
-from privbound.audit.tradeoff import MIN_CURVE_OUTPUTS, TradeOffCurve, curve_of_event_family
+from privbound.audit.tradeoff import TradeOffCurve, curve_of_event_family
 from privbound.audit.statistics import (
     AllThresholds,
     Event,
@@ -49,8 +49,6 @@ def _family_curve(attack: Attack, sel0, sel1, e_in, e_out, event, confidence: fl
     """The trade-off curve of the chosen event's family: thresholds from the chosen attack's scores on (at most
     :data:`_CURVE_SELECTION` of) the selection outputs, errors on the evaluation scores ``e_in`` (d1), ``e_out`` (d0);
     ``None`` with fewer than :data:`~privbound.audit.tradeoff.MIN_CURVE_OUTPUTS` of them per side."""
-    if min(len(e_in), len(e_out)) < MIN_CURVE_OUTPUTS:
-        return None
     side, top = ("ge", 1) if event is None else (event.side, event.top)
     s_in = attack_scores(attack, sel1[:_CURVE_SELECTION])
     s_out = attack_scores(attack, sel0[:_CURVE_SELECTION])
