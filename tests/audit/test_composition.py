@@ -11,6 +11,7 @@ from scipy import optimize, stats
 from privbound.audit import Composition, WhiteBox, audit_outputs
 from privbound.audit.canaries import subsampled_gaussian_step_log_likelihood_ratio
 from privbound.audit.estimators.composition import (
+    _convolve_all,
     band_ranks,
     composed_epsilon_lower_bound,
     composed_loss_law,
@@ -441,3 +442,13 @@ def test_composition_estimator_takes_groups():
         audit_outputs(o0, o1, epsilon=5.0, delta=1e-3, estimator=Composition(step, groups=("a",) * 3))
     with pytest.raises(TypeError, match="one label per step"):
         Composition(step, groups="laplace")
+
+
+@pytest.mark.parametrize("kinds", [1, 2, 3, 7])
+def test_the_kinds_convolved_in_a_tree_are_the_convolution_of_all_of_them(kinds):
+    rng = np.random.default_rng(kinds)
+    lists = [rng.dirichlet(np.ones(size)) for size in rng.integers(1, 40, size=kinds)]
+    expected = lists[0]
+    for q in lists[1:]:
+        expected = np.convolve(expected, q)
+    np.testing.assert_allclose(_convolve_all(lists), expected, rtol=0, atol=1e-15)
