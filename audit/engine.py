@@ -42,6 +42,7 @@ __all__ = [
     "map_chunks",
     "run_trials",
     "sample_mechanism",
+    "start_workers",
 ]
 
 DEFAULT_CHUNK_SIZE = 5_000
@@ -318,3 +319,22 @@ def run_trials(
     out0 = np.concatenate([p[0] for p in parts], axis=0)
     out1 = np.concatenate([p[1] for p in parts], axis=0)
     return TrialOutputs(out0=out0, out1=out1, seed=seed, chunk_size=chunk_size)
+
+
+def start_workers(mechanism: Any, d0: Any, d1: Any, *, seed: int = 0, n_jobs: int | None = 1) -> None:
+    """Run one trial per side of ``mechanism`` in each worker :func:`run_trials` would use, outputs discarded, so
+    that a call timed after it does not pay the workers' start-up and first calls (the pool, imports, unpickling).
+    Nothing runs where the trials run in this process. The trials' outputs do not depend on it: each chunk's
+    randomness comes from its own seed. A mechanism that raises is left for the trials to report, naming the real
+    trials."""
+    if n_jobs == 1 and _backend_is_default():
+        return
+    workers = joblib.effective_n_jobs(n_jobs)
+
+    def fn(size, ss):
+        return _trial_chunk(mechanism, d0, d1, seed, 1, size, ss)
+
+    try:
+        map_chunks(fn, workers, seed=seed, chunk_size=1, n_jobs=n_jobs)
+    except MechanismError:
+        return

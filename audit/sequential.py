@@ -109,7 +109,7 @@ import numpy as np
 
 from privbound._validation import check_int, check_real
 from privbound.audit.attacks.choice import fitted_candidates
-from privbound.audit.engine import DEFAULT_CHUNK_SIZE, run_trials
+from privbound.audit.engine import DEFAULT_CHUNK_SIZE, run_trials, start_workers
 from privbound.audit.estimators import BlackBox, Estimator
 from privbound.audit.result import AuditResult
 from privbound.audit.statistics import Split, best_event, event_resolution, optimistic_event_bound, wilson_z
@@ -369,10 +369,14 @@ def _first_stage_cut(mechanism: Any, d0: Any, d1: Any, first_trials: int, *, see
     The clock stops nothing before :data:`MIN_TRIALS` trials. The stage's end is predicted from the time spent and
     the last group's seconds per trial, but only from a group that took :data:`MIN_GROUP_SECONDS` or more and is not
     the first (which pays the mechanism's seeding check and the workers' start-up): a rate per trial would multiply
-    those fixed costs. A clock read inside a group could not stop it, and the stage itself is the last group."""
+    those fixed costs. A clock read inside a group could not stop it, and the stage itself is the last group. Where
+    the stage is one group, the workers are started before it (:func:`~privbound.audit.engine.start_workers`), so
+    that its time, from which the next stage's is predicted, does not hold their start-up."""
     workers = joblib.effective_n_jobs(n_jobs)
     trials, outs = 0, None
     nxt = chunk_size * workers
+    if nxt >= first_trials:  # the stage is one group, whose time predicts the next stage's
+        start_workers(mechanism, d0, d1, seed=seed, n_jobs=n_jobs)
     while nxt < first_trials:
         group_start = time.perf_counter()
         outs = run_trials(mechanism, d0, d1, nxt, seed=seed, n_jobs=n_jobs, chunk_size=chunk_size, cache=memory)

@@ -3,6 +3,7 @@ confidence whatever the stopping rule, and stopping reasons that say what they a
 
 from __future__ import annotations
 
+import os
 import time
 from dataclasses import replace
 
@@ -11,7 +12,8 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from privbound.audit import audit_mechanism
+from privbound.audit import audit_mechanism, sequential
+from privbound.audit.engine import run_trials, start_workers
 from privbound.audit.estimators import BlackBox, WhiteBox
 from privbound.audit.sequential import (LATER_EVALUATIONS_SHARE, MAX_LOOK_SHARE, MIN_TRIALS, OPTIMISM, Look,
                                         _first_stage_cut, _MemoryChunks, _stop_reason, budget_choice_z,
@@ -241,6 +243,52 @@ def test_a_first_stage_cut_short_by_its_groups_times_the_next_stage_from_its_sta
     r = audit_mechanism(_SlowLaplace(1e-4), 0.0, 1.0, epsilon=1.0, trials="auto", max_seconds=2.6, chunk_size=500,
                         seed=3, float_audit=False)
     assert r.trials <= 10_000 and r.stop_reason.startswith("time budget reached (2.6 s")
+
+
+def _first_call_cost(seconds: float, marks) -> object:
+    """Laplace noise of scale 1 whose first call in each worker process (not this one) takes ``seconds``, as if its
+    workers imported something slow; the directory ``marks`` records the processes that paid it. The class is made
+    here so that loky's workers receive it by value: they cannot import the tests."""
+    parent = os.getpid()
+
+    class FirstCallCost:
+        def sample(self, data, rng, size):
+            mark = os.path.join(marks, str(os.getpid()))
+            if os.getpid() != parent and not os.path.exists(mark):
+                open(mark, "w").close()
+                time.sleep(seconds)
+            return data + rng.laplace(size=size)
+
+    return FirstCallCost()
+
+
+def test_start_workers_pays_each_workers_first_call(tmp_path):
+    # Two loky workers each pay 3 s on their first call: a run after start_workers does not
+    mechanism = _first_call_cost(3.0, tmp_path)
+    start_workers(mechanism, 0.0, 1.0, seed=0, n_jobs=2)
+    began = time.perf_counter()
+    run_trials(mechanism, 0.0, 1.0, 400, seed=0, n_jobs=2, chunk_size=100)
+    assert time.perf_counter() - began < 3.0
+
+
+def test_a_first_stage_of_one_group_starts_the_workers_before_it(monkeypatch):
+    started = []
+    monkeypatch.setattr(sequential, "start_workers", lambda *a, **kw: started.append(kw["n_jobs"]))
+    for chunk_size, n_jobs in [(5_000, 2), (10_000, 1), (500, 2), (5_000, 1)]:
+        _first_stage_cut(LaplaceMechanism(1.0), 0.0, 1.0, 10_000, seed=0, n_jobs=n_jobs, chunk_size=chunk_size,
+                         memory=_MemoryChunks(), start=time.perf_counter(), max_seconds=60.0)
+    assert started == [2, 1]  # one group of one chunk per worker is the stage; smaller chunks leave groups before it
+
+
+@pytest.mark.slow
+def test_the_workers_start_up_does_not_stop_an_audit_for_time(tmp_path):
+    # The workers' first calls take 8 s. Timed from a first stage that paid them, the next stage (half as many
+    # trials again) was predicted at 4 s or more, and at 8 s spent a budget of 11.5 s stopped the audit; the
+    # workers started before it, the audit decides by its rule (the Laplace mechanism at its claim stops within
+    # tolerance at 15000 trials)
+    r = audit_mechanism(_first_call_cost(8.0, tmp_path), 0.0, 1.0, epsilon=1.0, trials="auto", max_seconds=11.5, n_jobs=2,
+                        seed=0, float_audit=False)
+    assert r.details["sequential"]["stopped_by_rule"], r.stop_reason
 
 
 def test_tolerance_zero_keeps_looking_longer():
