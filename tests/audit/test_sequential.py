@@ -3,9 +3,11 @@ confidence whatever the stopping rule, and stopping reasons that say what they a
 
 from __future__ import annotations
 
+import math
 import os
 import time
 from dataclasses import replace
+from types import SimpleNamespace
 
 import joblib
 import numpy as np
@@ -16,7 +18,7 @@ from privbound.audit import audit_mechanism, sequential
 from privbound.audit.engine import run_trials, start_workers
 from privbound.audit.estimators import BlackBox, WhiteBox
 from privbound.audit.sequential import (LATER_EVALUATIONS_SHARE, MAX_LOOK_SHARE, MIN_TRIALS, OPTIMISM, Look,
-                                        _first_stage_cut, _MemoryChunks, _stop_reason, budget_choice_z,
+                                        _chunk_rounds, _first_stage_cut, _MemoryChunks, _stop_reason, budget_choice_z,
                                         budget_look_trials, evaluation_confidence, look_at_selection, look_prefix,
                                         look_share, next_stage_seconds, sequential_audit, stage_schedule)
 from privbound.audit.statistics import Split, joint_optimism, optimistic_rates_bound
@@ -243,6 +245,76 @@ def test_a_first_stage_cut_short_by_its_groups_times_the_next_stage_from_its_sta
     r = audit_mechanism(_SlowLaplace(1e-4), 0.0, 1.0, epsilon=1.0, trials="auto", max_seconds=2.6, chunk_size=500,
                         seed=3, float_audit=False)
     assert r.trials <= 10_000 and r.stop_reason.startswith("time budget reached (2.6 s")
+
+
+class _FakeClock:
+    """A clock that advances only while trials are sampled, by ``per_round`` seconds per round of new chunks (one
+    per worker), and the sampling it times (run in this process): installed in ``sequential`` by :meth:`install`,
+    it makes the time rules' arithmetic exact."""
+
+    def __init__(self, per_round: float, chunk_size: int, workers: int):
+        self.now, self.sampled = 0.0, 0
+        self.per_round, self.chunk_size, self.workers = per_round, chunk_size, workers
+
+    def perf_counter(self) -> float:
+        return self.now
+
+    def run_trials(self, mechanism, d0, d1, trials, **kw):
+        new = max(0, trials - self.sampled)
+        self.sampled = max(self.sampled, trials)
+        self.now += self.per_round * math.ceil(math.ceil(new / self.chunk_size) / self.workers)
+        return run_trials(mechanism, d0, d1, trials, **{**kw, "n_jobs": 1})
+
+    def install(self, monkeypatch) -> None:
+        monkeypatch.setattr(sequential, "time", SimpleNamespace(perf_counter=self.perf_counter))
+        monkeypatch.setattr(sequential, "run_trials", self.run_trials)
+
+
+def test_the_first_stage_cut_on_a_fake_clock(monkeypatch):
+    # 0.06 s per chunk of 500: groups of 500 (the first: not timed), 1000 (0.06 s, below MIN_GROUP_SECONDS: not
+    # timed) and 2000 (0.12 s: 1.2e-4 s per trial), so 0.24 s spent and 0.24 + 8000 * 1.2e-4 = 1.2 s predicted,
+    # above the 1 s budget
+    _FakeClock(0.06, 500, 1).install(monkeypatch)
+    trials, outs, cut = _first_stage_cut(LaplaceMechanism(1.0), 0.0, 1.0, 10_000, seed=0, n_jobs=1, chunk_size=500,
+                                         memory=_MemoryChunks(), start=0.0, max_seconds=1.0)
+    assert trials == len(outs.out0) == 2_000 and cut == pytest.approx((0.24, 1.2))
+
+
+def test_the_first_stage_clock_stops_at_min_trials_exactly():
+    # chunks of 5: groups of 5, 10 and 20 trials; the budget is spent at once, so the cut comes at MIN_TRIALS
+    trials, _, cut = _first_stage_cut(LaplaceMechanism(1.0), 0.0, 1.0, 10_000, seed=0, n_jobs=1, chunk_size=5,
+                                      memory=_MemoryChunks(), start=0.0, max_seconds=1e-9)
+    assert MIN_TRIALS == 20 and trials == 20 and cut is not None
+
+
+def test_chunk_rounds_count_rounds_of_one_chunk_per_worker():
+    assert _chunk_rounds(2_500, 500, 2) == 3  # 5 chunks on 2 workers
+    assert _chunk_rounds(1_001, 500, 1) == 3  # a last chunk of 1 trial
+    assert _chunk_rounds(1_000, 500, 1) == 2
+
+
+def test_the_next_stage_is_predicted_from_rounds_of_chunks(monkeypatch):
+    # 1 s per round of chunks of 2000 on two workers; every stage goes on. The first stage (10000) is sampled in
+    # groups of 4000 and 8000, then its own call samples one chunk (one round) of the stage's five (three rounds):
+    # 3 s. The second stage (to 16000) samples three chunks in two rounds: 2 s, not rescaled. Looks take no time.
+    _FakeClock(1.0, 2_000, 2).install(monkeypatch)
+    monkeypatch.setattr(sequential, "_stop_reason", lambda *a, **kw: None)
+    calls = []
+    predict = sequential.next_stage_seconds
+    monkeypatch.setattr(sequential, "next_stage_seconds", lambda *a: calls.append(a) or predict(*a))
+    sequential_audit(LaplaceMechanism(1.0), 0.0, 1.0, BlackBox(), epsilon=1.0, delta=0.0, confidence=0.95, seed=0,
+                     n_jobs=2, max_trials=40_000, max_seconds=1e6, first_trials=10_000, chunk_size=2_000)
+    assert calls[:2] == [(3.0, 0.0, 0, 10_000, 16_000), (2.0, 0.0, 10_000, 16_000, 20_000)]
+
+
+def test_the_first_stage_is_predicted_to_its_end_rounded_to_chunks(monkeypatch):
+    # a first stage of 10000 trials in chunks of 3000 ends at 12000: groups of 3000 (not timed) and 6000 (0.3 s),
+    # so 0.6 + 6000 * 1e-4 = 1.2 s predicted, above the 1.1 s budget (to 10000 it would be 1.0)
+    _FakeClock(0.3, 3_000, 1).install(monkeypatch)
+    r, _ = sequential_audit(LaplaceMechanism(1.0), 0.0, 1.0, BlackBox(), epsilon=1.0, delta=0.0, confidence=0.95,
+                            seed=0, n_jobs=1, max_trials=40_000, max_seconds=1.1, first_trials=10_000,
+                            chunk_size=3_000)
+    assert r.trials == 6_000 and "about 1.2 s in all" in r.stop_reason
 
 
 def _first_call_cost(seconds: float, marks) -> object:

@@ -12,6 +12,7 @@ from scipy import stats
 from privbound.audit import audit_mechanism, audit_outputs
 from privbound.audit.result import joint_confidence
 from privbound.audit.tradeoff import (
+    MIN_CURVE_OUTPUTS,
     curve_of_event_family,
     curve_thresholds,
     gaussian_tradeoff,
@@ -264,6 +265,15 @@ def test_a_result_too_small_for_its_curve_says_so():
     split = audit_mechanism(LaplaceMechanism(1.0), 0.0, 1.0, trials=10, **kw)
     assert split.n_evaluation == 8 and split.tradeoff is None and split.details["no_tradeoff_curve"] == reason
     assert audit_mechanism(LaplaceMechanism(1.0), 0.0, 1.0, trials=12, **kw).tradeoff["n_null"] == 10
+
+
+@pytest.mark.parametrize("small_side", ["in", "out"])
+def test_a_curve_needs_its_minimum_of_evaluation_outputs_on_each_side(small_side):
+    rng = np.random.default_rng(0)
+    small, big = rng.normal(size=MIN_CURVE_OUTPUTS - 1), rng.normal(size=500)
+    ev_in, ev_out = (small, big) if small_side == "in" else (big, small)
+    assert curve_of_event_family(big, big, ev_in, ev_out, side="ge", top=1, confidence=0.95) is None
+    assert curve_of_event_family(big, big, big, big, side="ge", top=1, confidence=0.95) is not None
 
 
 def _chosen_test_on_its_curve(r) -> bool:
