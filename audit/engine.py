@@ -321,20 +321,23 @@ def run_trials(
     return TrialOutputs(out0=out0, out1=out1, seed=seed, chunk_size=chunk_size)
 
 
-def start_workers(mechanism: Any, d0: Any, d1: Any, *, seed: int = 0, n_jobs: int | None = 1) -> None:
-    """Run one trial per side of ``mechanism`` in each worker :func:`run_trials` would use, outputs discarded, so
-    that a call timed after it does not pay the workers' start-up and first calls (the pool, imports, unpickling).
-    Nothing runs where the trials run in this process. The trials' outputs do not depend on it: each chunk's
-    randomness comes from its own seed. A mechanism that raises is left for the trials to report, naming the real
-    trials."""
-    if n_jobs == 1 and _backend_is_default():
-        return
+def start_workers(mechanism: Any, data: Any, *, seed: int = 0, n_jobs: int | None = 1) -> None:
+    """Run ``mechanism`` once on ``data`` in each worker of the pool :func:`run_trials` would use, the output
+    discarded, so that a call timed after it does not pay the workers' start-up and first calls (the pool,
+    imports, unpickling). Nothing runs where there is no pool to start: one job, or threads (started for each
+    call). Loky gives each worker one of the calls in practice, not by contract. The trials do not depend on it:
+    each chunk's randomness comes from its own seed. Whatever the call raises is caught in the worker (a failed
+    task would shut the pool down) and left for the trials to report, naming the real trials."""
+    from joblib.parallel import get_active_backend
+
     workers = joblib.effective_n_jobs(n_jobs)
+    if workers == 1 or getattr(get_active_backend()[0], "uses_threads", False):
+        return
 
     def fn(size, ss):
-        return _trial_chunk(mechanism, d0, d1, seed, 1, size, ss)
+        try:
+            sample_mechanism(mechanism, data, np.random.default_rng(ss), size)
+        except Exception:  # the trials report it
+            pass
 
-    try:
-        map_chunks(fn, workers, seed=seed, chunk_size=1, n_jobs=n_jobs)
-    except MechanismError:
-        return
+    map_chunks(fn, workers, seed=seed, chunk_size=1, n_jobs=n_jobs)

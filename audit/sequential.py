@@ -376,7 +376,7 @@ def _first_stage_cut(mechanism: Any, d0: Any, d1: Any, first_trials: int, *, see
     trials, outs = 0, None
     nxt = chunk_size * workers
     if nxt >= first_trials:  # the stage is one group, whose time predicts the next stage's
-        start_workers(mechanism, d0, d1, seed=seed, n_jobs=n_jobs)
+        start_workers(mechanism, d0, seed=seed, n_jobs=n_jobs)
     while nxt < first_trials:
         group_start = time.perf_counter()
         outs = run_trials(mechanism, d0, d1, nxt, seed=seed, n_jobs=n_jobs, chunk_size=chunk_size, cache=memory)
@@ -491,8 +491,8 @@ def sequential_audit(mechanism: Any, d0: Any, d1: Any, estimator: Estimator, *, 
                                             schedule[k - 1] if k else 0, t_k, schedule[k + 1])
             if elapsed + next_stage > max_seconds:
                 by_rule = False
-                reason = (f"time budget reached ({max_seconds:g} s; the next stage would take about "
-                          f"{next_stage:.2g} s)")
+                reason = (f"time budget reached ({max_seconds:g} s; {elapsed:.2g} s spent, the next stage would "
+                          f"take about {next_stage:.2g} s)")
                 if read == t_k:  # this stage's outputs were all read: its evaluation is the result
                     result = evaluated
                 break

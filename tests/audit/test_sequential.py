@@ -249,17 +249,23 @@ def test_a_first_stage_cut_short_by_its_groups_times_the_next_stage_from_its_sta
 
 class _FakeClock:
     """A clock that advances only while trials are sampled, by ``per_round`` seconds per round of new chunks (one
-    per worker), and the sampling it times (run in this process): installed in ``sequential`` by :meth:`install`,
-    it makes the time rules' arithmetic exact."""
+    per worker), and by ``start_up`` when the workers start (before the first call, or in it); and the sampling it
+    times (run in this process). Installed in ``sequential`` by :meth:`install`, it makes the time rules'
+    arithmetic exact."""
 
-    def __init__(self, per_round: float, chunk_size: int, workers: int):
-        self.now, self.sampled = 0.0, 0
-        self.per_round, self.chunk_size, self.workers = per_round, chunk_size, workers
+    def __init__(self, per_round: float, chunk_size: int, workers: int, start_up: float = 0.0):
+        self.now, self.sampled, self.started = 0.0, 0, False
+        self.per_round, self.chunk_size, self.workers, self.start_up = per_round, chunk_size, workers, start_up
 
     def perf_counter(self) -> float:
         return self.now
 
+    def start_workers(self, *args, **kw) -> None:
+        self.now += 0.0 if self.started else self.start_up
+        self.started = True
+
     def run_trials(self, mechanism, d0, d1, trials, **kw):
+        self.start_workers()  # the workers' start-up, paid by the first call unless they were started before it
         new = max(0, trials - self.sampled)
         self.sampled = max(self.sampled, trials)
         self.now += self.per_round * math.ceil(math.ceil(new / self.chunk_size) / self.workers)
@@ -268,6 +274,7 @@ class _FakeClock:
     def install(self, monkeypatch) -> None:
         monkeypatch.setattr(sequential, "time", SimpleNamespace(perf_counter=self.perf_counter))
         monkeypatch.setattr(sequential, "run_trials", self.run_trials)
+        monkeypatch.setattr(sequential, "start_workers", self.start_workers)
 
 
 def test_the_first_stage_cut_on_a_fake_clock(monkeypatch):
@@ -317,10 +324,11 @@ def test_the_first_stage_is_predicted_to_its_end_rounded_to_chunks(monkeypatch):
     assert r.trials == 6_000 and "about 1.2 s in all" in r.stop_reason
 
 
-def _first_call_cost(seconds: float, marks) -> object:
+def _first_call_cost(seconds: float, marks, fails_on_one_output: bool = False) -> object:
     """Laplace noise of scale 1 whose first call in each worker process (not this one) takes ``seconds``, as if its
-    workers imported something slow; the directory ``marks`` records the processes that paid it. The class is made
-    here so that loky's workers receive it by value: they cannot import the tests."""
+    workers imported something slow; the directory ``marks`` records the processes that paid it. With
+    ``fails_on_one_output`` it raises when asked for one output (as a mechanism squeezing its outputs would). The
+    class is made here so that loky's workers receive it by value: they cannot import the tests."""
     parent = os.getpid()
 
     class FirstCallCost:
@@ -329,15 +337,19 @@ def _first_call_cost(seconds: float, marks) -> object:
             if os.getpid() != parent and not os.path.exists(mark):
                 open(mark, "w").close()
                 time.sleep(seconds)
+            if fails_on_one_output and size == 1:
+                raise ValueError("one output")
             return data + rng.laplace(size=size)
 
     return FirstCallCost()
 
 
-def test_start_workers_pays_each_workers_first_call(tmp_path):
-    # Two loky workers each pay 3 s on their first call: a run after start_workers does not
-    mechanism = _first_call_cost(3.0, tmp_path)
-    start_workers(mechanism, 0.0, 1.0, seed=0, n_jobs=2)
+@pytest.mark.parametrize("fails_on_one_output", [False, True])
+def test_start_workers_pays_each_workers_first_call(tmp_path, fails_on_one_output):
+    # Two loky workers each pay 3 s on their first call: a run after start_workers does not, also when the call
+    # that started them raised (a task that fails in joblib shuts the pool down, and a new one pays again)
+    mechanism = _first_call_cost(3.0, tmp_path, fails_on_one_output)
+    start_workers(mechanism, 0.0, seed=0, n_jobs=2)
     began = time.perf_counter()
     run_trials(mechanism, 0.0, 1.0, 400, seed=0, n_jobs=2, chunk_size=100)
     assert time.perf_counter() - began < 3.0
@@ -352,15 +364,17 @@ def test_a_first_stage_of_one_group_starts_the_workers_before_it(monkeypatch):
     assert started == [2, 1]  # one group of one chunk per worker is the stage; smaller chunks leave groups before it
 
 
-@pytest.mark.slow
-def test_the_workers_start_up_does_not_stop_an_audit_for_time(tmp_path):
-    # The workers' first calls take 8 s. Timed from a first stage that paid them, the next stage (half as many
-    # trials again) was predicted at 4 s or more, and at 8 s spent a budget of 11.5 s stopped the audit; the
-    # workers started before it, the audit decides by its rule (the Laplace mechanism at its claim stops within
-    # tolerance at 15000 trials)
-    r = audit_mechanism(_first_call_cost(8.0, tmp_path), 0.0, 1.0, epsilon=1.0, trials="auto", max_seconds=11.5, n_jobs=2,
-                        seed=0, float_audit=False)
-    assert r.details["sequential"]["stopped_by_rule"], r.stop_reason
+def test_the_workers_start_up_does_not_time_the_next_stage(monkeypatch):
+    # The workers take 8 s to start and a round of chunks 0.5 s; the first stage (two chunks, two workers) is one
+    # round. Started before it, the next stage is predicted from 0.5 s and the audit goes on within 11.5 s; timed
+    # with their start-up, it was predicted from 8.5 s and stopped at 8.5 s spent
+    _FakeClock(0.5, 5_000, 2, start_up=8.0).install(monkeypatch)
+    calls = []
+    predict = sequential.next_stage_seconds
+    monkeypatch.setattr(sequential, "next_stage_seconds", lambda *a: calls.append(a) or predict(*a))
+    r, _ = sequential_audit(LaplaceMechanism(1.0), 0.0, 1.0, BlackBox(), epsilon=1.0, delta=0.0, confidence=0.95,
+                            seed=0, n_jobs=2, max_trials=40_000, max_seconds=11.5)
+    assert calls[0][:4] == (0.5, 0.0, 0, 10_000) and r.trials > 10_000
 
 
 def test_tolerance_zero_keeps_looking_longer():
