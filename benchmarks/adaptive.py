@@ -18,7 +18,9 @@ exact epsilon on the pair (the correct sparse vector with cutoff 2 reaches 0.82 
 queries, so its 1.25x leak has a limit of 1.04: barely above the claim, so an audit that does not stop for futility
 flags it at the budget on most seeds, while at the default tolerance it may stop unseen; its exact epsilon there is
 1.087, an overspend inside the 10% tolerance). ``--svt-splits``
-prints the sparse vector's limits and exact epsilons on every block split of the given numbers of queries.
+prints the sparse vector's limits and exact epsilons on every block split of the given numbers of queries;
+``--limit-budgets`` prints the members' limits at several budgets, at 0.95 and at the family confidence (the budget
+a leak needs to be flagged at a confidence).
 
 Part F. The stopping rule alone, fast, on the three families' exact laws: ``--futility-runs`` sequential audits
 per member (seeds 0 .. R-1, default 100) of outputs drawn from the exact law, at the selection share the audit of
@@ -49,6 +51,7 @@ Usage::
                                   [--mechanisms NAME ...] [--family-confidence F] [--tolerance T]
                                   [--futility-runs R] [--search-fraction F] [--trials-scale K] [--quick]
     python benchmarks/adaptive.py --svt-splits QUERIES ...
+    python benchmarks/adaptive.py --limit-budgets TRIALS ... [--mechanisms NAME ...] [--family-confidence F]
 """
 
 from __future__ import annotations
@@ -251,6 +254,22 @@ def family_limits(n: int, confidence: float = CONFIDENCE) -> pd.DataFrame:
             rows.append(dict(mechanism=name, claim=epsilon, limit=limit, limit_over_claim=limit / epsilon,
                              exact_over_claim=exact / epsilon))
     return pd.DataFrame(rows)
+
+
+def limits_by_budget(names, budgets, confidences: dict[str, float]) -> pd.DataFrame:
+    """Each named family member's one-event limit over its claim at ``BUDGET_EVALUATION_SHARE`` of each budget of
+    trials per side, at each of ``confidences`` (label: confidence): the budget a leak needs to be flagged at a
+    confidence, from its exact output distributions."""
+    laws = {law[0]: law[3:] for leak in (1.0,) + LEAKS for law in member_laws(leak)}
+    records = []
+    for name in names:
+        epsilon, p0, p1 = laws[name]
+        for budget in budgets:
+            n = int(BUDGET_EVALUATION_SHARE * budget)
+            records.append(dict(mechanism=name, budget=budget, **{
+                f"limit_over_claim_{label}": one_event_limit(p0, p1, n, confidence) / epsilon
+                for label, confidence in confidences.items()}))
+    return pd.DataFrame(records)
 
 
 def run_part_a(selected: list[Row], seeds, max_trials: int, fixed: bool, confidence: float = CONFIDENCE,
@@ -476,8 +495,27 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--svt-splits", nargs="+", type=int, default=None, metavar="QUERIES",
                         help="print the sparse vector's one-event limits and exact epsilons on every block split "
                              "of these numbers of queries (limits at 80%% of --max-trials) and exit")
+    parser.add_argument("--limit-budgets", nargs="+", type=float, default=None, metavar="TRIALS",
+                        help="print the one-event limits over their claims of the families' members named by "
+                             "--mechanisms (all by default) at these budgets per side, at 0.95 and, with "
+                             "--family-confidence, at its per-audit confidence, and exit")
     args = parser.parse_args(argv)
     pd.set_option("display.width", 200)
+    if args.limit_budgets:
+        if min(args.limit_budgets) < 1:
+            parser.error(f"--limit-budgets: each budget must be at least 1 trial, got {args.limit_budgets}")
+        known = [law[0] for leak in (1.0,) + LEAKS for law in member_laws(leak)]
+        if args.mechanisms and set(args.mechanisms) - set(known):
+            parser.error(f"--mechanisms: --limit-budgets takes only the families' members: unknown "
+                         f"{sorted(set(args.mechanisms) - set(known))}; known: {known}")
+        confidences = {f"{CONFIDENCE:g}": CONFIDENCE}
+        if args.family_confidence is not None:
+            if not 0.0 < args.family_confidence < 1.0:
+                parser.error(f"--family-confidence must be in (0, 1), got {args.family_confidence}")
+            confidences["family"] = audit_confidence(len(rows()), args.family_confidence)
+        limits = limits_by_budget(args.mechanisms or known, [int(b) for b in args.limit_budgets], confidences)
+        print(limits.to_string(index=False, float_format=lambda v: f"{v:.4g}"))
+        return 0
     if args.svt_splits:
         if min(args.svt_splits) < 2:
             parser.error(f"--svt-splits: each number of queries must be at least 2, got {args.svt_splits}")

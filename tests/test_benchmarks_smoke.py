@@ -267,6 +267,17 @@ def test_exact_law_draws_each_datasets_own_law():
     assert np.allclose(law.p1, [0.2, 0.3, 0.5])
 
 
+def test_limits_by_budget_grow_with_the_budget_fall_with_the_confidence_and_stay_below_the_exact_epsilon():
+    adaptive = _load("adaptive")
+    name = "report-noisy-max:leak2"
+    limits = adaptive.limits_by_budget([name], [10_000, 1_000_000], {"0.95": 0.95, "family": 0.999})
+    low, high = limits.limit_over_claim_family.to_numpy(), limits["limit_over_claim_0.95"].to_numpy()
+    epsilon, p0, p1 = next(law[3:] for law in adaptive.member_laws(2.0) if law[0] == name)
+    assert list(limits.budget) == [10_000, 1_000_000]
+    assert low[0] < low[1] and high[0] < high[1] and np.all(low < high)
+    assert np.all(high < adaptive.pair_epsilon(p0, p1) / epsilon)
+
+
 def test_fixed_share_black_box_selects_on_its_share_unless_a_split_is_given():
     adaptive = _load("adaptive")
     from privbound.audit.statistics import Split
