@@ -256,11 +256,16 @@ def family_limits(n: int, confidence: float = CONFIDENCE) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def family_laws() -> dict[str, tuple]:
+    """Every family member's ``(claimed epsilon, p0, p1)`` by its name in part A, as :func:`member_laws` gives them."""
+    return {law[0]: law[3:] for leak in (1.0,) + LEAKS for law in member_laws(leak)}
+
+
 def limits_by_budget(names, budgets, confidences: dict[str, float]) -> pd.DataFrame:
     """Each named family member's one-event limit over its claim at ``BUDGET_EVALUATION_SHARE`` of each budget of
     trials per side, at each of ``confidences`` (label: confidence): the budget a leak needs to be flagged at a
     confidence, from its exact output distributions."""
-    laws = {law[0]: law[3:] for leak in (1.0,) + LEAKS for law in member_laws(leak)}
+    laws = family_laws()
     records = []
     for name in names:
         epsilon, p0, p1 = laws[name]
@@ -501,13 +506,18 @@ def main(argv: list[str] | None = None) -> int:
                              "--family-confidence, at its per-audit confidence, and exit")
     args = parser.parse_args(argv)
     pd.set_option("display.width", 200)
+
+    def family_members_only(what: str) -> list[str]:
+        """The families' members' names, after a parser error if ``--mechanisms`` names any other."""
+        known = list(family_laws())
+        if args.mechanisms and set(args.mechanisms) - set(known):
+            parser.error(f"--mechanisms: {what} only the families' members: unknown "
+                         f"{sorted(set(args.mechanisms) - set(known))}; known: {known}")
+        return known
     if args.limit_budgets:
         if min(args.limit_budgets) < 1:
             parser.error(f"--limit-budgets: each budget must be at least 1 trial, got {args.limit_budgets}")
-        known = [law[0] for leak in (1.0,) + LEAKS for law in member_laws(leak)]
-        if args.mechanisms and set(args.mechanisms) - set(known):
-            parser.error(f"--mechanisms: --limit-budgets takes only the families' members: unknown "
-                         f"{sorted(set(args.mechanisms) - set(known))}; known: {known}")
+        known = family_members_only("--limit-budgets takes")
         confidences = {f"{CONFIDENCE:g}": CONFIDENCE}
         if args.family_confidence is not None:
             if not 0.0 < args.family_confidence < 1.0:
@@ -564,10 +574,7 @@ def main(argv: list[str] | None = None) -> int:
     if "F" in args.parts:
         if args.futility_runs < 1:
             parser.error(f"--futility-runs must be at least 1, got {args.futility_runs}")
-        known = [law[0] for leak in (1.0,) + LEAKS for law in member_laws(leak)]
-        if args.mechanisms and set(args.mechanisms) - set(known):
-            parser.error(f"--mechanisms: part F runs only the families' members: unknown "
-                         f"{sorted(set(args.mechanisms) - set(known))}; known: {known}")
+        family_members_only("part F runs")
         confidence = CONFIDENCE if args.family_confidence is None else audit_confidence(
             len(rows()), args.family_confidence)
         print(f"\nPart F: trials='auto' on the families' exact laws, scored as the best attack would, "
