@@ -19,8 +19,11 @@ queries, so its 1.25x leak has a limit of 1.04: barely above the claim, so an au
 flags it at the budget on most seeds, while at the default tolerance it may stop unseen; its exact epsilon there is
 1.087, an overspend inside the 10% tolerance). ``--svt-splits``
 prints the sparse vector's limits and exact epsilons on every block split of the given numbers of queries;
+``--svt-shifted-pairs`` the 1.25x leak's exact epsilons and power ceilings on pairs of shifted answers;
 ``--limit-budgets`` prints the members' limits at several budgets, at 0.95 and at the family confidence (the budget
-a leak needs to be flagged at a confidence).
+a leak needs to be flagged at a confidence), and beside them the ceiling on any one-event audit's power: the
+probability that the best test of the member's best event, known in advance and evaluated on the whole budget,
+flags it on one audit and on every one of ``--seeds`` audits.
 
 Part F. The stopping rule alone, fast, on the three families' exact laws: ``--futility-runs`` sequential audits
 per member (seeds 0 .. R-1, default 100) of outputs drawn from the exact law, at the selection share the audit of
@@ -51,7 +54,9 @@ Usage::
                                   [--mechanisms NAME ...] [--family-confidence F] [--tolerance T]
                                   [--futility-runs R] [--search-fraction F] [--trials-scale K] [--quick]
     python benchmarks/adaptive.py --svt-splits QUERIES ...
+    python benchmarks/adaptive.py --svt-shifted-pairs [--max-trials N] [--family-confidence F] [--seeds S]
     python benchmarks/adaptive.py --limit-budgets TRIALS ... [--mechanisms NAME ...] [--family-confidence F]
+                                  [--seeds S]
 """
 
 from __future__ import annotations
@@ -213,6 +218,26 @@ def sparse_vector_split_limits(lengths, n: int, leaks=(1.0,) + LEAKS) -> pd.Data
     return pd.DataFrame(rows)
 
 
+def sparse_vector_shifted_pairs(budget: int, confidences: dict[str, float], leak: float = LEAKS[0],
+                                seeds: int = 5, below_counts=(8, 10), highs=(0.0, 0.5, 1.0, 1.5),
+                                lows=(-1.0, 0.0, 1.0)) -> pd.DataFrame:
+    """The sparse vector at ``leak`` on pairs that shift each answer by one the other way: ``k`` queries at ``h``
+    (``h + 1`` on d1) then two at ``l`` (``l - 1`` on d1), for each ``k, h, l`` (``8, 0, 1`` is the benchmark's pair):
+    its exact epsilon on the pair, and the ceiling on a one-event audit's power on ``budget`` trials per side at each
+    of ``confidences`` (:func:`oracle_flag_probability`), on one audit and on every one of ``seeds``."""
+    mechanism = ScaledSparseVector(1.0, threshold=0.5, cutoff=2, leak=leak)
+    records = []
+    for k, h, low in itertools.product(below_counts, highs, lows):
+        p0, p1 = sparse_vector_pair_probabilities(mechanism, np.r_[np.full(k, h), np.full(2, low)],
+                                                  np.r_[np.full(k, h + 1.0), np.full(2, low - 1.0)])
+        record = dict(below=k, high=h, low=low, exact=pair_epsilon(p0, p1))
+        for label, confidence in confidences.items():
+            flag = oracle_flag_probability(p0, p1, budget, mechanism.epsilon, confidence)
+            record.update({f"oracle_flags_{label}": flag, f"oracle_flags_{seeds}_of_{seeds}_{label}": flag ** seeds})
+        records.append(record)
+    return pd.DataFrame(records)
+
+
 def pair_epsilon(p0: np.ndarray, p1: np.ndarray) -> float:
     """The exact pure epsilon of a mechanism on one pair: the largest |ln(p0 / p1)| over its outputs."""
     return float(np.max(np.abs(np.log(p0) - np.log(p1))))
@@ -261,19 +286,75 @@ def family_laws() -> dict[str, tuple]:
     return {law[0]: law[3:] for leak in (1.0,) + LEAKS for law in member_laws(leak)}
 
 
-def limits_by_budget(names, budgets, confidences: dict[str, float]) -> pd.DataFrame:
+def oracle_flag_probability(p0: np.ndarray, p1: np.ndarray, n: int, epsilon: float,
+                            confidence: float = CONFIDENCE, candidates: int = 5) -> float:
+    """The probability that the best test of one event known in advance refutes a pure ``epsilon`` on ``n`` trials
+    per side: a ceiling on the power of any sound audit that refutes by one event, as the black-box audits here do, which
+    must also find the event and pay for finding it.
+
+    An event's counts on the two sides are independent Poisson with means ``n p_top`` and ``n p_bottom`` (the limit
+    of the binomial counts for a rare event), and the null of epsilon is ``p_top <= e^eps p_bottom``. Given their
+    sum ``m``, the top count is ``Bin(m, theta)`` with ``theta = p_top / (p_top + p_bottom)`` and the null is
+    ``theta <= theta_0 = e^eps / (1 + e^eps)``; the randomised one-sided binomial test of that null is uniformly most
+    powerful unbiased for the ratio of two Poisson means (Lehmann & Romano, *Testing Statistical Hypotheses*, 3rd
+    ed., Sec. 4.5), and it spends no share of alpha on a nuisance parameter, as the audit's conditional test does.
+    The events are the unions of outputs in likelihood-ratio order, in both directions (Neyman--Pearson), ending
+    where the ratio changes (outputs of one ratio test best together); the ``candidates`` of them most powerful by
+    the normal approximation are computed exactly, summing over ``m``, and the result is the largest. On a
+    mechanism that keeps its claim on the pair it is at most alpha, and alpha where an event's ratio is the claim's.
+    """
+    if not 0.0 < confidence < 1.0:
+        raise ValueError(f"confidence must be in (0, 1), got {confidence}")
+    if n < 1:
+        raise ValueError(f"n must be at least 1 trial per side, got {n}")
+    alpha, theta_0 = 1.0 - confidence, math.exp(epsilon) / (1.0 + math.exp(epsilon))
+    events = []
+    for top, bottom in ((np.asarray(p0, float), np.asarray(p1, float)), (np.asarray(p1, float), np.asarray(p0, float))):
+        log_ratio = np.log(top) - np.log(bottom)
+        order = np.argsort(-log_ratio, kind="stable")
+        ends = np.r_[np.abs(np.diff(log_ratio[order])) > 1e-9, True]
+        event_top, event_bottom = np.cumsum(top[order])[ends], np.cumsum(bottom[order])[ends]
+        events.append(np.c_[event_top, event_bottom])
+    events = np.concatenate(events)
+    theta, expected_sum = events[:, 0] / events.sum(axis=1), n * events.sum(axis=1)
+    z = ((theta - theta_0) * np.sqrt(expected_sum) - stats.norm.isf(alpha) * math.sqrt(theta_0 * (1.0 - theta_0))
+         ) / np.sqrt(theta * (1.0 - theta))
+    return max(poisson_ratio_test_power(n * p_top, n * p_bottom, epsilon, alpha)
+               for p_top, p_bottom in events[np.argsort(-z)[:candidates]])
+
+
+def poisson_ratio_test_power(mean_top: float, mean_bottom: float, epsilon: float, alpha: float) -> float:
+    """The power of the randomised level-``alpha`` test of "mean_top <= e^eps mean_bottom" on two independent Poisson
+    counts of these means, conditional on their sum (:func:`oracle_flag_probability`), exactly, summing over it."""
+    theta_0, theta = math.exp(epsilon) / (1.0 + math.exp(epsilon)), mean_top / (mean_top + mean_bottom)
+    total = stats.poisson(mean_top + mean_bottom)
+    m = np.arange(int(total.ppf(1e-13)), int(total.isf(1e-13)) + 1)
+    # reject when K > c; at K = c with the probability gamma that makes the size under theta_0 alpha
+    c = stats.binom.isf(alpha, m, theta_0)
+    at_c = stats.binom.pmf(c, m, theta_0)
+    gamma = np.divide(alpha - stats.binom.sf(c, m, theta_0), at_c, out=np.zeros(m.size), where=at_c > 0)
+    power = stats.binom.sf(c, m, theta) + gamma * stats.binom.pmf(c, m, theta)
+    return float(np.sum(total.pmf(m) * power))
+
+
+def limits_by_budget(names, budgets, confidences: dict[str, float], seeds: int = 5) -> pd.DataFrame:
     """Each named family member's one-event limit over its claim at ``BUDGET_EVALUATION_SHARE`` of each budget of
     trials per side, at each of ``confidences`` (label: confidence): the budget a leak needs to be flagged at a
-    confidence, from its exact output distributions."""
+    confidence, from its exact output distributions. Beside each limit, the probability that the best test of its
+    leaking output known in advance (:func:`oracle_flag_probability`) flags it on the whole budget, and on every
+    one of ``seeds`` independent audits."""
     laws = family_laws()
     records = []
     for name in names:
         epsilon, p0, p1 = laws[name]
         for budget in budgets:
             n = int(BUDGET_EVALUATION_SHARE * budget)
-            records.append(dict(mechanism=name, budget=budget, **{
-                f"limit_over_claim_{label}": one_event_limit(p0, p1, n, confidence) / epsilon
-                for label, confidence in confidences.items()}))
+            record = dict(mechanism=name, budget=budget)
+            for label, confidence in confidences.items():
+                flag = oracle_flag_probability(p0, p1, int(budget), epsilon, confidence)
+                record.update({f"limit_over_claim_{label}": one_event_limit(p0, p1, n, confidence) / epsilon,
+                               f"oracle_flags_{label}": flag, f"oracle_flags_{seeds}_of_{seeds}_{label}": flag ** seeds})
+            records.append(record)
     return pd.DataFrame(records)
 
 
@@ -500,10 +581,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--svt-splits", nargs="+", type=int, default=None, metavar="QUERIES",
                         help="print the sparse vector's one-event limits and exact epsilons on every block split "
                              "of these numbers of queries (limits at 80%% of --max-trials) and exit")
+    parser.add_argument("--svt-shifted-pairs", action="store_true",
+                        help="print the 1.25x sparse-vector leak's exact epsilon and the ceiling on a one-event "
+                             "audit's power at --max-trials on pairs of shifted answers (at 0.95 and, with "
+                             "--family-confidence, at its per-audit confidence), and exit")
     parser.add_argument("--limit-budgets", nargs="+", type=float, default=None, metavar="TRIALS",
                         help="print the one-event limits over their claims of the families' members named by "
                              "--mechanisms (all by default) at these budgets per side, at 0.95 and, with "
-                             "--family-confidence, at its per-audit confidence, and exit")
+                             "--family-confidence, at its per-audit confidence, beside the probability that the "
+                             "best test of one event known in advance flags each on one audit and on --seeds "
+                             "audits, and exit")
     args = parser.parse_args(argv)
     pd.set_option("display.width", 200)
 
@@ -523,8 +610,18 @@ def main(argv: list[str] | None = None) -> int:
             if not 0.0 < args.family_confidence < 1.0:
                 parser.error(f"--family-confidence must be in (0, 1), got {args.family_confidence}")
             confidences["family"] = audit_confidence(len(rows()), args.family_confidence)
-        limits = limits_by_budget(args.mechanisms or known, [int(b) for b in args.limit_budgets], confidences)
+        limits = limits_by_budget(args.mechanisms or known, [int(b) for b in args.limit_budgets], confidences,
+                                  seeds=args.seeds)
         print(limits.to_string(index=False, float_format=lambda v: f"{v:.4g}"))
+        return 0
+    if args.svt_shifted_pairs:
+        confidences = {f"{CONFIDENCE:g}": CONFIDENCE}
+        if args.family_confidence is not None:
+            if not 0.0 < args.family_confidence < 1.0:
+                parser.error(f"--family-confidence must be in (0, 1), got {args.family_confidence}")
+            confidences["family"] = audit_confidence(len(rows()), args.family_confidence)
+        table = sparse_vector_shifted_pairs(args.max_trials, confidences, seeds=args.seeds)
+        print(table.to_string(index=False, float_format=lambda v: f"{v:.4g}"))
         return 0
     if args.svt_splits:
         if min(args.svt_splits) < 2:

@@ -278,6 +278,81 @@ def test_limits_by_budget_grow_with_the_budget_fall_with_the_confidence_and_stay
     assert np.all(high < adaptive.pair_epsilon(p0, p1) / epsilon)
 
 
+def test_poisson_ratio_test_has_size_alpha_at_the_null_boundary_and_its_power_summed_over_both_counts():
+    # At mean_top = e^eps mean_bottom the randomised test rejects with probability alpha exactly (an unrandomised one
+    # falls short of it; one judged at another theta_0 misses it). Off the boundary its power equals the sum over
+    # both Poisson counts of the test's rejection probability, the test rebuilt from each sum's binomial law.
+    adaptive = _load("adaptive")
+    from scipy import stats
+
+    for mean_bottom, epsilon, alpha in ((40.0, 1.0, 0.05), (900.0, 0.1, 0.001), (5400.0, 1.0, 0.05 / 48)):
+        size = adaptive.poisson_ratio_test_power(math.exp(epsilon) * mean_bottom, mean_bottom, epsilon, alpha)
+        assert abs(size - alpha) < 1e-9 * max(1.0, 1.0 / alpha)
+    mean_top, mean_bottom, epsilon, alpha = 1.6 * math.e * 6.0, 6.0, 1.0, 0.05
+    theta_0, k = math.e / (1.0 + math.e), np.arange(120)
+    power = 0.0
+    for m in range(2 * k.size - 1):
+        law = stats.binom.pmf(np.arange(m + 1), m, theta_0)
+        above = np.r_[np.cumsum(law[::-1])[::-1][1:], 0.0]  # P(K > j) under theta_0
+        c = int(np.argmax(above <= alpha))
+        reject = np.where(np.arange(m + 1) > c, 1.0, 0.0)
+        reject[c] = (alpha - above[c]) / law[c]
+        k_top = np.arange(m + 1)
+        power += float(np.sum(stats.poisson.pmf(k_top, mean_top) * stats.poisson.pmf(m - k_top, mean_bottom) * reject))
+    assert 0.2 < power < 0.95
+    assert abs(adaptive.poisson_ratio_test_power(mean_top, mean_bottom, epsilon, alpha) - power) < 1e-9
+
+
+def test_the_oracle_flags_a_leak_at_least_as_often_as_the_audits_own_test_of_its_event():
+    # The 1.25x sparse-vector leak's one leaking pattern, known in advance, at 2e5 trials per side: the audit's
+    # conditional test at 0.95 flags it on 2000 simulated runs at most as often as the oracle's ceiling (2.6 standard
+    # errors above it fail: a false failure has probability below 0.5%); the oracle's own simulated binomial
+    # counts of the same pattern flag it as often as it says (within 5 standard errors).
+    adaptive = _load("adaptive")
+    from privbound.audit.statistics import event_rejects
+
+    epsilon, p0, p1 = adaptive.family_laws()["sparse-vector:leak1.25"]
+    n, runs = 200_000, 2000
+    ceiling = adaptive.oracle_flag_probability(p0, p1, n, epsilon, 0.95)
+    i = int(np.argmax(np.abs(np.log(p0) - np.log(p1))))
+    rng = np.random.default_rng(11)
+    k_top, k_bottom = rng.binomial(n, p0[i], runs), rng.binomial(n, p1[i], runs)
+    audit = np.mean([event_rejects("conditional", a, n, b, n, epsilon=epsilon, delta=0.0, alpha=0.05)
+                     for a, b in zip(k_top, k_bottom)])
+    assert 0.05 < ceiling < 0.95
+    assert audit <= ceiling + 2.6 * math.sqrt(ceiling * (1.0 - ceiling) / runs)
+    assert adaptive.oracle_flag_probability(p0, p1, n, epsilon, 0.999) < ceiling
+
+
+def test_the_oracle_keeps_to_alpha_on_correct_mechanisms_and_finds_the_best_event_among_many():
+    # The three correct families: at most alpha at 0.95, and alpha itself on the histogram, whose tail's ratio is its
+    # claim's. Among the many events of the histogram's leak, the normal approximation's one best is the exact best.
+    adaptive = _load("adaptive")
+    laws = adaptive.family_laws()
+    for name in ("sparse-vector", "report-noisy-max", "histogram"):
+        epsilon, p0, p1 = laws[name]
+        assert adaptive.oracle_flag_probability(p0, p1, 2_000_000, epsilon, 0.95) <= 0.05 + 1e-6
+    epsilon, p0, p1 = laws["histogram"]
+    assert adaptive.oracle_flag_probability(p0, p1, 2_000_000, epsilon, 0.95) > 0.05 - 1e-6
+    epsilon, p0, p1 = laws["histogram:leak1.25"]
+    one = adaptive.oracle_flag_probability(p0, p1, 10_000, epsilon, 0.95, candidates=1)
+    assert 0.2 < one < 0.9
+    assert abs(one - adaptive.oracle_flag_probability(p0, p1, 10_000, epsilon, 0.95, candidates=10_000)) < 1e-9
+
+
+def test_shifted_pairs_include_the_benchmarks_pair_with_its_ceiling():
+    adaptive = _load("adaptive")
+    table = adaptive.sparse_vector_shifted_pairs(200_000, {"0.95": 0.95}, below_counts=(8,), highs=(0.0, 1.0),
+                                                 lows=(1.0,))
+    epsilon, p0, p1 = adaptive.family_laws()["sparse-vector:leak1.25"]
+    benchmark_pair = table[(table.high == 0.0) & (table.low == 1.0)].iloc[0]
+    assert benchmark_pair.exact == pytest.approx(adaptive.pair_epsilon(p0, p1), rel=1e-9)
+    assert benchmark_pair["oracle_flags_0.95"] == pytest.approx(
+        adaptive.oracle_flag_probability(p0, p1, 200_000, epsilon, 0.95), rel=1e-9)
+    assert benchmark_pair["oracle_flags_5_of_5_0.95"] == pytest.approx(benchmark_pair["oracle_flags_0.95"] ** 5)
+    assert len(table) == 2 and table.exact.iloc[1] != table.exact.iloc[0]
+
+
 def test_fixed_share_black_box_selects_on_its_share_unless_a_split_is_given():
     adaptive = _load("adaptive")
     from privbound.audit.statistics import Split
