@@ -593,6 +593,13 @@ def main(argv: list[str] | None = None) -> int:
                              "audits, and exit")
     args = parser.parse_args(argv)
     pd.set_option("display.width", 200)
+    if args.family_confidence is not None and not 0.0 < args.family_confidence < 1.0:
+        parser.error(f"--family-confidence must be in (0, 1), got {args.family_confidence}")
+    # the per-audit confidence of --family-confidence: the whole suite's audits of one seed, whatever is selected
+    family_audit_confidence = (None if args.family_confidence is None
+                               else audit_confidence(len(rows()), args.family_confidence))
+    confidences = {f"{CONFIDENCE:g}": CONFIDENCE} | (
+        {} if family_audit_confidence is None else {"family": family_audit_confidence})
 
     def family_members_only(what: str) -> list[str]:
         """The families' members' names, after a parser error if ``--mechanisms`` names any other."""
@@ -605,21 +612,11 @@ def main(argv: list[str] | None = None) -> int:
         if min(args.limit_budgets) < 1:
             parser.error(f"--limit-budgets: each budget must be at least 1 trial, got {args.limit_budgets}")
         known = family_members_only("--limit-budgets takes")
-        confidences = {f"{CONFIDENCE:g}": CONFIDENCE}
-        if args.family_confidence is not None:
-            if not 0.0 < args.family_confidence < 1.0:
-                parser.error(f"--family-confidence must be in (0, 1), got {args.family_confidence}")
-            confidences["family"] = audit_confidence(len(rows()), args.family_confidence)
         limits = limits_by_budget(args.mechanisms or known, [int(b) for b in args.limit_budgets], confidences,
                                   seeds=args.seeds)
         print(limits.to_string(index=False, float_format=lambda v: f"{v:.4g}"))
         return 0
     if args.svt_shifted_pairs:
-        confidences = {f"{CONFIDENCE:g}": CONFIDENCE}
-        if args.family_confidence is not None:
-            if not 0.0 < args.family_confidence < 1.0:
-                parser.error(f"--family-confidence must be in (0, 1), got {args.family_confidence}")
-            confidences["family"] = audit_confidence(len(rows()), args.family_confidence)
         table = sparse_vector_shifted_pairs(args.max_trials, confidences, seeds=args.seeds)
         print(table.to_string(index=False, float_format=lambda v: f"{v:.4g}"))
         return 0
@@ -649,11 +646,7 @@ def main(argv: list[str] | None = None) -> int:
         max_trials = 100_000 if args.quick else args.max_trials
         if not 0.0 <= args.tolerance:
             parser.error(f"--tolerance must be at least 0, got {args.tolerance}")
-        confidence = CONFIDENCE
-        if args.family_confidence is not None:
-            if not 0.0 < args.family_confidence < 1.0:
-                parser.error(f"--family-confidence must be in (0, 1), got {args.family_confidence}")
-            confidence = audit_confidence(suite_size, args.family_confidence)
+        confidence = CONFIDENCE if family_audit_confidence is None else family_audit_confidence
         limits = family_limits(int(BUDGET_EVALUATION_SHARE * max_trials), confidence)
         print(f"The families' one-event limits at {BUDGET_EVALUATION_SHARE:.0%} of the budget (exact output "
               f"distributions):\n{limits.to_string(index=False, float_format=lambda v: f'{v:.4g}')}\n")
@@ -672,8 +665,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.futility_runs < 1:
             parser.error(f"--futility-runs must be at least 1, got {args.futility_runs}")
         family_members_only("part F runs")
-        confidence = CONFIDENCE if args.family_confidence is None else audit_confidence(
-            len(rows()), args.family_confidence)
+        confidence = CONFIDENCE if family_audit_confidence is None else family_audit_confidence
         print(f"\nPart F: trials='auto' on the families' exact laws, scored as the best attack would, "
               f"{args.futility_runs} runs per member, budget {args.max_trials}, confidence {confidence:.6g}, "
               f"tolerance {args.tolerance:g}")

@@ -353,6 +353,15 @@ def test_shifted_pairs_include_the_benchmarks_pair_with_its_ceiling():
     assert len(table) == 2 and table.exact.iloc[1] != table.exact.iloc[0]
 
 
+@pytest.mark.parametrize("part", [["--parts", "F"], ["--parts", "A"], ["--limit-budgets", "1e4"],
+                                  ["--svt-shifted-pairs"]])
+def test_a_family_confidence_outside_zero_one_is_refused_by_name_before_any_work(part, capsys):
+    adaptive = _load("adaptive")
+    with pytest.raises(SystemExit):
+        adaptive.main(part + ["--family-confidence", "1.5"])
+    assert "--family-confidence must be in (0, 1), got 1.5" in capsys.readouterr().err
+
+
 def test_fixed_share_black_box_selects_on_its_share_unless_a_split_is_given():
     adaptive = _load("adaptive")
     from privbound.audit.statistics import Split
