@@ -306,8 +306,8 @@ def test_poisson_ratio_test_has_size_alpha_at_the_null_boundary_and_its_power_su
 def test_the_oracle_flags_a_leak_at_least_as_often_as_the_audits_own_test_of_its_event():
     # The 1.25x sparse-vector leak's one leaking pattern, known in advance, at 2e5 trials per side: the audit's
     # conditional test at 0.95 flags it on 2000 simulated runs at most as often as the oracle's ceiling (2.6 standard
-    # errors above it fail: a false failure has probability below 0.5%); the oracle's own simulated binomial
-    # counts of the same pattern flag it as often as it says (within 5 standard errors).
+    # errors above it fail: a false failure has probability below 0.5%). Its value is that of its best event, the
+    # single leaking pattern, on the whole n, and the same with the datasets swapped.
     adaptive = _load("adaptive")
     from privbound.audit.statistics import event_rejects
 
@@ -322,6 +322,8 @@ def test_the_oracle_flags_a_leak_at_least_as_often_as_the_audits_own_test_of_its
     assert 0.05 < ceiling < 0.95
     assert audit <= ceiling + 2.6 * math.sqrt(ceiling * (1.0 - ceiling) / runs)
     assert adaptive.oracle_flag_probability(p0, p1, n, epsilon, 0.999) < ceiling
+    assert ceiling == pytest.approx(adaptive.poisson_ratio_test_power(n * p0[i], n * p1[i], epsilon, 0.05), rel=1e-12)
+    assert adaptive.oracle_flag_probability(p1, p0, n, epsilon, 0.95) == pytest.approx(ceiling, rel=1e-12)
 
 
 def test_the_oracle_keeps_to_alpha_on_correct_mechanisms_and_finds_the_best_event_among_many():
@@ -338,6 +340,33 @@ def test_the_oracle_keeps_to_alpha_on_correct_mechanisms_and_finds_the_best_even
     one = adaptive.oracle_flag_probability(p0, p1, 10_000, epsilon, 0.95, candidates=1)
     assert 0.2 < one < 0.9
     assert abs(one - adaptive.oracle_flag_probability(p0, p1, 10_000, epsilon, 0.95, candidates=10_000)) < 1e-9
+    # outputs nearly absent on one side do not crowd the best event (the sixth here) off the shortlist
+    p0 = np.r_[0.0077, 0.0001, 0.0001, 0.0001, 0.0001, 0.2, 0.0]
+    p1 = np.r_[1e-13, 2e-13, 3e-13, 4e-13, 5e-13, 0.2 / (2.0 * math.e), 0.0]
+    p0[-1], p1[-1] = 1.0 - p0.sum(), 1.0 - p1.sum()
+    with np.errstate(divide="ignore", invalid="ignore"):
+        five = adaptive.oracle_flag_probability(p0, p1, 1000, 1.0, 0.95)
+        every = adaptive.oracle_flag_probability(p0, p1, 1000, 1.0, 0.95, candidates=10_000)
+    assert every > 0.99 and abs(five - every) < 1e-9
+
+
+def test_the_limits_table_prints_each_confidences_ceiling_on_the_whole_budget_and_over_its_seeds():
+    adaptive = _load("adaptive")
+    name, budget = "sparse-vector:leak1.25", 300_000
+    epsilon, p0, p1 = adaptive.family_laws()[name]
+    table = adaptive.limits_by_budget([name], [budget], {"a": 0.9, "b": 0.99}, seeds=3)
+    for label, confidence in (("a", 0.9), ("b", 0.99)):
+        flag = adaptive.oracle_flag_probability(p0, p1, budget, epsilon, confidence)
+        assert table[f"oracle_flags_{label}"].iloc[0] == flag
+        assert table[f"oracle_flags_3_of_3_{label}"].iloc[0] == pytest.approx(flag ** 3)
+    shifted = adaptive.sparse_vector_shifted_pairs(budget, {"b": 0.99}, seeds=3, below_counts=(8,), highs=(0.0,),
+                                                   lows=(1.0,))
+    assert shifted["oracle_flags_b"].iloc[0] == table["oracle_flags_b"].iloc[0]
+    assert shifted["oracle_flags_3_of_3_b"].iloc[0] == pytest.approx(table["oracle_flags_b"].iloc[0] ** 3)
+    with pytest.raises(ValueError, match="confidence must be in"):
+        adaptive.oracle_flag_probability(p0, p1, budget, epsilon, 1.0)
+    with pytest.raises(ValueError, match="n must be at least 1"):
+        adaptive.oracle_flag_probability(p0, p1, 0, epsilon, 0.95)
 
 
 def test_shifted_pairs_include_the_benchmarks_pair_with_its_ceiling():
