@@ -21,9 +21,9 @@ flags it at the budget on most seeds, while at the default tolerance it may stop
 prints the sparse vector's limits and exact epsilons on every block split of the given numbers of queries;
 ``--svt-shifted-pairs`` the 1.25x leak's exact epsilons and power ceilings on pairs of shifted answers;
 ``--limit-budgets`` prints the members' limits at several budgets, at 0.95 and at the family confidence (the budget
-a leak needs to be flagged at a confidence), and beside them the ceiling on any one-event audit's power: the
-probability that the best test of the member's best event, known in advance and evaluated on the whole budget,
-flags it on one audit and on every one of ``--seeds`` audits.
+a leak needs to be flagged at a confidence), and beside them the probability that the best unbiased test of the
+member's best event, known in advance and evaluated on the whole budget, flags it on one audit and on every one of
+``--seeds`` audits (for a rare event, a ceiling on any one-event audit's power).
 
 Part F. The stopping rule alone, fast, on the three families' exact laws: ``--futility-runs`` sequential audits
 per member (seeds 0 .. R-1, default 100) of outputs drawn from the exact law, at the selection share the audit of
@@ -347,8 +347,8 @@ def poisson_ratio_test_power(mean_top: float, mean_bottom: float, epsilon: float
 def limits_by_budget(names, budgets, confidences: dict[str, float], seeds: int = 5) -> pd.DataFrame:
     """Each named family member's one-event limit over its claim at ``BUDGET_EVALUATION_SHARE`` of each budget of
     trials per side, at each of ``confidences`` (label: confidence): the budget a leak needs to be flagged at a
-    confidence, from its exact output distributions. Beside each limit, the probability that the best test of its
-    leaking output known in advance (:func:`oracle_flag_probability`) flags it on the whole budget, and on every
+    confidence, from its exact output distributions. Beside each limit, the probability that the best unbiased test of
+    its best event known in advance (:func:`oracle_flag_probability`) flags it on the whole budget, and on every
     one of ``seeds`` independent audits."""
     laws = family_laws()
     records = []
@@ -596,7 +596,7 @@ def main(argv: list[str] | None = None) -> int:
                         help="print the one-event limits over their claims of the families' members named by "
                              "--mechanisms (all by default) at these budgets per side, at 0.95 and, with "
                              "--family-confidence, at its per-audit confidence, beside the probability that the "
-                             "best test of one event known in advance flags each on one audit and on --seeds "
+                             "best unbiased test of one event known in advance flags each on one audit and on --seeds "
                              "audits, and exit")
     args = parser.parse_args(argv)
     pd.set_option("display.width", 200)
