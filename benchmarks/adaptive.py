@@ -149,9 +149,14 @@ RNM_PAIR = (np.r_[0.0, np.ones(9)], np.r_[1.0, np.zeros(9)])
 HISTOGRAM_PAIR = (np.array([10.0, 5.0, 3.0, 2.0, 1.0]), np.array([11.0, 5.0, 3.0, 2.0, 1.0]))
 
 
+def family_sparse_vector(leak: float = 1.0) -> ScaledSparseVector:
+    """The family's sparse vector (epsilon 1, threshold 0.5, cutoff 2) with its noise divided by ``leak``."""
+    return ScaledSparseVector(1.0, threshold=0.5, cutoff=2, leak=leak)
+
+
 def family_members(leak: float) -> list[tuple]:
     """``(name, mechanism, d0, d1, claimed epsilon)`` of the three families at this leak (1: correct)."""
-    return [("sparse-vector", ScaledSparseVector(1.0, threshold=0.5, cutoff=2, leak=leak), *SVT_PAIR, 1.0),
+    return [("sparse-vector", family_sparse_vector(leak), *SVT_PAIR, 1.0),
             ("report-noisy-max", M.ReportNoisyMax(leak, score=np.asarray), *RNM_PAIR, 1.0),
             ("histogram", attack_power.NoisyVector(0.1, noise_factor=1.0 / leak), *HISTOGRAM_PAIR, 0.1)]
 
@@ -210,7 +215,7 @@ def sparse_vector_split_limits(lengths, n: int, leaks=(1.0,) + LEAKS) -> pd.Data
             d0, d1 = np.r_[np.zeros(k), np.ones(q - k)], np.r_[np.ones(k), np.zeros(q - k)]
             row = dict(queries=q, below=k)
             for leak in leaks:
-                mechanism = ScaledSparseVector(1.0, threshold=0.5, cutoff=2, leak=leak)
+                mechanism = family_sparse_vector(leak)
                 p0, p1 = sparse_vector_pair_probabilities(mechanism, d0, d1)
                 row[f"limit_leak{leak:g}"] = one_event_limit(p0, p1, n)
                 row[f"exact_leak{leak:g}"] = pair_epsilon(p0, p1)
@@ -225,7 +230,7 @@ def sparse_vector_shifted_pairs(budget: int, confidences: dict[str, float], leak
     (``h + 1`` on d1) then two at ``l`` (``l - 1`` on d1), for each ``k, h, l`` (``8, 0, 1`` is the benchmark's pair):
     its exact epsilon on the pair, and the ceiling on a one-event audit's power on ``budget`` trials per side at each
     of ``confidences`` (:func:`oracle_flag_probability`), on one audit and on every one of ``seeds``."""
-    mechanism = ScaledSparseVector(1.0, threshold=0.5, cutoff=2, leak=leak)
+    mechanism = family_sparse_vector(leak)
     records = []
     for k, h, low in itertools.product(below_counts, highs, lows):
         p0, p1 = sparse_vector_pair_probabilities(mechanism, np.r_[np.full(k, h), np.full(2, low)],
@@ -518,7 +523,7 @@ def search_cases() -> list[tuple]:
          np.ones(3), np.r_[1.0, 1.0, 11.0], 1.0, 20_000),
         ("svt-indicators:bug (query box)", attack_power.SparseVectorCutoffBlindNoise(1.0, threshold=0.5, cutoff=2),
          box(10, 1.0), half_up[::-1].copy(), half_up, 1.0, 200_000),
-        ("sparse-vector:leak2 (query box)", ScaledSparseVector(1.0, threshold=0.5, cutoff=2, leak=2.0), box(10, 1.0),
+        ("sparse-vector:leak2 (query box)", family_sparse_vector(2.0), box(10, 1.0),
          *SVT_PAIR, 1.0, 200_000),
         ("report-noisy-max:leak2 (query box)", M.ReportNoisyMax(2.0, score=np.asarray), box(10, 1.0), *RNM_PAIR, 1.0,
          200_000),
